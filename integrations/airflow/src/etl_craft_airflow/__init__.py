@@ -1,0 +1,1 @@
+"""Turns etl-craft's versioned YAML into Airflow DAGs; never imports etl_craft."""

@@ -1,0 +1,1 @@
+"""The etl-craft command line: thin adapters over operations."""

@@ -1,0 +1,69 @@
+"""The ``etl-craft`` entry point: parse, dispatch, and map errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from etl_craft import __version__
+from etl_craft.cli.commands import BUILT_IN
+from etl_craft.cli.logs import configure_logging
+from etl_craft.cli.registry import contributed
+from etl_craft.core.errors import EtlCraftError, ExitCode
+
+log = logging.getLogger(__name__)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="etl-craft", description="A metadata-driven ETL orchestrator."
+    )
+    parser.add_argument("--version", action="version", version=f"etl-craft {__version__}")
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="craft-connector.yml (default: found from the current folder upwards)",
+    )
+    parser.add_argument("--profile", help="the configuration profile to use")
+    parser.add_argument("--format", choices=("text", "json"), default="text", dest="format")
+    parser.add_argument(
+        "--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR")
+    )
+    parser.add_argument("--log-format", default="text", choices=("text", "json"))
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in BUILT_IN:
+        command.add_to(subparsers)
+    for register in contributed():
+        register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, prepend: Sequence[str] = ()) -> None:
+    sys.exit(run([*prepend, *(sys.argv[1:] if argv is None else argv)]))
+
+
+def run(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0)
+    configure_logging(args.log_level, args.log_format)
+    try:
+        return int(args.handler(args))
+    except EtlCraftError as error:
+        log.debug("command %s failed", args.command, exc_info=True)
+        sys.stderr.write(f"etl-craft {args.command}: {error}\n")
+        return int(error.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"etl-craft {args.command}: interrupted\n")
+        return 130
+    except Exception as error:  # the last line of defence: report, never hide
+        log.exception("command %s failed unexpectedly", args.command)
+        sys.stderr.write(
+            f"etl-craft {args.command}: unexpected {type(error).__name__}: {error}; "
+            "rerun with --log-level DEBUG and report the traceback\n"
+        )
+        return int(ExitCode.UNEXPECTED)

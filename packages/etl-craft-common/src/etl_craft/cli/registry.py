@@ -1,0 +1,46 @@
+"""Commands: built-in ones and those services contribute through the etl_craft.commands group."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+
+from etl_craft.core.errors import UsageError
+
+ENTRY_POINT_GROUP = "etl_craft.commands"
+
+Handler = Callable[[argparse.Namespace], int]
+Configure = Callable[[argparse.ArgumentParser], None]
+Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    configure: Configure | None
+    handler: Handler
+
+    def add_to(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        parser = subparsers.add_parser(self.name, help=self.help, description=self.help)
+        if self.configure is not None:
+            self.configure(parser)
+        parser.set_defaults(handler=self.handler)
+
+
+def not_yet_available(name: str, what: str) -> Handler:
+    def refuse(_: argparse.Namespace) -> int:
+        raise UsageError(
+            f"'etl-craft {name}' ({what}) is not part of this release yet; "
+            "run pipelines in the foreground with the etl-craft CLI meanwhile"
+        )
+
+    return refuse
+
+
+def contributed() -> list[Register]:
+    """The register functions of every installed service, in name order."""
+    found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda entry: entry.name)
+    return [entry.load() for entry in found]

@@ -1,0 +1,1 @@
+"""craft-connector.yml, secrets and service settings."""

@@ -1,0 +1,1 @@
+"""Pure building blocks: errors, enums, actors, time, graph, cron and text helpers."""

@@ -1,0 +1,1 @@
+"""The Engine DB: schema, migrations, named queries, connections, transitions and reads."""

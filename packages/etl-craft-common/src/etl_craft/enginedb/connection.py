@@ -1,0 +1,236 @@
+"""Engine DB connections: one engine per process, every writing transaction marked with its actor.
+
+PostgreSQL carries the actor in transaction-local settings; SQLite, which has no sessions,
+reads it through functions registered on each connection. Triggers on every AUD_ and CFG_
+table refuse a write whose transaction carries no actor.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import URL, Connection, CursorResult, Engine, RowMapping, create_engine, event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import ConnectionPoolEntry, NullPool
+
+from etl_craft.core.actor import Actor
+from etl_craft.core.errors import EngineDBError, StaleTransitionError, WriteGuardError
+from etl_craft.core.time import SQLITE_TIMESTAMP_FORMAT, to_sqlite_text, utc_now
+from etl_craft.enginedb.queries import statement
+
+WRITE_OPTION = "etl_craft_write"
+_STATE_KEY = "etl_craft"
+GUARD_MARKER = "is written only by etl-craft"
+
+
+def normalize_url(url: str) -> URL:
+    """Accept plain ``postgresql://`` URLs and drive them with psycopg 3."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def safe_url(url: str | URL) -> str:
+    return normalize_url(str(url)).render_as_string(hide_password=True) if isinstance(
+        url, str
+    ) else url.render_as_string(hide_password=True)
+
+
+@dataclass
+class _SqliteState:
+    """What the functions registered on one SQLite connection read."""
+
+    values: dict[str, str | None] = field(default_factory=dict)
+
+
+def _sqlite_add_seconds(stamp: str | None, seconds: float | None) -> str | None:
+    if stamp is None or seconds is None:
+        return None
+    moved = datetime.strptime(stamp, SQLITE_TIMESTAMP_FORMAT) + timedelta(seconds=seconds)
+    return moved.strftime(SQLITE_TIMESTAMP_FORMAT)
+
+
+def _register_sqlite(dbapi: sqlite3.Connection, record: ConnectionPoolEntry) -> None:
+    state = _SqliteState()
+    record.info[_STATE_KEY] = state
+    # Python's sqlite3 module opens transactions on its own; etl-craft opens them itself
+    # so that BEGIN IMMEDIATE takes the write lock before the first read.
+    dbapi.isolation_level = None
+    for name in ("actor", "actor_kind", "migration"):
+        dbapi.create_function(
+            f"etl_craft_{name}", 0, lambda name=name: state.values.get(name)
+        )
+    dbapi.create_function("etl_craft_now", 0, lambda: to_sqlite_text(utc_now()))
+    dbapi.create_function("etl_craft_add_seconds", 2, _sqlite_add_seconds, deterministic=True)
+    for pragma in ("foreign_keys = ON", "busy_timeout = 30000", "journal_mode = WAL"):
+        dbapi.execute(f"PRAGMA {pragma}")
+
+
+def _begin_sqlite(conn: Connection) -> None:
+    mode = "IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "DEFERRED"
+    conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+class EngineDB:
+    """The Engine DB of one process."""
+
+    def __init__(self, url: str, *, null_pool: bool = False, application: str = "etl-craft"):
+        self.url = normalize_url(url)
+        self.dialect = self.url.get_backend_name()
+        if self.dialect not in ("postgresql", "sqlite"):
+            raise EngineDBError(
+                f"Engine DB URL {safe_url(self.url)} uses {self.dialect}; expected a "
+                "postgresql:// or sqlite:/// URL"
+            )
+        self.engine = self._create_engine(null_pool, application)
+
+    def _create_engine(self, null_pool: bool, application: str) -> Engine:
+        options: dict[str, Any] = {"future": True}
+        if null_pool:
+            options["poolclass"] = NullPool
+        if self.dialect == "postgresql":
+            options["connect_args"] = {
+                "options": "-c timezone=UTC",
+                "application_name": application[:63],
+            }
+            options["pool_pre_ping"] = True
+            return create_engine(self.url, **options)
+        engine = create_engine(self.url, **options)
+        event.listen(engine, "connect", _register_sqlite)
+        event.listen(engine, "begin", _begin_sqlite)
+        return engine
+
+    @contextmanager
+    def transaction(self, actor: Actor, *, migration: str | None = None) -> Iterator[EngineConnection]:
+        """A writing transaction marked with ``actor``; commits on success."""
+        with self._translated(), self.engine.connect() as raw:
+            raw = raw.execution_options(**{WRITE_OPTION: True})
+            with raw.begin():
+                conn = EngineConnection(raw, self.dialect)
+                conn.mark(actor, migration)
+                try:
+                    yield conn
+                finally:
+                    conn.unmark()
+
+    @contextmanager
+    def read(self) -> Iterator[EngineConnection]:
+        """A read-only transaction: one consistent snapshot on PostgreSQL."""
+        with self._translated(), self.engine.connect() as raw, raw.begin() as tx:
+            yield EngineConnection(raw, self.dialect)
+            tx.rollback()
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except sa_exc.OperationalError as error:
+            if _is_guard_refusal(error):
+                raise WriteGuardError(str(error.orig)) from error
+            raise EngineDBError(
+                f"the Engine DB at {safe_url(self.url)} failed: {error.orig}; check that it "
+                "is reachable and that the URL, user and password are right"
+            ) from error
+        except (sa_exc.InternalError, sa_exc.IntegrityError, sa_exc.ProgrammingError) as error:
+            if _is_guard_refusal(error):
+                raise WriteGuardError(str(error.orig).strip()) from error
+            raise
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _is_guard_refusal(error: sa_exc.DBAPIError) -> bool:
+    message = str(error.orig)
+    return GUARD_MARKER in message or "etl_craft_actor" in message or "append-only" in message
+
+
+@dataclass
+class EngineConnection:
+    """One Engine DB transaction that runs named statements."""
+
+    connection: Connection
+    dialect: str
+
+    def mark(self, actor: Actor, migration: str | None) -> None:
+        values = {"actor": actor.name, "actor_kind": actor.kind.value, "migration": migration}
+        if self.dialect == "postgresql":
+            self.run("mark_actor", **values)
+        else:
+            self._sqlite_state().values.update(values)
+
+    def unmark(self) -> None:
+        if self.dialect == "sqlite":
+            self._sqlite_state().values.clear()
+
+    def _sqlite_state(self) -> _SqliteState:
+        state = self.connection.info[_STATE_KEY]
+        assert isinstance(state, _SqliteState)
+        return state
+
+    def _params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        if self.dialect != "sqlite":
+            return dict(params)
+        return {
+            key: to_sqlite_text(value) if isinstance(value, datetime) else value
+            for key, value in params.items()
+        }
+
+    def run(self, name: str, /, **params: Any) -> CursorResult[Any]:
+        """Execute the named statement with ``params``."""
+        return self.connection.execute(
+            statement(self.dialect, name).clause, self._params(params)
+        )
+
+    def one(self, name: str, /, **params: Any) -> RowMapping | None:
+        return self.run(name, **params).mappings().first()
+
+    def all(self, name: str, /, **params: Any) -> list[RowMapping]:
+        return list(self.run(name, **params).mappings())
+
+    def scalar(self, name: str, /, **params: Any) -> Any:
+        return self.run(name, **params).scalar()
+
+    def guarded(self, name: str, /, *, refusal: str, **params: Any) -> RowMapping:
+        """Run a guarded statement that must change exactly one row and return it."""
+        rows = self.run(name, **params).mappings().all()
+        if len(rows) != 1:
+            raise StaleTransitionError(refusal)
+        return rows[0]
+
+    def script(self, sql: str) -> None:
+        """Run a multi-statement DDL script (schema files and migrations)."""
+        if self.dialect == "postgresql":
+            self.connection.exec_driver_sql(sql)
+            return
+        raw = self.connection.connection.dbapi_connection
+        assert isinstance(raw, sqlite3.Connection)
+        # executescript would COMMIT the open transaction first; run each statement instead.
+        for piece in _split_sqlite_script(sql):
+            raw.execute(piece)
+
+    def notify(self, payload: str) -> None:
+        """Wake listeners; a wake-up only, never a message (SQLite has no NOTIFY: loops poll)."""
+        if self.dialect == "postgresql":
+            self.run("notify_event", payload=payload)
+
+
+def _split_sqlite_script(sql: str) -> Iterator[str]:
+    buffer = ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer
+            buffer = ""
+    if buffer.strip() and not all(
+        part.strip().startswith("--") or not part.strip() for part in buffer.splitlines()
+    ):
+        yield buffer

@@ -1,0 +1,1 @@
+"""Task handlers: SQL actions, business rules, Python scripts and email alerts."""

@@ -1,0 +1,1 @@
+"""The service layer: one function per operation, frozen views, one JSON serializer."""

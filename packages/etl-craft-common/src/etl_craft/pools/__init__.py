@@ -1,0 +1,1 @@
+"""The Pool protocol and its providers."""

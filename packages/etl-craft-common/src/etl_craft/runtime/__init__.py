@@ -1,0 +1,1 @@
+"""The task process, the attempt launcher, log capture, leases and reconciliation."""

@@ -1,0 +1,1 @@
+"""Ready sets, gates, retries, schedule ticks and finalization."""

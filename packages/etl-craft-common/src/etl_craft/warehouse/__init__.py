@@ -1,0 +1,1 @@
+"""Warehouse dialects, connections and SQL fragments."""

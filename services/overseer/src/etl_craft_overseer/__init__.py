@@ -1,0 +1,1 @@
+"""etl-craft the overseer (schedules, admission, dispatch)."""

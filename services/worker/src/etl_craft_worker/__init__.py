@@ -1,0 +1,1 @@
+"""etl-craft the worker agent."""
