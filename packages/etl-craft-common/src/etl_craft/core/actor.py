@@ -34,8 +34,6 @@ class Actor:
             raise ConfigurationError(f"actor name {self.name!r} {problem}")
 
 
-SYSTEM = Actor("etl-craft", ActorKind.SYSTEM)
-
 
 def actor_name_problem(name: str) -> str | None:
     """Why ``name`` can't name an actor, or None when it can."""
@@ -46,6 +44,9 @@ def actor_name_problem(name: str) -> str | None:
     if any(unicodedata.category(ch).startswith("C") for ch in name):
         return "holds control characters; expected printable text only"
     return None
+
+
+SYSTEM = Actor("etl-craft", ActorKind.SYSTEM)
 
 
 def human_actor(environ: dict[str, str] | None = None) -> Actor:

@@ -207,11 +207,12 @@ class EngineConnection:
 
     def script(self, sql: str) -> None:
         """Run a multi-statement DDL script (schema files and migrations)."""
-        if self.dialect == "postgresql":
-            self.connection.exec_driver_sql(sql)
-            return
         raw = self.connection.connection.dbapi_connection
-        assert isinstance(raw, sqlite3.Connection)
+        assert raw is not None
+        if self.dialect == "postgresql":
+            # The driver's own cursor, without parameters, takes plpgsql's % and many statements.
+            raw.cursor().execute(sql)
+            return
         # executescript would COMMIT the open transaction first; run each statement instead.
         for piece in _split_sqlite_script(sql):
             raw.execute(piece)

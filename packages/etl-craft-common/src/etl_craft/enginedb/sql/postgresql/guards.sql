@@ -1,0 +1,48 @@
+-- name: reserved_tables --
+-- Every etl-craft table (AUD_ and CFG_) in the Engine DB, with its first primary-key column.
+SELECT upper(c.relname) AS table_name,
+       (SELECT upper(a.attname)
+          FROM pg_index i
+          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+         WHERE i.indrelid = c.oid AND i.indisprimary) AS key_column
+  FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE c.relkind = 'r'
+   AND n.nspname = current_schema()
+   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
+ ORDER BY c.relname;
+
+-- name: guard_template --
+-- Refuse INSERT, UPDATE, DELETE and TRUNCATE on {table} from a transaction etl-craft did not mark.
+CREATE OR REPLACE TRIGGER etl_craft_guard BEFORE INSERT OR UPDATE OR DELETE ON {table}
+    FOR EACH ROW EXECUTE FUNCTION etl_craft_refuse_unmarked('{remedy}');
+CREATE OR REPLACE TRIGGER etl_craft_guard_truncate BEFORE TRUNCATE ON {table}
+    FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_unmarked('{remedy}');
+
+-- name: append_only_template --
+-- Refuse UPDATE, DELETE and TRUNCATE of recorded history in {table}, even from etl-craft.
+CREATE OR REPLACE TRIGGER etl_craft_history BEFORE UPDATE OR DELETE ON {table}
+    FOR EACH ROW EXECUTE FUNCTION etl_craft_refuse_change();
+CREATE OR REPLACE TRIGGER etl_craft_history_truncate BEFORE TRUNCATE ON {table}
+    FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_change();
+
+-- name: terminal_immutable_template --
+-- Refuse UPDATE and DELETE of an attempt in {table} once it has ended.
+CREATE OR REPLACE TRIGGER etl_craft_history BEFORE UPDATE OR DELETE ON {table}
+    FOR EACH ROW EXECUTE FUNCTION etl_craft_refuse_terminal_change();
+CREATE OR REPLACE TRIGGER etl_craft_history_truncate BEFORE TRUNCATE ON {table}
+    FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_change();
+
+-- name: metadata_template --
+-- Stamp {table} rows with the actor and record each change in AUD_METADATA_CHANGES.
+CREATE OR REPLACE TRIGGER etl_craft_stamp BEFORE INSERT OR UPDATE ON {table}
+    FOR EACH ROW EXECUTE FUNCTION etl_craft_stamp_cfg();
+CREATE OR REPLACE TRIGGER etl_craft_capture AFTER INSERT OR UPDATE OR DELETE ON {table}
+    FOR EACH ROW EXECUTE FUNCTION etl_craft_capture_cfg('{key_lower}');
+
+-- name: table_columns --
+-- The columns of one table, in order.
+SELECT upper(column_name) AS column_name
+  FROM information_schema.columns
+ WHERE table_schema = current_schema() AND table_name = lower(:table_name)
+ ORDER BY ordinal_position;
