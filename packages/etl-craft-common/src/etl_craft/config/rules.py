@@ -1,0 +1,190 @@
+"""What each key of craft-connector.yml accepts: one parser per key, and the defaults."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+from pathlib import PurePosixPath, PureWindowsPath
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from etl_craft.config.project import relative_path_problem
+from etl_craft.config.secrets import VARIABLE_PATTERN, VARIABLE_RULE, template_problem
+from etl_craft.core.text import CODE_RULE, is_code
+
+# A parser returns the value it accepts or raises ValueError("expected ...").
+Parser = Callable[[object], object]
+
+MEMORY_DATABASE = ":memory:"
+# Any key ending so names an environment variable that holds a secret.
+VARIABLE_SUFFIX = "_variable"
+
+
+class WarehouseType(StrEnum):
+    POSTGRESQL = "postgresql"
+    DUCKDB = "duckdb"
+
+
+class TlsMode(StrEnum):
+    STARTTLS = "starttls"
+    SSL = "ssl"
+    NONE = "none"
+
+
+def text(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected non-empty text")
+    return value
+
+
+def whole(minimum: int, maximum: int | None = None) -> Parser:
+    upper = f" and at most {maximum}" if maximum is not None else ""
+
+    def parse(value: object) -> int:
+        # YAML reads `true` as a bool, and bool is an int to Python; neither is a count.
+        in_range = maximum is None or (isinstance(value, int) and value <= maximum)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum or not in_range:
+            raise ValueError(f"expected a whole number of at least {minimum}{upper}")
+        return value
+
+    return parse
+
+
+def flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
+
+
+def one_of(choices: Iterable[str]) -> Parser:
+    options = [str(choice) for choice in choices]
+
+    def parse(value: object) -> str:
+        if value not in options:
+            raise ValueError(f"expected one of {', '.join(options)}{suggestion(value, options)}")
+        return str(value)
+
+    return parse
+
+
+def suggestion(value: object, options: Iterable[str]) -> str:
+    """' (did you mean X?)' for the nearest option, compared without case, or ''."""
+    by_lower = {option.lower(): option for option in options}
+    close = difflib.get_close_matches(str(value).lower(), list(by_lower), n=1)
+    return f" (did you mean {by_lower[close[0]]}?)" if close else ""
+
+
+def timezone_name(value: object) -> str:
+    try:
+        ZoneInfo(text(value))
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise ValueError("expected an IANA time zone name such as UTC or Europe/Paris") from error
+    return str(value)
+
+
+def code(value: object) -> str:
+    if not isinstance(value, str) or not is_code(value):
+        raise ValueError(f"expected a code: {CODE_RULE}")
+    return value
+
+
+def variable_name(value: object) -> str:
+    if not isinstance(value, str) or not VARIABLE_PATTERN.fullmatch(value):
+        raise ValueError(f"expected {VARIABLE_RULE}, never the secret itself")
+    return value
+
+
+def url_template(value: object) -> str:
+    problem = template_problem(text(value))
+    if problem:
+        raise ValueError(problem)
+    if _inline_password(str(value)):
+        raise ValueError(
+            "expected a ${VARIABLE} in place of the password written out, with the variable "
+            "set in the environment or the project's .env"
+        )
+    return str(value)
+
+
+def _inline_password(template: str) -> bool:
+    try:
+        password = make_url(template).password
+    except ArgumentError:
+        # The whole URL comes from a variable, so nothing secret is written in the file.
+        return False
+    return bool(password) and "${" not in str(password)
+
+
+def project_path(value: object) -> str:
+    problem = relative_path_problem(text(value))
+    if problem:
+        raise ValueError(problem)
+    return str(value)
+
+
+def database_path(value: object) -> str:
+    return MEMORY_DATABASE if value == MEMORY_DATABASE else project_path(value)
+
+
+def any_path(value: object) -> str:
+    """A file that may live outside the project, such as a system CA bundle."""
+    path = text(value)
+    if PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute():
+        return path
+    return project_path(path)
+
+
+def email_address(value: object) -> str:
+    local, at, domain = text(value).rpartition("@")
+    if not at or not local or "." not in domain:
+        raise ValueError("expected an email address such as etl@example.com")
+    return str(value)
+
+
+KEYS: dict[str, dict[str, Parser]] = {
+    "Engine": {"url": url_template, "path": project_path},
+    "Warehouse": {
+        "type": one_of(WarehouseType),
+        "url": url_template,
+        "path": database_path,
+        "ledger_schema": code,
+        "max_queries": whole(1),
+    },
+    "Email": {
+        "host": text,
+        "port": whole(1, 65535),
+        "tls_mode": one_of(TlsMode),
+        "username": text,
+        "password_variable": variable_name,
+        "from_address": email_address,
+        "ca_file": any_path,
+        "verify": flag,
+    },
+    "Orchestration": {
+        "timezone": timezone_name,
+        "max_parallel_tasks": whole(1),
+        "retries": whole(0),
+        "shutdown_grace_seconds": whole(0),
+        "lease_seconds": whole(1),
+        "project": code,
+    },
+}
+
+DEFAULTS: dict[str, dict[str, object]] = {
+    "Engine": {},
+    "Warehouse": {"ledger_schema": "etl_craft"},
+    "Email": {"tls_mode": TlsMode.STARTTLS.value, "verify": True},
+    "Orchestration": {
+        "timezone": "UTC",
+        "max_parallel_tasks": 4,
+        "retries": 0,
+        "shutdown_grace_seconds": 60,
+        "lease_seconds": 60,
+        "project": "default",
+    },
+}
+
+REQUIRED_SECTIONS = ("Engine", "Warehouse")

@@ -1,0 +1,232 @@
+"""The typed sections of craft-connector.yml, built from one profile's merged values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from etl_craft.config.document import Problems
+from etl_craft.config.project import Project
+from etl_craft.config.rules import MEMORY_DATABASE, VARIABLE_SUFFIX, TlsMode, WarehouseType
+from etl_craft.config.secrets import SecretResolver, UnresolvedSecretError
+
+DEFAULT_PORTS = {TlsMode.STARTTLS: 587, TlsMode.SSL: 465, TlsMode.NONE: 25}
+URL_FORM = "an SQLAlchemy URL such as postgresql+psycopg://etl@db.example.com/etl"
+
+
+@dataclass(frozen=True)
+class Warehouse:
+    type: WarehouseType
+    # Resolved, so it may hold a password: kept out of repr and therefore out of logs.
+    url: str | None = field(repr=False)
+    path: str | None  # an absolute file path, or ":memory:"
+    ledger_schema: str
+    max_queries: int | None
+
+
+@dataclass(frozen=True)
+class Email:
+    host: str
+    port: int
+    tls_mode: TlsMode
+    username: str | None
+    password_variable: str | None
+    password: str | None = field(repr=False)
+    from_address: str
+    ca_file: Path | None
+    verify: bool
+
+
+@dataclass(frozen=True)
+class Orchestration:
+    timezone: str
+    max_parallel_tasks: int
+    retries: int
+    shutdown_grace_seconds: int
+    lease_seconds: int
+    project: str
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+
+@dataclass
+class SectionView:
+    """One section with the selected profile applied: its valid values and their lines."""
+
+    name: str
+    line: int
+    path: Path
+    problems: Problems
+    values: dict[str, object] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    # Keys already reported as bad: they are neither "missing" nor used.
+    invalid: set[str] = field(default_factory=set)
+    secrets: dict[str, str] = field(default_factory=dict)
+
+    def report(self, key: str | None, message: str) -> None:
+        line = self.lines.get(key, self.line) if key else self.line
+        subject = f"{self.name}.{key}" if key else self.name
+        self.problems.add(self.path, line, f"{subject} {message}")
+
+    def text(self, key: str) -> str | None:
+        value = self.values.get(key)
+        return value if isinstance(value, str) else None
+
+    def number(self, key: str) -> int | None:
+        value = self.values.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def filled_text(self, key: str) -> str:
+        """A key with a default: the loader filled it, so absence is a bug, not a user error."""
+        value = self.text(key)
+        if value is None:
+            raise LookupError(f"{self.name}.{key} has no value and no default")
+        return value
+
+    def filled_number(self, key: str) -> int:
+        value = self.number(key)
+        if value is None:
+            raise LookupError(f"{self.name}.{key} has no value and no default")
+        return value
+
+    def flag(self, key: str) -> bool:
+        return self.values.get(key) is True
+
+    def require(self, key: str, expectation: str) -> bool:
+        if key in self.values:
+            return True
+        if key not in self.invalid:
+            self.report(key, f"is missing; expected {expectation}")
+        return False
+
+    def resolve_secrets(self, resolver: SecretResolver) -> None:
+        """Look up every ``*_variable`` key, so a new secret key needs no new code here."""
+        for key, variable in self.values.items():
+            if not key.endswith(VARIABLE_SUFFIX) or not isinstance(variable, str):
+                continue
+            try:
+                self.secrets[key] = resolver.resolve(variable)
+            except UnresolvedSecretError as error:
+                self.report(key, f"names {variable}, {error}")
+
+    def resolved_url(self, key: str, resolver: SecretResolver) -> str | None:
+        template = self.text(key)
+        if template is None:
+            return None
+        resolved, failures = resolver.substitute(template)
+        for failure in failures:
+            self.report(key, f"refers to {failure}")
+        if failures or not self._is_url(key, template, resolved):
+            return None
+        password = make_url(resolved).password
+        if password:
+            resolver.remember(str(password))
+        return resolved
+
+    def _is_url(self, key: str, template: str, resolved: str) -> bool:
+        # Checked only once resolved: `${HOST}` or a whole `${DATABASE_URL}` is not a URL yet.
+        try:
+            make_url(resolved)
+        except ArgumentError:
+            self.report(key, f"is {template!r}; expected {URL_FORM}")
+            return False
+        return True
+
+
+def build_engine_url(view: SectionView, resolver: SecretResolver, project: Project) -> str | None:
+    url, path = view.text("url"), view.text("path")
+    if url is not None and path is not None:
+        view.report(
+            None,
+            "sets both url and path; expected one of them "
+            "(a profile clears the other one with path: null or url: null)",
+        )
+        return None
+    if path is not None:
+        return f"sqlite:///{project.resolve(path)}"
+    if url is None:
+        if not view.invalid:
+            view.report(
+                None,
+                f"sets neither url nor path; expected url: ({URL_FORM}) "
+                f"or path: (a SQLite file in the project such as engine.db)",
+            )
+        return None
+    return view.resolved_url("url", resolver)
+
+
+def build_warehouse(
+    view: SectionView, resolver: SecretResolver, project: Project
+) -> Warehouse | None:
+    if not view.require("type", "postgresql or duckdb"):
+        return None
+    kind = WarehouseType(view.filled_text("type"))
+    needed, unwanted = ("url", "path") if kind is WarehouseType.POSTGRESQL else ("path", "url")
+    if unwanted in view.values:
+        view.report(unwanted, f"is set, but a {kind} warehouse takes {needed}; remove {unwanted}")
+        return None
+    if not view.require(needed, _WAREHOUSE_EXPECTATIONS[kind]):
+        return None
+    path = view.text("path")
+    if path is not None and path != MEMORY_DATABASE:
+        path = str(project.resolve(path))
+    url = view.resolved_url("url", resolver)
+    if kind is WarehouseType.POSTGRESQL and url is None:
+        return None
+    return Warehouse(
+        type=kind,
+        url=url,
+        path=path,
+        ledger_schema=view.filled_text("ledger_schema"),
+        max_queries=view.number("max_queries"),
+    )
+
+
+_WAREHOUSE_EXPECTATIONS = {
+    WarehouseType.POSTGRESQL: URL_FORM,
+    WarehouseType.DUCKDB: "a DuckDB file in the project such as warehouse.duckdb, or :memory:",
+}
+
+
+def build_email(view: SectionView, project: Project) -> Email | None:
+    has_host = view.require("host", "the SMTP server's host name such as smtp.example.com")
+    has_sender = view.require("from_address", "the sender's address such as etl@example.com")
+    host, from_address = view.text("host"), view.text("from_address")
+    if not (has_host and has_sender) or host is None or from_address is None:
+        return None
+    tls_mode = TlsMode(view.filled_text("tls_mode"))
+    ca_file = view.text("ca_file")
+    return Email(
+        host=host,
+        port=view.number("port") or DEFAULT_PORTS[tls_mode],
+        tls_mode=tls_mode,
+        username=view.text("username"),
+        password_variable=view.text("password_variable"),
+        password=view.secrets.get("password_variable"),
+        from_address=from_address,
+        ca_file=None if ca_file is None else _file_path(ca_file, project),
+        verify=view.flag("verify"),
+    )
+
+
+def _file_path(written: str, project: Project) -> Path:
+    if PurePosixPath(written).is_absolute() or PureWindowsPath(written).is_absolute():
+        return Path(written)
+    return project.resolve(written)
+
+
+def build_orchestration(view: SectionView) -> Orchestration:
+    return Orchestration(
+        timezone=view.filled_text("timezone"),
+        max_parallel_tasks=view.filled_number("max_parallel_tasks"),
+        retries=view.filled_number("retries"),
+        shutdown_grace_seconds=view.filled_number("shutdown_grace_seconds"),
+        lease_seconds=view.filled_number("lease_seconds"),
+        project=view.filled_text("project"),
+    )

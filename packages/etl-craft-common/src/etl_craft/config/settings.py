@@ -1,0 +1,88 @@
+"""Runtime settings of the CLI and services, read from ETL_CRAFT_* environment variables."""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from etl_craft.config.connector import Connector
+from etl_craft.core.errors import ConfigurationError
+
+ENV_PREFIX = "ETL_CRAFT_"
+ENGINE_URL_VARIABLE = f"{ENV_PREFIX}ENGINE_URL"
+
+
+class ServiceSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+    engine_url: str | None = Field(default=None, repr=False)
+    profile: str | None = None
+    poll_seconds: float = Field(default=1.0, gt=0)
+    lease_seconds: int = Field(default=60, gt=0)
+    heartbeat_seconds: int = Field(default=15, gt=0)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["text", "json"] = "text"
+
+    @field_validator("engine_url")
+    @classmethod
+    def _engine_url_is_a_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            make_url(value)
+        except ArgumentError as error:
+            # The value may hold a password, so only its shape is described.
+            raise ValueError(
+                "expected an SQLAlchemy URL such as postgresql+psycopg://etl@db/etl"
+            ) from error
+        return value
+
+    @model_validator(mode="after")
+    def _heartbeat_renews_before_expiry(self) -> Self:
+        if self.heartbeat_seconds >= self.lease_seconds:
+            raise ValueError(
+                f"{ENV_PREFIX}HEARTBEAT_SECONDS={self.heartbeat_seconds} is not below "
+                f"{ENV_PREFIX}LEASE_SECONDS={self.lease_seconds}; expected a heartbeat well "
+                f"inside the lease (a quarter of it) so a live owner renews before it expires"
+            )
+        return self
+
+
+def load_settings() -> ServiceSettings:
+    """The settings from the environment; a bad variable raises ConfigurationError naming it."""
+    try:
+        return ServiceSettings()
+    except ValidationError as error:
+        lines = "\n".join(f"  {_describe(detail)}" for detail in error.errors())
+        raise ConfigurationError(
+            f"the ETL_CRAFT_* environment variables have {error.error_count()} "
+            f"problem(s); fix or unset each one:\n{lines}"
+        ) from error
+
+
+def _describe(detail: ErrorDetails) -> str:
+    message = detail["msg"].removeprefix("Value error, ")
+    if not detail["loc"]:
+        return message
+    variable = f"{ENV_PREFIX}{str(detail['loc'][0]).upper()}"
+    shown = "(hidden)" if variable == ENGINE_URL_VARIABLE else repr(detail["input"])
+    return f"{variable}={shown}: {message}"
+
+
+def resolve_engine_url(settings: ServiceSettings, connector: Connector | None) -> str:
+    """ETL_CRAFT_ENGINE_URL when set, for every command and service; else the project's Engine."""
+    if settings.engine_url is not None:
+        return settings.engine_url
+    if connector is not None:
+        return connector.engine_url
+    raise ConfigurationError(
+        f"no Engine DB to use: there is no etl-craft project (no craft-connector.yml at or "
+        f"above the working directory) and {ENGINE_URL_VARIABLE} is not set; run inside a "
+        f"project (create one with etl-craft new PATH) or set {ENGINE_URL_VARIABLE} to an "
+        f"SQLAlchemy URL"
+    )

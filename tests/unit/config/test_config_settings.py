@@ -1,0 +1,112 @@
+"""ETL_CRAFT_* settings, and which Engine DB a command or service uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from etl_craft.config.connector import Connector, load_connector
+from etl_craft.config.settings import ServiceSettings, load_settings, resolve_engine_url
+from etl_craft.core.errors import ConfigurationError
+
+pytestmark = pytest.mark.unit
+
+SETTING_VARIABLES = (
+    "ETL_CRAFT_ENGINE_URL",
+    "ETL_CRAFT_PROFILE",
+    "ETL_CRAFT_POLL_SECONDS",
+    "ETL_CRAFT_LEASE_SECONDS",
+    "ETL_CRAFT_HEARTBEAT_SECONDS",
+    "ETL_CRAFT_LOG_LEVEL",
+    "ETL_CRAFT_LOG_FORMAT",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in SETTING_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+
+
+@pytest.fixture
+def connector(tmp_path: Path) -> Connector:
+    path = tmp_path / "craft-connector.yml"
+    path.write_text("Engine:\n  path: engine.db\nWarehouse:\n  type: duckdb\n  path: w.duckdb\n")
+    return load_connector(path, profile=None, environ={})
+
+
+def test_defaults_without_variables() -> None:
+    settings = load_settings()
+    assert settings == ServiceSettings(
+        engine_url=None,
+        profile=None,
+        poll_seconds=1.0,
+        lease_seconds=60,
+        heartbeat_seconds=15,
+        log_level="INFO",
+        log_format="text",
+    )
+
+
+def test_variables_are_read_with_the_etl_craft_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ETL_CRAFT_PROFILE", "prod")
+    monkeypatch.setenv("ETL_CRAFT_POLL_SECONDS", "0.25")
+    monkeypatch.setenv("ETL_CRAFT_LOG_FORMAT", "json")
+    settings = load_settings()
+    assert (settings.profile, settings.poll_seconds, settings.log_format) == ("prod", 0.25, "json")
+
+
+def test_the_engine_url_variable_overrides_the_project(
+    monkeypatch: pytest.MonkeyPatch, connector: Connector
+) -> None:
+    monkeypatch.setenv("ETL_CRAFT_ENGINE_URL", "postgresql+psycopg://etl@db/etl")
+    assert resolve_engine_url(load_settings(), connector) == "postgresql+psycopg://etl@db/etl"
+
+
+def test_the_project_engine_is_used_when_the_variable_is_unset(connector: Connector) -> None:
+    url = resolve_engine_url(load_settings(), connector)
+    assert url == f"sqlite:///{connector.path.parent / 'engine.db'}"
+
+
+def test_the_engine_url_variable_alone_needs_no_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ETL_CRAFT_ENGINE_URL", "sqlite:////srv/engine.db")
+    assert resolve_engine_url(load_settings(), None) == "sqlite:////srv/engine.db"
+
+
+def test_no_project_and_no_variable_is_refused_with_both_remedies() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        resolve_engine_url(load_settings(), None)
+    message = str(caught.value)
+    assert "run inside a project (create one with etl-craft new PATH)" in message
+    assert "or set ETL_CRAFT_ENGINE_URL" in message
+
+
+def test_a_bad_variable_is_refused_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ETL_CRAFT_POLL_SECONDS", "soon")
+    monkeypatch.setenv("ETL_CRAFT_LOG_LEVEL", "LOUD")
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings()
+    message = str(caught.value)
+    assert "have 2 problem(s)" in message
+    assert "ETL_CRAFT_POLL_SECONDS='soon'" in message
+    assert "ETL_CRAFT_LOG_LEVEL='LOUD'" in message
+
+
+def test_a_bad_engine_url_is_refused_without_showing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ETL_CRAFT_ENGINE_URL", "hunter2 is not a url")
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings()
+    message = str(caught.value)
+    assert "ETL_CRAFT_ENGINE_URL=(hidden): expected an SQLAlchemy URL" in message
+    assert "hunter2" not in message
+
+
+def test_a_heartbeat_slower_than_the_lease_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ETL_CRAFT_HEARTBEAT_SECONDS", "30")
+    monkeypatch.setenv("ETL_CRAFT_LEASE_SECONDS", "30")
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings()
+    assert "ETL_CRAFT_HEARTBEAT_SECONDS=30 is not below ETL_CRAFT_LEASE_SECONDS=30" in str(
+        caught.value
+    )
