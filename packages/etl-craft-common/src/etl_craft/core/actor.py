@@ -34,7 +34,6 @@ class Actor:
             raise ConfigurationError(f"actor name {self.name!r} {problem}")
 
 
-
 def actor_name_problem(name: str) -> str | None:
     """Why ``name`` can't name an actor, or None when it can."""
     if not name.strip():

@@ -38,9 +38,11 @@ def normalize_url(url: str) -> URL:
 
 
 def safe_url(url: str | URL) -> str:
-    return normalize_url(str(url)).render_as_string(hide_password=True) if isinstance(
-        url, str
-    ) else url.render_as_string(hide_password=True)
+    return (
+        normalize_url(str(url)).render_as_string(hide_password=True)
+        if isinstance(url, str)
+        else url.render_as_string(hide_password=True)
+    )
 
 
 @dataclass
@@ -64,9 +66,7 @@ def _register_sqlite(dbapi: sqlite3.Connection, record: ConnectionPoolEntry) -> 
     # so that BEGIN IMMEDIATE takes the write lock before the first read.
     dbapi.isolation_level = None
     for name in ("actor", "actor_kind", "migration"):
-        dbapi.create_function(
-            f"etl_craft_{name}", 0, lambda name=name: state.values.get(name)
-        )
+        dbapi.create_function(f"etl_craft_{name}", 0, lambda name=name: state.values.get(name))
     dbapi.create_function("etl_craft_now", 0, lambda: to_sqlite_text(utc_now()))
     dbapi.create_function("etl_craft_add_seconds", 2, _sqlite_add_seconds, deterministic=True)
     for pragma in ("foreign_keys = ON", "busy_timeout = 30000", "journal_mode = WAL"):
@@ -108,10 +108,12 @@ class EngineDB:
         return engine
 
     @contextmanager
-    def transaction(self, actor: Actor, *, migration: str | None = None) -> Iterator[EngineConnection]:
+    def transaction(
+        self, actor: Actor, *, migration: str | None = None
+    ) -> Iterator[EngineConnection]:
         """A writing transaction marked with ``actor``; commits on success."""
-        with self._translated(), self.engine.connect() as raw:
-            raw = raw.execution_options(**{WRITE_OPTION: True})
+        with self._translated(), self.engine.connect() as plain:
+            raw = plain.execution_options(**{WRITE_OPTION: True})
             with raw.begin():
                 conn = EngineConnection(raw, self.dialect)
                 conn.mark(actor, migration)
@@ -185,9 +187,7 @@ class EngineConnection:
 
     def run(self, name: str, /, **params: Any) -> CursorResult[Any]:
         """Execute the named statement with ``params``."""
-        return self.connection.execute(
-            statement(self.dialect, name).clause, self._params(params)
-        )
+        return self.connection.execute(statement(self.dialect, name).clause, self._params(params))
 
     def one(self, name: str, /, **params: Any) -> RowMapping | None:
         return self.run(name, **params).mappings().first()

@@ -108,7 +108,9 @@ def initialize(db: EngineDB, actor: Actor, *, project_code: str, timezone: str) 
         report = migrate_engine(db, actor)
     with db.transaction(actor) as conn:
         conn.run("ensure_project", project_code=project_code, timezone=timezone)
-        conn.run("ensure_pool", pool_name=DEFAULT_POOL, description="the pool of tasks that name none")
+        conn.run(
+            "ensure_pool", pool_name=DEFAULT_POOL, description="the pool of tasks that name none"
+        )
     return report
 
 
@@ -157,7 +159,9 @@ def _migrate(
     return MigrationReport(stream, scope, tuple(applied), known, version)
 
 
-def _ledger(conn: EngineConnection, stream: MigrationStream, scope: str) -> dict[int, tuple[str, str]]:
+def _ledger(
+    conn: EngineConnection, stream: MigrationStream, scope: str
+) -> dict[int, tuple[str, str]]:
     if not conn.scalar("ledger_exists"):
         return {}
     rows = conn.all("applied_migrations", stream=stream.value, scope=scope)

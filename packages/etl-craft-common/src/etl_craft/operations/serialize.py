@@ -17,7 +17,9 @@ class Document(Protocol):
 
 def to_json(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        body = {field.name: to_json(getattr(value, field.name)) for field in dataclasses.fields(value)}
+        body = {
+            field.name: to_json(getattr(value, field.name)) for field in dataclasses.fields(value)
+        }
         schema = getattr(type(value), "schema", None)
         return {"schema": schema, **body} if isinstance(schema, str) else body
     if isinstance(value, Enum):
