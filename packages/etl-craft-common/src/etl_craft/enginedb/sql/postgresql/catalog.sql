@@ -1,0 +1,37 @@
+-- name: server_version --
+-- The PostgreSQL server's version, as doctor reports it.
+SELECT current_setting('server_version') AS version;
+
+-- name: guard_triggers --
+-- Every etl-craft trigger on an AUD_ or CFG_ table, so doctor can count them per table.
+SELECT upper(c.relname) AS table_name, t.tgname AS trigger_name
+  FROM pg_trigger t
+  JOIN pg_class c ON c.oid = t.tgrelid
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE NOT t.tgisinternal
+   AND n.nspname = current_schema()
+   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
+   AND t.tgname LIKE 'etl\_craft\_%'
+ ORDER BY c.relname, t.tgname;
+
+-- name: foreign_write_grants --
+-- Write privileges on AUD_ and CFG_ tables held by a role other than the owner and current user.
+SELECT upper(c.relname) AS table_name,
+       coalesce(r.rolname, 'PUBLIC') AS grantee,
+       a.privilege_type AS privilege
+  FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ CROSS JOIN LATERAL aclexplode(c.relacl) a
+  LEFT JOIN pg_roles r ON r.oid = a.grantee
+ WHERE c.relkind IN ('r', 'p')
+   AND n.nspname = current_schema()
+   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
+   AND a.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE')
+   AND a.grantee <> c.relowner
+   AND (r.rolname IS NULL OR r.rolname <> current_user)
+ ORDER BY c.relname, grantee, a.privilege_type;
+
+-- name: connection_budget --
+-- The server's connection limit and how many connections are open now.
+SELECT CAST(current_setting('max_connections') AS integer) AS max_connections,
+       (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend') AS connections;

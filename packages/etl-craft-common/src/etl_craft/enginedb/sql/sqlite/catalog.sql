@@ -1,0 +1,12 @@
+-- name: server_version --
+-- The SQLite library's version, as doctor reports it.
+SELECT sqlite_version() AS version;
+
+-- name: guard_triggers --
+-- Every etl-craft trigger on an AUD_ or CFG_ table, so doctor can count them per table.
+SELECT upper(tbl_name) AS table_name, name AS trigger_name
+  FROM sqlite_master
+ WHERE type = 'trigger'
+   AND (upper(tbl_name) LIKE 'AUD\_%' ESCAPE '\' OR upper(tbl_name) LIKE 'CFG\_%' ESCAPE '\')
+   AND name LIKE 'etl\_craft\_%' ESCAPE '\'
+ ORDER BY tbl_name, name;

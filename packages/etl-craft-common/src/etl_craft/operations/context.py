@@ -1,0 +1,76 @@
+"""What every operation acts with: the project, its configuration, the Engine DB and the actor.
+
+The steps that find them are public one by one, so that ``doctor`` can take each step on
+its own and report every failure, where ``build_context`` stops at the first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from etl_craft.config.connector import Connector, load_connector
+from etl_craft.config.project import CONNECTOR_FILE, Project, find_project
+from etl_craft.config.settings import load_settings, resolve_engine_url
+from etl_craft.core.actor import Actor, human_actor
+from etl_craft.core.errors import ConfigurationError
+from etl_craft.enginedb.connection import EngineDB
+
+DEFAULT_PROJECT_CODE = "default"
+DEFAULT_TIMEZONE = "UTC"
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    """What the user asked for: a craft-connector.yml (else discovery from cwd) and a profile."""
+
+    config: Path | None = None
+    profile: str | None = None
+    cwd: Path = field(default_factory=Path.cwd)
+
+
+@dataclass(frozen=True)
+class OperationContext:
+    project: Project | None
+    connector: Connector | None
+    engine: EngineDB
+    actor: Actor
+
+    @property
+    def project_code(self) -> str:
+        return self.connector.orchestration.project if self.connector else DEFAULT_PROJECT_CODE
+
+    @property
+    def timezone(self) -> str:
+        return self.connector.orchestration.timezone if self.connector else DEFAULT_TIMEZONE
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def locate_connector(request: ContextRequest) -> Path | None:
+    """The craft-connector.yml named by --config, else the one found from cwd, else None."""
+    if request.config is None:
+        project = find_project(request.cwd)
+        return None if project is None else project.connector_path
+    path = request.config if request.config.is_absolute() else request.cwd / request.config
+    if not path.is_file():
+        raise ConfigurationError(
+            f"--config {request.config}: found no file at {path.resolve()}; expected the path "
+            f"of a {CONNECTOR_FILE}, or leave --config out to find it from the current folder"
+        )
+    return path.resolve()
+
+
+def load_project_connector(path: Path | None, request: ContextRequest) -> Connector | None:
+    return None if path is None else load_connector(path, profile=request.profile)
+
+
+def build_context(request: ContextRequest) -> OperationContext:
+    """Every piece an operation needs; the first problem raises with its remedy."""
+    actor = human_actor()
+    settings = load_settings()
+    connector = load_project_connector(locate_connector(request), request)
+    engine = EngineDB(resolve_engine_url(settings, connector))
+    project = None if connector is None else connector.project
+    return OperationContext(project=project, connector=connector, engine=engine, actor=actor)
