@@ -1,0 +1,82 @@
+"""Shared fixtures: real PostgreSQL and SQLite Engine DBs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from etl_craft.enginedb.connection import EngineDB
+from tests.fixtures.databases import (
+    create_database,
+    drop_database,
+    initialise,
+    missing_postgres,
+    postgres_admin_url,
+    postgres_copy,
+    sqlite_copy,
+    unique_name,
+)
+
+DIALECTS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> str:
+    url = postgres_admin_url()
+    if url is None:
+        missing_postgres("none is configured and no Docker engine is reachable")
+    assert url is not None
+    try:
+        name = unique_name("etl_craft_probe")
+        create_database(url, name)
+        drop_database(url, name)
+    except Exception as error:
+        missing_postgres(f"the server at {url} refused: {error}")
+    return url
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_admin_url: str) -> Iterator[str]:
+    """A PostgreSQL Engine DB at the current schema, copied by each test module."""
+    name = unique_name("etl_craft_template")
+    url = create_database(pg_admin_url, name)
+    initialise(url)
+    yield name
+    drop_database(pg_admin_url, name)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "engine.db"
+    initialise(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def pg_engine_url(pg_admin_url: str, pg_template: str) -> Iterator[str]:
+    with postgres_copy(pg_admin_url, pg_template) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def sqlite_engine_url(
+    sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    with sqlite_copy(sqlite_template, tmp_path_factory.mktemp("engine")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=DIALECTS)
+def engine_url(request: pytest.FixtureRequest) -> str:
+    """An initialised Engine DB URL, once per dialect."""
+    fixture = "sqlite_engine_url" if request.param == "sqlite" else "pg_engine_url"
+    return str(request.getfixturevalue(fixture))
+
+
+@pytest.fixture(scope="module")
+def engine_db(engine_url: str) -> Iterator[EngineDB]:
+    db = EngineDB(engine_url)
+    yield db
+    db.dispose()
