@@ -1,0 +1,32 @@
+"""The columns etl-craft writes itself into every target it creates."""
+
+from __future__ import annotations
+
+from etl_craft.warehouse.dialect import Column
+
+TIMESTAMP = "TIMESTAMP WITH TIME ZONE"
+
+AUDIT_COLUMNS = (
+    Column("ROW_ID", "BIGINT"),
+    Column("HASH_KEY", "VARCHAR(32)"),
+    Column("CREATE_DATE", TIMESTAMP),
+    Column("CREATED_BY", "VARCHAR(128)"),
+    Column("UPDATE_DATE", TIMESTAMP),
+    Column("UPDATED_BY", "VARCHAR(128)"),
+    Column("DELETE_FLAG", "VARCHAR(1)"),
+    Column("ACTIVE_FLAG", "VARCHAR(1)"),
+    Column("PIPELINE_ID", "BIGINT"),
+    Column("PIPELINE_RUN_ID", "BIGINT"),
+    Column("TASK_RUN_ID", "BIGINT"),
+)
+
+# SCD2 history: a version is valid from VALID_FROM until VALID_TO (NULL while it is current);
+# the current version of a key is the one with ACTIVE_FLAG = 'Y'.
+HISTORY_COLUMNS = (Column("VALID_FROM", TIMESTAMP), Column("VALID_TO", TIMESTAMP))
+
+# Names the stage uses for its own bookkeeping.
+STAGE_COLUMNS = ("etl_craft_hash", "etl_craft_rank", "etl_craft_row_hash")
+
+MANAGED_NAMES = frozenset(
+    [column.key for column in AUDIT_COLUMNS + HISTORY_COLUMNS] + list(STAGE_COLUMNS)
+)

@@ -1,0 +1,123 @@
+"""A warehouse connection: logged statements, explicit transactions and target mutation locks."""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+from etl_craft.core.errors import WarehouseError
+from etl_craft.warehouse.dialect import Column, Dialect
+from etl_craft.warehouse.targets import TargetObject
+
+log = logging.getLogger("etl_craft.warehouse")
+
+Row = tuple[Any, ...]
+
+
+class WarehouseConnection(ABC):
+    dialect: Dialect
+
+    def execute(self, purpose: str, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one statement; return its row count (-1 where the warehouse reports none)."""
+        started = time.perf_counter()
+        log.debug("%s:\n%s", purpose, sql)
+        count = self._execute(sql, params)
+        log.info("%s: %s row(s) in %.1f ms", purpose, count, _elapsed_ms(started))
+        return count
+
+    def fetch_all(self, purpose: str, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        started = time.perf_counter()
+        log.debug("%s:\n%s", purpose, sql)
+        rows = self._fetch_all(sql, params)
+        log.info("%s: %d row(s) read in %.1f ms", purpose, len(rows), _elapsed_ms(started))
+        return rows
+
+    def fetch_value(self, purpose: str, sql: str, params: Sequence[object] = ()) -> Any:
+        rows = self.fetch_all(purpose, sql, params)
+        return rows[0][0] if rows else None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One warehouse transaction: committed when the block ends, rolled back when it raises."""
+        self._begin()
+        try:
+            yield
+        except BaseException:
+            self._rollback()
+            raise
+        self._commit()
+
+    @contextmanager
+    def mutation(self, target: TargetObject) -> Iterator[None]:
+        """A transaction holding the target's mutation lock from before its first read to commit."""
+        with self._target_lock(target):
+            yield
+
+    def columns(self, target: TargetObject) -> tuple[Column, ...]:
+        sql, params = self.dialect.columns_query(self.resolve(target))
+        rows = self.fetch_all(f"read the columns of {target}", sql, params)
+        return tuple(Column(str(name), str(kind)) for name, kind in rows)
+
+    def stage_columns(self, stage: str) -> tuple[Column, ...]:
+        sql, params = self.dialect.stage_columns_query(stage)
+        rows = self.fetch_all(f"read the columns of {stage}", sql, params)
+        return tuple(Column(str(name), str(kind)) for name, kind in rows)
+
+    def exists(self, target: TargetObject) -> bool:
+        return bool(self.columns(target))
+
+    def resolve(self, target: TargetObject) -> TargetObject:
+        """The target with its database named, refused where the warehouse can't reach it."""
+        current = self.current_database()
+        if target.database is None:
+            return TargetObject(target.schema, target.table, current)
+        elsewhere = target.database.lower() != current.lower()
+        if elsewhere and not self.dialect.capabilities.cross_database:
+            raise WarehouseError(
+                f"TARGET_OBJECT {target} names the database {target.database}, but this "
+                f"{self.dialect.name} connection is in {current} and can't write another database; "
+                f"point the warehouse profile at {target.database} or write schema.table"
+            )
+        return target
+
+    @abstractmethod
+    def current_database(self) -> str: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def _execute(self, sql: str, params: Sequence[object]) -> int: ...
+
+    @abstractmethod
+    def _fetch_all(self, sql: str, params: Sequence[object]) -> list[Row]: ...
+
+    @abstractmethod
+    def _begin(self) -> None: ...
+
+    @abstractmethod
+    def _commit(self) -> None: ...
+
+    @abstractmethod
+    def _rollback(self) -> None: ...
+
+    @abstractmethod
+    def _target_lock(self, target: TargetObject) -> AbstractContextManager[None]: ...
+
+    def __enter__(self) -> WarehouseConnection:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def lock_key(target: TargetObject) -> str:
+    return f"etl_craft.target:{target.sql.lower()}"
+
+
+def _elapsed_ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000

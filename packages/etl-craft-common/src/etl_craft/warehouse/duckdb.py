@@ -1,0 +1,118 @@
+"""DuckDB warehouses: a database file or :memory:."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import ClassVar
+
+import duckdb
+
+from etl_craft.config.rules import MEMORY_DATABASE
+from etl_craft.core.errors import WarehouseError
+from etl_craft.warehouse.connection import Row, WarehouseConnection, lock_key
+from etl_craft.warehouse.dialect import Capabilities, Dialect, ReplaceStrategy, UpdateStrategy
+from etl_craft.warehouse.targets import TargetObject
+
+_ISO = "'%Y-%m-%dT%H:%M:%S.%f'"
+
+
+class DuckDBDialect(Dialect):
+    name = "duckdb"
+    sqlglot_name = "duckdb"
+    placeholder = "?"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        transactions=True,
+        update_strategy=UpdateStrategy.UPDATE_FROM,
+        replace_strategy=ReplaceStrategy.TRANSACTIONAL,
+        temporary_tables=True,
+        identifier_case=None,
+        index_stage=False,
+        cross_database=True,
+    )
+
+    def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:
+        # DuckDB keeps names as written and matches them case-insensitively.
+        sql = (
+            "SELECT column_name, data_type FROM duckdb_columns()\n"
+            "WHERE lower(database_name) = lower(?) AND lower(schema_name) = lower(?)\n"
+            "  AND lower(table_name) = lower(?)\n"
+            "ORDER BY column_index"
+        )
+        return sql, [target.database, target.schema, target.table]
+
+    def stage_columns_query(self, stage: str) -> tuple[str, list[object]]:
+        return self.columns_query(TargetObject("main", stage, "temp"))
+
+    def timestamp_text(self, expression: str, *, zoned: bool) -> str:
+        value = f"timezone('UTC', {expression})" if zoned else f"CAST({expression} AS TIMESTAMP)"
+        return f"strftime({value}, {_ISO})"
+
+    def date_text(self, expression: str) -> str:
+        return f"strftime({expression}, '%Y-%m-%d')"
+
+
+class DuckDBConnection(WarehouseConnection):
+    dialect = DuckDBDialect()
+
+    def __init__(self, path: str) -> None:
+        try:
+            self._conn = duckdb.connect(path)
+        except duckdb.Error as error:
+            raise WarehouseError(f"can't open the DuckDB warehouse {path}: {error}") from error
+        self._conn.execute("SET TimeZone = 'UTC'")
+        # An in-memory database belongs to this connection alone: no other writer to exclude.
+        self._lock_folder = None if path == MEMORY_DATABASE else Path(path).resolve().parent
+        self._lock_prefix = Path(path).name
+
+    def current_database(self) -> str:
+        return str(self._conn.execute("SELECT current_database()").fetchall()[0][0])
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _execute(self, sql: str, params: Sequence[object]) -> int:
+        cursor = self._run(sql, params)
+        return int(cursor.rowcount)
+
+    def _fetch_all(self, sql: str, params: Sequence[object]) -> list[Row]:
+        return self._run(sql, params).fetchall()
+
+    def _run(self, sql: str, params: Sequence[object]) -> duckdb.DuckDBPyConnection:
+        try:
+            return self._conn.execute(sql, list(params) if params else None)
+        except duckdb.Error as error:
+            raise WarehouseError(f"DuckDB refused a statement: {error}") from error
+
+    def _begin(self) -> None:
+        self._conn.execute("BEGIN TRANSACTION")
+
+    def _commit(self) -> None:
+        self._conn.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        try:
+            self._conn.execute("ROLLBACK")
+        except duckdb.Error:
+            return  # DuckDB has already rolled back a transaction that failed to commit
+
+    @contextmanager
+    def _target_lock(self, target: TargetObject) -> Iterator[None]:
+        # Taken before BEGIN: DuckDB's snapshot starts with the transaction, so a writer that
+        # began before the previous holder committed would read a stale MAX(ROW_ID).
+        if self._lock_folder is None:
+            with self.transaction():
+                yield
+            return
+        digest = hashlib.sha256(lock_key(self.resolve(target)).encode()).hexdigest()[:16]
+        path = self._lock_folder / f".{self._lock_prefix}.etl-craft-{digest}.lock"
+        with path.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                with self.transaction():
+                    yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)

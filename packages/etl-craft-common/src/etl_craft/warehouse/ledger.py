@@ -1,0 +1,106 @@
+"""The warehouse-side attempt ledger: one row per attempt, committed with the attempt's data.
+
+Whether an attempt's writes committed is then a fact in the warehouse itself, readable after its
+process died before telling the Engine DB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from etl_craft.core.counts import Counts
+from etl_craft.core.errors import ConfigurationError
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.statements import bound, create_schema, create_table
+from etl_craft.warehouse.targets import TargetObject, is_identifier
+
+DEFAULT_LEDGER_SCHEMA = "etl_craft"
+LEDGER_TABLE = "attempt_ledger"
+_COUNT_COLUMNS = (
+    ("source_count", "source"),
+    ("target_count", "target"),
+    ("insert_count", "inserted"),
+    ("update_count", "updated"),
+    ("delete_count", "deleted"),
+    ("duplicate_count", "duplicates"),
+    ("rows_written", "rows_written"),
+)
+_COLUMNS = (
+    Column("attempt_id", "BIGINT PRIMARY KEY"),
+    Column("task_run_id", "BIGINT NOT NULL"),
+    Column("action", "VARCHAR(32) NOT NULL"),
+    Column("target_object", "VARCHAR(400)"),
+    *(Column(name, "BIGINT") for name, _ in _COUNT_COLUMNS),
+    Column("committed_at", "TIMESTAMP WITH TIME ZONE NOT NULL"),
+)
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    attempt_id: int
+    task_run_id: int
+    action: str
+    target: str | None
+    counts: Counts
+    committed_at: datetime
+
+
+def ledger_table(schema: str = DEFAULT_LEDGER_SCHEMA) -> TargetObject:
+    if not is_identifier(schema):
+        raise ConfigurationError(
+            f"Warehouse.ledger_schema {schema!r} is not a plain identifier; "
+            "expected letters, digits and underscores such as etl_craft"
+        )
+    return TargetObject(schema, LEDGER_TABLE)
+
+
+def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA) -> None:
+    """Create the ledger once, in its own transaction, so concurrent first writers don't race."""
+    table = ledger_table(schema)
+    with conn.mutation(table):
+        if conn.exists(table):
+            return
+        conn.execute(f"create the ledger schema {schema}", create_schema(schema).sql)
+        conn.execute(f"create the ledger {table}", create_table(table.sql, _COLUMNS).sql)
+
+
+def record(
+    conn: WarehouseConnection, entry: LedgerEntry, schema: str = DEFAULT_LEDGER_SCHEMA
+) -> None:
+    """Insert the attempt's row; the caller's transaction commits it together with the data."""
+    dialect = conn.dialect
+    values = [
+        bound(dialect, entry.attempt_id, "BIGINT"),
+        bound(dialect, entry.task_run_id, "BIGINT"),
+        bound(dialect, entry.action, "VARCHAR"),
+        bound(dialect, entry.target, "VARCHAR"),
+        *(bound(dialect, getattr(entry.counts, field), "BIGINT") for _, field in _COUNT_COLUMNS),
+        bound(dialect, entry.committed_at, "TIMESTAMP WITH TIME ZONE"),
+    ]
+    names = ", ".join(column.name for column in _COLUMNS)
+    sql = (
+        f"INSERT INTO {ledger_table(schema).sql} ({names})\n"
+        f"VALUES ({', '.join(value.sql for value in values)})"
+    )
+    conn.execute(f"record attempt {entry.attempt_id} in the ledger", sql, [v.param for v in values])
+
+
+def applied(
+    conn: WarehouseConnection, attempt_id: int, schema: str = DEFAULT_LEDGER_SCHEMA
+) -> Counts | None:
+    """The counts the attempt committed, or None when none of its writes committed."""
+    table = ledger_table(schema)
+    if not conn.exists(table):
+        return None
+    names = ", ".join(name for name, _ in _COUNT_COLUMNS)
+    rows = conn.fetch_all(
+        f"read attempt {attempt_id} from the ledger",
+        f"SELECT {names} FROM {table.sql} WHERE attempt_id = {conn.dialect.placeholder}",
+        [attempt_id],
+    )
+    if not rows:
+        return None
+    fields = [field for _, field in _COUNT_COLUMNS]
+    return Counts(**dict(zip(fields, rows[0], strict=True)))

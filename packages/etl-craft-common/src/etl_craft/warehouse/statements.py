@@ -1,0 +1,176 @@
+"""Warehouse statements written once against the dialect interface.
+
+Every identifier here was checked to be a plain identifier before it got here, so names are
+embedded as written; values always travel as parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from etl_craft.core.errors import WarehouseError
+from etl_craft.warehouse.dialect import Column, Dialect, UpdateStrategy
+
+
+@dataclass
+class Statement:
+    sql: str
+    params: list[object] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Value:
+    """An expression for one column: SQL text, with a parameter when the value comes from Python."""
+
+    sql: str
+    param: object = None
+    bound: bool = False
+
+
+def bound(dialect: Dialect, value: object, sql_type: str) -> Value:
+    # Cast, because a bare parameter in a SELECT list has no type to insert with.
+    return Value(f"CAST({dialect.placeholder} AS {sql_type})", value, bound=True)
+
+
+def _render(values: Sequence[Value]) -> tuple[list[str], list[object]]:
+    return [value.sql for value in values], [value.param for value in values if value.bound]
+
+
+def keys_match(keys: Sequence[str], left: str = "t", right: str = "d") -> str:
+    return " AND ".join(f"{left}.{key} = {right}.{key}" for key in keys)
+
+
+def create_stage(stage: str, select_sql: str, *, empty: bool = False) -> Statement:
+    # The SELECT closes on its own line, so a trailing -- comment can't swallow the wrapper.
+    where = " WHERE 1 = 0" if empty else ""
+    return Statement(
+        f"CREATE TEMPORARY TABLE {stage} AS SELECT * FROM (\n{select_sql}\n) etl_src{where}"
+    )
+
+
+def drop_table(table: str) -> Statement:
+    return Statement(f"DROP TABLE IF EXISTS {table}")
+
+
+def count_rows(table: str, where: str = "") -> Statement:
+    return Statement(f"SELECT COUNT(*) FROM {table}{f' WHERE {where}' if where else ''}")
+
+
+def null_keys(stage: str, keys: Sequence[str]) -> Statement:
+    return count_rows(stage, " OR ".join(f"{key} IS NULL" for key in keys))
+
+
+def dedupe_ties(stage: str, keys: Sequence[str], order: str, row_hash: str) -> Statement:
+    """Keys whose first rows under the order differ: their count, and five of them."""
+    key_list = ", ".join(keys)
+    order_by = f" ORDER BY {order}" if order else ""
+    return Statement(
+        f"WITH ranked AS (\n"
+        f"  SELECT {key_list}, {row_hash} AS etl_craft_row_hash,\n"
+        f"    RANK() OVER (PARTITION BY {key_list}{order_by}) AS etl_craft_rank\n"
+        f"  FROM {stage} s\n"
+        f"), ties AS (\n"
+        f"  SELECT {key_list} FROM ranked WHERE etl_craft_rank = 1\n"
+        f"  GROUP BY {key_list} HAVING COUNT(DISTINCT etl_craft_row_hash) > 1\n"
+        f")\n"
+        f"SELECT {key_list}, COUNT(*) OVER () FROM ties ORDER BY {key_list} LIMIT 5"
+    )
+
+
+def dedupe(
+    stage: str,
+    target: str,
+    keys: Sequence[str],
+    order: str,
+    columns: Sequence[str],
+    change_hash: str,
+) -> Statement:
+    """One row per key (the first under the order), with its change hash."""
+    key_list = ", ".join(keys)
+    order_by = f" ORDER BY {order}" if order else ""
+    return Statement(
+        f"CREATE TEMPORARY TABLE {target} AS\n"
+        f"SELECT {', '.join(columns)}, {change_hash} AS etl_craft_hash FROM (\n"
+        f"  SELECT s.*, ROW_NUMBER() OVER (PARTITION BY {key_list}{order_by}) AS etl_craft_rank\n"
+        f"  FROM {stage} s\n"
+        f") d WHERE etl_craft_rank = 1"
+    )
+
+
+def index_stage(stage: str, keys: Sequence[str]) -> list[Statement]:
+    return [
+        Statement(f"CREATE INDEX {stage}_keys ON {stage} ({', '.join(keys)})"),
+        Statement(f"ANALYZE {stage}"),
+    ]
+
+
+def create_schema(schema: str) -> Statement:
+    return Statement(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+
+
+def create_table(target: str, columns: Sequence[Column]) -> Statement:
+    definitions = ",\n".join(f"  {column.name} {column.type}" for column in columns)
+    return Statement(f"CREATE TABLE {target} (\n{definitions}\n)")
+
+
+def add_column(target: str, column: Column) -> Statement:
+    return Statement(f"ALTER TABLE {target} ADD COLUMN {column.name} {column.type}")
+
+
+def insert_from(target: str, source: str, values: dict[str, Value], where: str = "") -> Statement:
+    names, params = list(values), _render(list(values.values()))[1]
+    expressions = _render(list(values.values()))[0]
+    return Statement(
+        f"INSERT INTO {target} ({', '.join(names)})\n"
+        f"SELECT {', '.join(expressions)}\nFROM {source} d{f' WHERE {where}' if where else ''}",
+        params,
+    )
+
+
+def row_id_value(target: str) -> Value:
+    """The next ROW_IDs: only correct under the target's mutation lock."""
+    return Value(f"(SELECT COALESCE(MAX(ROW_ID), 0) FROM {target}) + ROW_NUMBER() OVER ()")
+
+
+def update_from(
+    dialect: Dialect,
+    target: str,
+    source: str,
+    keys: Sequence[str],
+    assignments: dict[str, Value],
+    condition: str,
+) -> Statement:
+    if dialect.capabilities.update_strategy is not UpdateStrategy.UPDATE_FROM:
+        raise WarehouseError(
+            f"the {dialect.name} warehouse updates through {dialect.capabilities.update_strategy}, "
+            "which etl-craft doesn't render yet; use a PostgreSQL or DuckDB warehouse"
+        )
+    expressions, params = _render(list(assignments.values()))
+    sets = ", ".join(f"{name} = {sql}" for name, sql in zip(assignments, expressions, strict=True))
+    return Statement(
+        f"UPDATE {target} AS t SET {sets}\nFROM {source} AS d\n"
+        f"WHERE {keys_match(keys)} AND ({condition})",
+        params,
+    )
+
+
+def update_where(target: str, assignments: dict[str, Value], condition: str) -> Statement:
+    expressions, params = _render(list(assignments.values()))
+    sets = ", ".join(f"{name} = {sql}" for name, sql in zip(assignments, expressions, strict=True))
+    return Statement(f"UPDATE {target} AS t SET {sets}\nWHERE {condition}", params)
+
+
+def matching(source: str, keys: Sequence[str]) -> str:
+    return f"EXISTS (SELECT 1 FROM {source} d WHERE {keys_match(keys)})"
+
+
+def delete_where(
+    dialect: Dialect, target: str, condition: str = "", params: Sequence[object] = ()
+) -> Statement:
+    where = f" WHERE {condition}" if condition else ""
+    return Statement(f"DELETE FROM {target} AS t{where}", list(params))
+
+
+def param(dialect: Dialect) -> str:
+    return dialect.placeholder

@@ -1,0 +1,57 @@
+"""Real warehouses: a throwaway PostgreSQL database per test module and a DuckDB file per test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.duckdb import DuckDBConnection
+from etl_craft.warehouse.postgresql import PostgreSQLConnection
+from tests.fixtures.databases import create_database, drop_database, unique_name
+
+WAREHOUSES = ("postgresql", "duckdb")
+
+
+@pytest.fixture(scope="module")
+def pg_warehouse_url(pg_admin_url: str) -> Iterator[str]:
+    name = unique_name("etl_craft_warehouse")
+    url = create_database(pg_admin_url, name)
+    yield url
+    drop_database(pg_admin_url, name)
+
+
+@pytest.fixture(params=WAREHOUSES)
+def warehouse_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def warehouse_location(warehouse_kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A PostgreSQL URL or a DuckDB file path, for opening more connections to one warehouse."""
+    if warehouse_kind == "postgresql":
+        return str(request.getfixturevalue("pg_warehouse_url"))
+    return str(tmp_path / "warehouse.duckdb")
+
+
+def open_warehouse(kind: str, location: str) -> WarehouseConnection:
+    if kind == "postgresql":
+        return PostgreSQLConnection(location)
+    return DuckDBConnection(location)
+
+
+@pytest.fixture
+def warehouse(warehouse_kind: str, warehouse_location: str) -> Iterator[WarehouseConnection]:
+    conn = open_warehouse(warehouse_kind, warehouse_location)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def schema(warehouse: WarehouseConnection) -> str:
+    """A fresh schema per test, so tests sharing a module database never see each other."""
+    name = unique_name("s")
+    warehouse.execute("create the test schema", f"CREATE SCHEMA {name}")
+    return name

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+
+from etl_craft.core.errors import WarehouseError
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.targets import TargetObject
+
+pytestmark = pytest.mark.integration
+
+
+def test_session_is_pinned_to_utc(warehouse: WarehouseConnection) -> None:
+    value = warehouse.fetch_value(
+        "read a zoned timestamp as text",
+        "SELECT CAST(CAST('2024-01-02 03:04:05+02' AS TIMESTAMP WITH TIME ZONE) AS VARCHAR)",
+    )
+    assert str(value).startswith("2024-01-02 01:04:05")
+
+
+def test_columns_keep_full_types(warehouse: WarehouseConnection, schema: str) -> None:
+    warehouse.execute(
+        "create",
+        f"CREATE TABLE {schema}.t (id INTEGER, amount DECIMAL(12,2), "
+        "seen_at TIMESTAMP WITH TIME ZONE)",
+    )
+    columns = warehouse.columns(TargetObject(schema, "T"))
+    assert [column.key for column in columns] == ["id", "amount", "seen_at"]
+    assert columns[1] in (Column("amount", "numeric(12,2)"), Column("amount", "DECIMAL(12,2)"))
+    assert not warehouse.exists(TargetObject(schema, "missing"))
+
+
+def test_transaction_rolls_back_on_error(warehouse: WarehouseConnection, schema: str) -> None:
+    warehouse.execute("create", f"CREATE TABLE {schema}.t (id INTEGER)")
+
+    def insert_then_fail() -> None:
+        with warehouse.transaction():
+            warehouse.execute("insert", f"INSERT INTO {schema}.t VALUES (1)")
+            warehouse.execute("fail", "SELECT CAST('x' AS INTEGER)")
+
+    with pytest.raises(WarehouseError):
+        insert_then_fail()
+    assert warehouse.fetch_value("count", f"SELECT COUNT(*) FROM {schema}.t") == 0
+
+
+def test_other_database_refused_on_postgresql(warehouse: WarehouseConnection) -> None:
+    target = TargetObject("sales", "customers", "elsewhere")
+    if warehouse.dialect.capabilities.cross_database:
+        assert warehouse.resolve(target) == target
+        return
+    with pytest.raises(WarehouseError, match="names the database elsewhere.*can't write"):
+        warehouse.resolve(target)
