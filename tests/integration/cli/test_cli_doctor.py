@@ -1,0 +1,156 @@
+"""etl-craft doctor: every check reported, whichever fail; exit 1 on any FAIL."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from etl_craft.core.errors import ExitCode
+from tests.fixtures.databases import unique_name
+from tests.integration.cli.conftest import Site, checks_by_name
+
+pytestmark = pytest.mark.integration
+
+EVERY_CHECK = [
+    "actor",
+    "config",
+    "engine-db",
+    "schema",
+    "project-migrations",
+    "write-guards",
+    "engine-file-mode",
+    "grants",
+    "connections",
+]
+UNREACHABLE = "postgresql://nobody@127.0.0.1:1/nothing"
+
+
+def test_doctor_after_init_db_passes_and_lists_every_check(site: Site) -> None:
+    assert site.run("init-db").returncode == 0
+
+    done = site.run("doctor")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    for name in EVERY_CHECK:
+        assert any(line.split()[1:2] == [name] for line in lines), f"{name} not in {lines}"
+    assert "FAIL" not in done.stdout
+    assert "etl-craft is ready" in done.stdout
+
+
+def test_doctor_json_is_a_document_of_its_kind(site: Site) -> None:
+    site.run("init-db")
+
+    code, document = site.json("doctor")
+
+    assert code == 0
+    assert document["schema"] == "etl-craft/doctor/1"
+    assert document["healthy"] is True
+    assert [check["name"] for check in document["checks"]] == EVERY_CHECK
+    statuses = {check["name"]: check["status"] for check in document["checks"]}
+    assert statuses["engine-db"] == "PASS"
+    assert statuses["write-guards"] == "PASS"
+    dialect_only = ("grants", "connections") if site.dialect == "sqlite" else ("engine-file-mode",)
+    assert {statuses[name] for name in dialect_only} == {"SKIP"}
+
+
+def test_doctor_on_an_unreachable_engine_db_fails_that_check_and_reports_the_rest(
+    sqlite_site: Site,
+) -> None:
+    done = sqlite_site.run("doctor", ETL_CRAFT_ENGINE_URL=UNREACHABLE)
+    code, document = sqlite_site.json("doctor", ETL_CRAFT_ENGINE_URL=UNREACHABLE)
+
+    assert done.returncode == ExitCode.FAILURE
+    assert any(line.startswith("FAIL  engine-db") for line in done.stdout.splitlines())
+    assert code == ExitCode.FAILURE
+    checks = checks_by_name(document)
+    assert list(checks) == EVERY_CHECK
+    assert checks["engine-db"]["status"] == "FAIL"
+    assert "127.0.0.1" in checks["engine-db"]["detail"]
+    assert checks["actor"]["status"] == checks["config"]["status"] == "PASS"
+    assert {checks[name]["status"] for name in EVERY_CHECK[3:]} == {"SKIP"}
+    assert "unreachable" in checks["schema"]["detail"]
+
+
+def test_doctor_with_a_broken_config_still_checks_the_engine_db(pg_site: Site) -> None:
+    pg_site.run("init-db")
+    (pg_site.project / "craft-connector.yml").write_text("Engine:\n  path: engine.db\n")
+
+    code, document = pg_site.json("doctor")
+
+    assert code == ExitCode.FAILURE
+    checks = checks_by_name(document)
+    assert checks["config"]["status"] == "FAIL"
+    assert "section Warehouse is missing" in checks["config"]["detail"]
+    assert checks["engine-db"]["status"] == "PASS"
+    assert checks["write-guards"]["status"] == "PASS"
+    assert checks["project-migrations"]["status"] == "SKIP"
+
+
+def test_doctor_before_init_db_fails_on_the_schema(pg_site: Site) -> None:
+    code, document = pg_site.json("doctor")
+
+    assert code == ExitCode.FAILURE
+    checks = checks_by_name(document)
+    assert checks["schema"]["status"] == "FAIL"
+    assert checks["schema"]["remedy"] == "run etl-craft init-db"
+    assert checks["write-guards"]["status"] == "SKIP"
+
+
+def test_doctor_warns_of_pending_project_migrations_naming_them(site: Site) -> None:
+    site.run("init-db")
+    site.write_migration("0001_orders.sql", "SELECT 1;")
+
+    code, document = site.json("doctor")
+
+    assert code == 0
+    pending = checks_by_name(document)["project-migrations"]
+    assert pending["status"] == "WARN"
+    assert "0001_orders.sql" in pending["detail"]
+
+
+def test_doctor_fails_naming_a_dropped_write_guard(sqlite_site: Site) -> None:
+    sqlite_site.run("init-db")
+    sqlite_site.execute("DROP TRIGGER etl_craft_guard_insert_AUD_ACTIONS")
+
+    code, document = sqlite_site.json("doctor")
+
+    assert code == ExitCode.FAILURE
+    guards = checks_by_name(document)["write-guards"]
+    assert guards["status"] == "FAIL"
+    assert "AUD_ACTIONS has 2 of 3 guard triggers" in guards["detail"]
+    assert sqlite_site.run("init-db").returncode == 0
+    assert sqlite_site.json("doctor")[0] == 0
+
+
+def test_doctor_warns_when_others_may_write_the_sqlite_file(sqlite_site: Site) -> None:
+    sqlite_site.run("init-db")
+    (sqlite_site.project / "engine.db").chmod(0o666)
+
+    code, document = sqlite_site.json("doctor")
+
+    assert code == 0
+    mode = checks_by_name(document)["engine-file-mode"]
+    assert mode["status"] == "WARN"
+    assert "chmod go-w" in mode["remedy"]
+
+
+@pytest.mark.postgres
+def test_doctor_fails_when_another_login_may_write_an_aud_table(pg_site: Site) -> None:
+    pg_site.run("init-db")
+    role = unique_name("etl_craft_intruder")
+    with psycopg.connect(pg_site.engine_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("GRANT INSERT ON AUD_ACTIONS TO {}").format(sql.Identifier(role)))
+        try:
+            code, document = pg_site.json("doctor")
+        finally:
+            conn.execute(sql.SQL("REVOKE ALL ON AUD_ACTIONS FROM {}").format(sql.Identifier(role)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+    assert code == ExitCode.FAILURE
+    grants = checks_by_name(document)["grants"]
+    assert grants["status"] == "FAIL"
+    assert f"{role} holds INSERT on AUD_ACTIONS" in grants["detail"]
+    assert f'REVOKE INSERT ON AUD_ACTIONS FROM "{role}";' in grants["remedy"]
