@@ -39,10 +39,6 @@ class MigrateReport:
     streams: tuple[MigrationReport, ...]
     action_id: int
 
-    @property
-    def applied(self) -> tuple[str, ...]:
-        return tuple(name for stream in self.streams for name in stream.applied)
-
 
 def init_db(ctx: OperationContext) -> InitReport:
     """Create the schema on an empty Engine DB, or bring it up to date; refresh every guard."""
