@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -144,6 +145,12 @@ class EngineDB:
             if _is_guard_refusal(error):
                 raise WriteGuardError(str(error.orig).strip()) from error
             raise
+
+    def create_storage(self) -> None:
+        """Create the folder of an SQLite Engine DB file; a server database must already exist."""
+        database = self.url.database
+        if self.dialect == "sqlite" and database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
 
     def dispose(self) -> None:
         self.engine.dispose()

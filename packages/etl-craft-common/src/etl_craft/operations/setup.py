@@ -43,6 +43,7 @@ class MigrateReport:
 def init_db(ctx: OperationContext) -> InitReport:
     """Create the schema on an empty Engine DB, or bring it up to date; refresh every guard."""
     started_at = utc_now()
+    ctx.engine.create_storage()
     engine = initialize(ctx.engine, ctx.actor, project_code=ctx.project_code, timezone=ctx.timezone)
     with ctx.engine.transaction(ctx.actor) as conn:
         conn.run("lock_migrations")
