@@ -1,0 +1,75 @@
+"""The entry point: apply one SQL task attempt to its target in one warehouse transaction."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+
+from etl_craft.core.counts import Counts
+from etl_craft.core.errors import WarehouseError
+from etl_craft.core.time import utc_now
+from etl_craft.handlers.sql.context import Context
+from etl_craft.handlers.sql.merge import scd1_merge, scd2_merge
+from etl_craft.handlers.sql.spec import Action, SqlActionSpec
+from etl_craft.handlers.sql.writers import (
+    append_table,
+    create_table,
+    delete_rows,
+    drop_table,
+    overwrite_table,
+    setup_table,
+)
+from etl_craft.warehouse import statements
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.ledger import LedgerEntry, ensure_ledger, record
+
+log = logging.getLogger("etl_craft.handlers.sql")
+
+ACTIONS: dict[Action, Callable[[Context], Counts]] = {
+    Action.CREATE_TABLE: create_table,
+    Action.SETUP_TABLE: setup_table,
+    Action.OVERWRITE_TABLE: overwrite_table,
+    Action.APPEND_TABLE: append_table,
+    Action.SCD1_MERGE: scd1_merge,
+    Action.SCD2_MERGE: scd2_merge,
+    Action.DELETE_ROWS: delete_rows,
+    Action.DROP_TABLE: drop_table,
+}
+
+
+def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
+    """Apply the action; its data and its ledger row commit together or not at all."""
+    if not conn.dialect.capabilities.transactions:
+        raise WarehouseError(
+            f"the {conn.dialect.name} warehouse has no transactions, which {spec.action} needs "
+            "here; use a PostgreSQL or DuckDB warehouse"
+        )
+    ensure_ledger(conn, spec.ledger_schema)
+    ctx = Context(conn, spec, utc_now(), secrets.token_hex(3))
+    log.info("%s into %s (attempt %s)", spec.action, spec.target, spec.attempt_id)
+    try:
+        with conn.mutation(spec.target):
+            counts = ACTIONS[spec.action](ctx)
+            entry = LedgerEntry(
+                spec.attempt_id,
+                spec.task_run_id,
+                spec.action.value,
+                spec.target.sql,
+                counts,
+                utc_now(),
+            )
+            record(conn, entry, spec.ledger_schema)
+            _drop_scratch(ctx)
+    finally:
+        _drop_scratch(ctx)
+    log.info("%s into %s: %s", spec.action, spec.target, counts)
+    return counts
+
+
+def _drop_scratch(ctx: Context) -> None:
+    # Temporary tables outlive a commit on both warehouses; dropped so a long-lived
+    # connection doesn't collect them. After a rollback they are already gone.
+    for name in ctx.scratch:
+        ctx.conn.execute(f"drop scratch table {name}", statements.drop_table(name).sql)
+    ctx.scratch.clear()

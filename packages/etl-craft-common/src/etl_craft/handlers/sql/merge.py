@@ -1,0 +1,114 @@
+"""SCD1_MERGE and SCD2_MERGE: set-based updates from a deduplicated, hashed stage."""
+
+from __future__ import annotations
+
+from etl_craft.core.counts import Counts
+from etl_craft.handlers.sql.context import Context, require_columns
+from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
+from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys, refuse_ties
+from etl_craft.handlers.sql.writers import counts, insert_stage
+from etl_craft.warehouse import statements
+from etl_craft.warehouse.statements import Value
+
+
+class Merge:
+    """The steps both merges share; everything that can refuse runs before the first write."""
+
+    def __init__(self, ctx: Context, needed: tuple[str, ...], why: str) -> None:
+        self.ctx = ctx
+        self.stage: Stage = build_stage(ctx)
+        target = ctx.target_columns()
+        self.present = {column.key for column in target}
+        require_columns(ctx, self.present, needed, why)
+        refuse_null_keys(ctx, self.stage)
+        refuse_ties(ctx, self.stage)
+        keys = {key.lower() for key in ctx.spec.merge_key}
+        names = ctx.spec.compare_columns or tuple(
+            column.name for column in self.stage.columns if column.key not in keys
+        )
+        self.stage.require("MERGE_COMPARE_COLUMNS", names)
+        self.change_hash = ctx.conn.dialect.change_hash("d", typed(target, self.stage, names))
+        additions = plan_additions(ctx, self.stage, target)
+        add_columns(ctx, additions)
+        self.present |= {column.key for column in additions}
+        self.deduped = self._dedupe()
+
+    def _dedupe(self) -> str:
+        ctx, keys = self.ctx, self.ctx.spec.merge_key
+        name = ctx.scratch_name("dedup")
+        columns = [column.name for column in self.stage.columns]
+        order = ctx.spec.dedupe_order.sql
+        ctx.run(
+            "keep one row per key",
+            statements.dedupe(self.stage.name, name, keys, order, columns, self.change_hash),
+        )
+        if ctx.conn.dialect.capabilities.index_stage:
+            for statement in statements.index_stage(name, keys):
+                ctx.run("index and analyze the stage", statement)
+        return name
+
+    @property
+    def duplicates(self) -> int:
+        kept = self.ctx.count("count rows kept", statements.count_rows(self.deduped))
+        return self.stage.rows - kept
+
+    def changed(self) -> str:
+        """A current row whose values differ, or that was soft-deleted and comes back."""
+        condition = "t.HASH_KEY IS DISTINCT FROM d.etl_craft_hash"
+        if "delete_flag" in self.present:
+            condition += " OR t.DELETE_FLAG = 'Y'"
+        return condition
+
+    def update(self, purpose: str, assignments: dict[str, Value], condition: str) -> int:
+        ctx = self.ctx
+        statement = statements.update_from(
+            ctx.conn.dialect, ctx.target, self.deduped, ctx.spec.merge_key, assignments, condition
+        )
+        return ctx.run(purpose, statement)
+
+    def insert_missing(self, condition: str = "") -> int:
+        ctx = self.ctx
+        match = statements.keys_match(ctx.spec.merge_key)
+        where = f"NOT EXISTS (SELECT 1 FROM {ctx.target} t WHERE {match}{condition})"
+        return insert_stage(
+            ctx, self.deduped, self.stage.columns, self.present, "d.etl_craft_hash", where
+        )
+
+
+def scd1_merge(ctx: Context) -> Counts:
+    merge = Merge(ctx, ("HASH_KEY",), "SCD1_MERGE compares HASH_KEY to find changed rows")
+    keys = {key.lower() for key in ctx.spec.merge_key}
+    assignments = {
+        column.name: Value(f"d.{column.name}")
+        for column in merge.stage.columns
+        if column.key not in keys
+    }
+    assignments["HASH_KEY"] = Value("d.etl_craft_hash")
+    if "delete_flag" in merge.present:
+        assignments["DELETE_FLAG"] = Value("'N'")
+    assignments |= ctx.update_stamps(merge.present)
+    updated = merge.update("update changed rows", assignments, merge.changed())
+    inserted = merge.insert_missing()
+    return counts(
+        ctx, merge.stage.rows, inserted=inserted, updated=updated, duplicates=merge.duplicates
+    )
+
+
+def scd2_merge(ctx: Context) -> Counts:
+    merge = Merge(
+        ctx,
+        ("HASH_KEY", "ACTIVE_FLAG", "VALID_FROM", "VALID_TO"),
+        "SCD2_MERGE keeps history in versions marked by ACTIVE_FLAG, VALID_FROM and VALID_TO",
+    )
+    # The closed version keeps its DELETE_FLAG; the new version starts undeleted.
+    assignments = {
+        "ACTIVE_FLAG": Value("'N'"),
+        "VALID_TO": ctx.bind(ctx.now, "TIMESTAMP WITH TIME ZONE"),
+    } | ctx.update_stamps(merge.present)
+    closed = merge.update(
+        "close changed versions", assignments, f"t.ACTIVE_FLAG = 'Y' AND ({merge.changed()})"
+    )
+    inserted = merge.insert_missing(" AND t.ACTIVE_FLAG = 'Y'")
+    return counts(
+        ctx, merge.stage.rows, inserted=inserted, updated=closed, duplicates=merge.duplicates
+    )

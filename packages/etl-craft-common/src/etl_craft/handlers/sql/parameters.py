@@ -1,0 +1,123 @@
+"""The parameters the SQL handler reads: one declaration each, for validate, docs and forms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from etl_craft.handlers.sql.spec import Action, DeleteMode, RefreshType
+
+
+class ParameterType(StrEnum):
+    TEXT = "TEXT"
+    CHOICE = "CHOICE"
+    FLAG = "FLAG"  # Y or N
+    COLUMNS = "COLUMNS"  # comma-separated plain column names
+    SQL = "SQL"
+    PATH = "PATH"
+
+
+@dataclass(frozen=True)
+class ParameterDeclaration:
+    name: str
+    type: ParameterType
+    required: bool
+    default: str | None
+    description: str
+    choices: tuple[str, ...] = ()
+
+
+SQL_PARAMETERS: tuple[ParameterDeclaration, ...] = (
+    ParameterDeclaration(
+        "ACTION",
+        ParameterType.CHOICE,
+        True,
+        None,
+        "How the SELECT's rows are applied to TARGET_OBJECT.",
+        tuple(Action),
+    ),
+    ParameterDeclaration(
+        "TARGET_OBJECT",
+        ParameterType.TEXT,
+        True,
+        None,
+        "The table written: schema.table or database.schema.table; a bare name is refused.",
+    ),
+    ParameterDeclaration(
+        "SOURCE_SQL",
+        ParameterType.SQL,
+        False,
+        None,
+        "One read-only SELECT, inline. Exactly one of SOURCE_SQL and SOURCE_SQL_FILE "
+        "(neither for DROP_TABLE).",
+    ),
+    ParameterDeclaration(
+        "SOURCE_SQL_FILE",
+        ParameterType.PATH,
+        False,
+        None,
+        "A file under sql_files/ holding one read-only SELECT.",
+    ),
+    ParameterDeclaration(
+        "REFRESH_TYPE",
+        ParameterType.CHOICE,
+        False,
+        RefreshType.FULL.value,
+        "FULL replaces $$pipeline_id_filter with 1 = 1; INCREMENTAL with pipeline_id = <id>.",
+        tuple(RefreshType),
+    ),
+    ParameterDeclaration(
+        "MERGE_KEY",
+        ParameterType.COLUMNS,
+        False,
+        None,
+        "Key columns of SCD1_MERGE, SCD2_MERGE and DELETE_ROWS; never NULL in the SELECT.",
+    ),
+    ParameterDeclaration(
+        "MERGE_COMPARE_COLUMNS",
+        ParameterType.COLUMNS,
+        False,
+        None,
+        "Columns whose change makes a merge update a key (default: every non-key column); "
+        "no floating-point columns.",
+    ),
+    ParameterDeclaration(
+        "MERGE_DEDUPE_ORDER",
+        ParameterType.TEXT,
+        False,
+        None,
+        "Which row of a key a merge keeps: column [ASC|DESC] [NULLS FIRST|LAST], ...; "
+        "ties between differing rows are refused.",
+    ),
+    ParameterDeclaration(
+        "DELETE_MODE",
+        ParameterType.CHOICE,
+        False,
+        DeleteMode.HARD.value,
+        "DELETE_ROWS: HARD removes the rows, SOFT sets DELETE_FLAG = 'Y'.",
+        tuple(DeleteMode),
+    ),
+    ParameterDeclaration(
+        "SCHEMA_EVOLUTION",
+        ParameterType.FLAG,
+        False,
+        "N",
+        "Y adds the SELECT's new columns with ALTER TABLE ADD COLUMN (full types) and refuses "
+        "changed types; N refuses new columns.",
+    ),
+    ParameterDeclaration(
+        "PIPELINE_ID_SUBSTITUTION",
+        ParameterType.FLAG,
+        False,
+        "N",
+        "Y replaces $$pipeline_id, $$pipeline_run_id, $$task_run_id and $$run_date outside "
+        "literals and comments.",
+    ),
+    ParameterDeclaration(
+        "PIPELINE_ID_FILTER",
+        ParameterType.FLAG,
+        False,
+        "N",
+        "Y replaces $$pipeline_id_filter (see REFRESH_TYPE).",
+    ),
+)

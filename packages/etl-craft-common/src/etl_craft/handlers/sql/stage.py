@@ -1,0 +1,115 @@
+"""The stage: the SELECT's rows in a temporary table, checked before the target is touched."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from etl_craft.core.errors import SqlGuardError
+from etl_craft.handlers.sql.context import Context
+from etl_craft.warehouse import statements
+from etl_craft.warehouse.audit import MANAGED_NAMES
+from etl_craft.warehouse.dialect import Column, IdentifierCase
+from etl_craft.warehouse.parsing import parse_select
+from etl_craft.warehouse.targets import is_identifier
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    columns: tuple[Column, ...]
+    rows: int
+
+    def column(self, name: str) -> Column:
+        return next(column for column in self.columns if column.key == name.lower())
+
+    def require(self, parameter: str, names: tuple[str, ...]) -> None:
+        keys = {column.key for column in self.columns}
+        missing = [name for name in names if name.lower() not in keys]
+        if missing:
+            returned = ", ".join(column.name for column in self.columns)
+            raise SqlGuardError(
+                f"{parameter} names {', '.join(missing)}, which the SELECT doesn't return (it "
+                f"returns {returned}); return the column(s) or correct {parameter}"
+            )
+
+
+def build_stage(ctx: Context, *, empty: bool = False) -> Stage:
+    """Run the SELECT into a temporary table and refuse output names etl-craft can't write."""
+    parsed = parse_select(ctx.spec.source_sql or "", ctx.conn.dialect.sqlglot_name)
+    name = ctx.scratch_name("stage")
+    ctx.run("stage the SELECT", statements.create_stage(name, parsed.sql, empty=empty))
+    columns = ctx.conn.stage_columns(name)
+    _refuse_managed(columns)
+    _refuse_quoted(ctx, columns)
+    rows = 0 if empty else ctx.count("count the staged rows", statements.count_rows(name))
+    return Stage(name, columns, rows)
+
+
+def _refuse_managed(columns: tuple[Column, ...]) -> None:
+    managed = [column.name for column in columns if column.key in MANAGED_NAMES]
+    if managed:
+        raise SqlGuardError(
+            f"the SELECT returns {', '.join(managed)}, which etl-craft writes itself; list the "
+            "columns you need instead of *, or alias them"
+        )
+
+
+def _refuse_quoted(ctx: Context, columns: tuple[Column, ...]) -> None:
+    folding = ctx.conn.dialect.capabilities.identifier_case
+    for column in columns:
+        folded = {
+            IdentifierCase.LOWER: column.name.lower(),
+            IdentifierCase.UPPER: column.name.upper(),
+        }
+        if not is_identifier(column.name) or (folding and column.name != folded[folding]):
+            suggestion = "".join(char if char.isalnum() else "_" for char in column.name).lower()
+            suggestion = suggestion.strip("_") or "col"
+            raise SqlGuardError(
+                f'the SELECT returns a column named "{column.name}", which needs quoting on '
+                f"{ctx.conn.dialect.name}; alias it, for example AS {suggestion}"
+            )
+    seen: set[str] = set()
+    for column in columns:
+        if column.key in seen:
+            raise SqlGuardError(
+                f"the SELECT returns the column {column.name} twice; alias one of them"
+            )
+        seen.add(column.key)
+
+
+def refuse_null_keys(ctx: Context, stage: Stage) -> None:
+    keys = ctx.spec.merge_key
+    stage.require("MERGE_KEY", keys)
+    nulls = ctx.count("count NULL merge keys", statements.null_keys(stage.name, keys))
+    if nulls:
+        raise SqlGuardError(
+            f"the SELECT returns {nulls} row(s) with a NULL in MERGE_KEY ({', '.join(keys)}); a "
+            f"{ctx.spec.action} needs every key column set: filter those rows out or COALESCE "
+            "the key"
+        )
+
+
+def refuse_ties(ctx: Context, stage: Stage) -> None:
+    """Two differing rows of one key that the dedupe order can't tell apart: refuse, never guess."""
+    keys, order = ctx.spec.merge_key, ctx.spec.dedupe_order
+    stage.require("MERGE_DEDUPE_ORDER", order.columns)
+    row_hash = ctx.conn.dialect.change_hash("s", stage.columns, strict=False)
+    statement = statements.dedupe_ties(stage.name, keys, order.sql, row_hash)
+    rows = ctx.conn.fetch_all(f"look for dedupe ties ({ctx.target})", statement.sql)
+    if not rows:
+        return
+    examples = ", ".join(
+        " and ".join(f"{key}={value!r}" for key, value in zip(keys, row, strict=False))
+        for row in rows
+    )
+    count = rows[0][-1]
+    if order.sql:
+        raise SqlGuardError(
+            f"MERGE_DEDUPE_ORDER ({order.sql}) leaves ties between differing rows for {count} "
+            f"key(s), for example {examples}; add a column that breaks the tie"
+        )
+    raise SqlGuardError(
+        f"the SELECT returns differing rows for {count} key(s) of MERGE_KEY "
+        f"({', '.join(keys)}), for example {examples}; set MERGE_DEDUPE_ORDER to choose one, "
+        "or return one row per key"
+    )

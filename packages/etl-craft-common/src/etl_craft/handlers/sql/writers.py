@@ -1,0 +1,152 @@
+"""CREATE_TABLE, SETUP_TABLE, OVERWRITE_TABLE, APPEND_TABLE, DELETE_ROWS and DROP_TABLE."""
+
+from __future__ import annotations
+
+import logging
+
+from etl_craft.core.counts import Counts
+from etl_craft.handlers.sql.context import Context, require_columns
+from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
+from etl_craft.handlers.sql.spec import DeleteMode
+from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys
+from etl_craft.warehouse import statements
+from etl_craft.warehouse.audit import AUDIT_COLUMNS, HISTORY_COLUMNS
+from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.statements import Value
+
+log = logging.getLogger("etl_craft.handlers.sql")
+
+
+def counts(
+    ctx: Context,
+    source: int | None,
+    *,
+    inserted: int = 0,
+    updated: int = 0,
+    deleted: int = 0,
+    duplicates: int = 0,
+) -> Counts:
+    target = 0
+    if ctx.conn.exists(ctx.spec.target):
+        target = ctx.count("count the target's rows", statements.count_rows(ctx.target))
+    return Counts(
+        source=source,
+        target=target,
+        inserted=inserted,
+        updated=updated,
+        deleted=deleted,
+        duplicates=duplicates,
+        rows_written=inserted + updated + deleted,
+    )
+
+
+def insert_stage(
+    ctx: Context,
+    source: str,
+    business: tuple[Column, ...],
+    present: set[str],
+    change_hash: str,
+    where: str = "",
+) -> int:
+    values = {column.name: Value(f"d.{column.name}") for column in business}
+    row_id = statements.row_id_value(ctx.target)
+    values |= ctx.insert_stamps(present, change_hash, row_id)
+    return ctx.run("insert rows", statements.insert_from(ctx.target, source, values, where))
+
+
+def _plain_hash(ctx: Context, stage: Stage, target: tuple[Column, ...]) -> str:
+    # Writers that don't compare still stamp HASH_KEY; floats are hashed leniently there.
+    columns = typed(target, stage, tuple(column.name for column in stage.columns))
+    return ctx.conn.dialect.change_hash("d", columns, strict=False)
+
+
+def _table_columns(ctx: Context, stage: Stage) -> tuple[Column, ...]:
+    history = HISTORY_COLUMNS if ctx.spec.history_columns else ()
+    return stage.columns + AUDIT_COLUMNS + history
+
+
+def _create(ctx: Context, stage: Stage) -> set[str]:
+    columns = _table_columns(ctx, stage)
+    ctx.run("create the schema", statements.create_schema(ctx.spec.target.schema))
+    ctx.run("create the table", statements.create_table(ctx.target, columns))
+    return {column.key for column in columns}
+
+
+def create_table(ctx: Context) -> Counts:
+    stage = build_stage(ctx)
+    ctx.run("drop the old table", statements.drop_table(ctx.target))
+    present = _create(ctx, stage)
+    inserted = insert_stage(ctx, stage.name, stage.columns, present, _plain_hash(ctx, stage, ()))
+    return counts(ctx, stage.rows, inserted=inserted)
+
+
+def setup_table(ctx: Context) -> Counts:
+    stage = build_stage(ctx, empty=True)
+    if not ctx.conn.exists(ctx.spec.target):
+        _create(ctx, stage)
+    return counts(ctx, 0)
+
+
+def _prepare_existing(ctx: Context) -> tuple[Stage, tuple[Column, ...], set[str]]:
+    stage = build_stage(ctx)
+    target = ctx.target_columns()
+    additions = plan_additions(ctx, stage, target)
+    add_columns(ctx, additions)
+    return stage, target, {column.key for column in target}
+
+
+def overwrite_table(ctx: Context) -> Counts:
+    stage, target, present = _prepare_existing(ctx)
+    deleted = ctx.run("delete every row", statements.delete_where(ctx.conn.dialect, ctx.target))
+    change_hash = _plain_hash(ctx, stage, target)
+    inserted = insert_stage(ctx, stage.name, stage.columns, present, change_hash)
+    return counts(ctx, stage.rows, inserted=inserted, deleted=deleted)
+
+
+def append_table(ctx: Context) -> Counts:
+    stage, target, present = _prepare_existing(ctx)
+    deleted = 0
+    if "task_run_id" in present:
+        # A retried attempt of the same task run replaces what an earlier attempt appended.
+        condition = f"t.TASK_RUN_ID = {ctx.conn.dialect.placeholder}"
+        statement = statements.delete_where(
+            ctx.conn.dialect, ctx.target, condition, [ctx.spec.task_run_id]
+        )
+        deleted = ctx.run("delete this task run's earlier rows", statement)
+    else:
+        log.warning(
+            "%s has no TASK_RUN_ID column, so a retry of this append can duplicate rows; "
+            "add TASK_RUN_ID BIGINT to make appends retry-safe",
+            ctx.target,
+        )
+    change_hash = _plain_hash(ctx, stage, target)
+    inserted = insert_stage(ctx, stage.name, stage.columns, present, change_hash)
+    return counts(ctx, stage.rows, inserted=inserted, deleted=deleted)
+
+
+def delete_rows(ctx: Context) -> Counts:
+    stage = build_stage(ctx)
+    present = {column.key for column in ctx.target_columns()}
+    refuse_null_keys(ctx, stage)
+    match = statements.matching(stage.name, ctx.spec.merge_key)
+    if ctx.spec.delete_mode is DeleteMode.HARD:
+        statement = statements.delete_where(ctx.conn.dialect, ctx.target, match)
+        return counts(ctx, stage.rows, deleted=ctx.run("delete matching rows", statement))
+    require_columns(ctx, present, ("DELETE_FLAG",), "a SOFT delete flags rows")
+    # Already-deleted rows keep their flag, stamps and run ids: a repeat changes nothing.
+    condition = f"{match} AND (t.DELETE_FLAG IS NULL OR t.DELETE_FLAG <> 'Y')"
+    if "active_flag" in present:
+        condition += " AND t.ACTIVE_FLAG = 'Y'"
+    assignments = {"DELETE_FLAG": Value("'Y'")} | ctx.update_stamps(present)
+    statement = statements.update_where(ctx.target, assignments, condition)
+    return counts(ctx, stage.rows, deleted=ctx.run("flag matching rows deleted", statement))
+
+
+def drop_table(ctx: Context) -> Counts:
+    if not ctx.conn.exists(ctx.spec.target):
+        return Counts(
+            source=None, target=0, inserted=0, updated=0, deleted=0, duplicates=0, rows_written=0
+        )
+    rows = ctx.count("count the rows dropped", statements.count_rows(ctx.target))
+    ctx.run("drop the table", statements.drop_table(ctx.target))
+    return counts(ctx, None, deleted=rows)
