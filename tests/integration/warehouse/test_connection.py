@@ -6,15 +6,23 @@ from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import Column
 from etl_craft.warehouse.targets import TargetObject
+from tests.integration.warehouse.conftest import open_warehouse
 
 pytestmark = pytest.mark.integration
 
 
-def test_session_is_pinned_to_utc(warehouse: WarehouseConnection) -> None:
+def test_session_is_pinned_to_utc(
+    warehouse_kind: str, warehouse_location: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Both would start in another zone: DuckDB takes the process's TZ, libpq sends PGTZ.
+    monkeypatch.setenv("TZ", "America/New_York")
+    monkeypatch.setenv("PGTZ", "America/New_York")
+    warehouse = open_warehouse(warehouse_kind, warehouse_location)
     value = warehouse.fetch_value(
         "read a zoned timestamp as text",
         "SELECT CAST(CAST('2024-01-02 03:04:05+02' AS TIMESTAMP WITH TIME ZONE) AS VARCHAR)",
     )
+    warehouse.close()
     assert str(value).startswith("2024-01-02 01:04:05")
 
 

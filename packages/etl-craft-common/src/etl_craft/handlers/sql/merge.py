@@ -27,6 +27,9 @@ class Merge:
             column.name for column in self.stage.columns if column.key not in keys
         )
         self.stage.require("MERGE_COMPARE_COLUMNS", names)
+        for name in names:
+            # A float the SELECT returns has no stable text, even when the target stores text.
+            ctx.conn.dialect.canonical_text(name, self.stage.column(name))
         self.change_hash = ctx.conn.dialect.change_hash("d", typed(target, self.stage, names))
         additions = plan_additions(ctx, self.stage, target)
         add_columns(ctx, additions)

@@ -58,7 +58,12 @@ class DedupeOrder:
 
     @property
     def sql(self) -> str:
-        return ", ".join(" ".join(item.split()).upper() for item in self._items())
+        return ", ".join(self._normal(item) for item in self._items())
+
+    @staticmethod
+    def _normal(item: str) -> str:
+        column, *modifiers = item.split()
+        return " ".join([column, *(word.upper() for word in modifiers)])
 
     def _items(self) -> list[str]:
         return [item for item in self.text.split(",") if item.strip()] if self.text.strip() else []
