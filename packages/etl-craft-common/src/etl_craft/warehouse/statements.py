@@ -174,3 +174,43 @@ def delete_where(
 
 def param(dialect: Dialect) -> str:
     return dialect.placeholder
+
+
+# Conditions and values over the target (alias t) and the stage (alias d), named for what
+# they mean so the actions read as their rules.
+
+
+def stage_value(column: str) -> Value:
+    return Value(f"d.{column}")
+
+
+def staged_hash() -> Value:
+    return Value("d.etl_craft_hash")
+
+
+def flag(value: bool) -> Value:
+    return Value("'Y'" if value else "'N'")
+
+
+def hash_changed(*, soft_deletes: bool) -> str:
+    """The staged row differs from the stored one, or the stored one was soft-deleted."""
+    changed = "t.HASH_KEY IS DISTINCT FROM d.etl_craft_hash"
+    return f"{changed} OR t.DELETE_FLAG = 'Y'" if soft_deletes else changed
+
+
+def current_version(condition: str = "") -> str:
+    return f"t.ACTIVE_FLAG = 'Y' AND ({condition})" if condition else "t.ACTIVE_FLAG = 'Y'"
+
+
+def not_soft_deleted() -> str:
+    return "(t.DELETE_FLAG IS NULL OR t.DELETE_FLAG <> 'Y')"
+
+
+def absent_from(target: str, keys: Sequence[str], *, current_only: bool) -> str:
+    """No row (or no current version) of the staged key in the target yet."""
+    version = f" AND {current_version()}" if current_only else ""
+    return f"NOT EXISTS (SELECT 1 FROM {target} t WHERE {keys_match(keys)}{version})"
+
+
+def of_task_run(dialect: Dialect) -> str:
+    return f"t.TASK_RUN_ID = {dialect.placeholder}"

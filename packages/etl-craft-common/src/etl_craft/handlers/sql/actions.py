@@ -23,6 +23,7 @@ from etl_craft.handlers.sql.writers import (
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.ledger import LedgerEntry, ensure_ledger, record
+from etl_craft.warehouse.parsing import parse_select
 
 log = logging.getLogger("etl_craft.handlers.sql")
 
@@ -45,8 +46,11 @@ def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
             f"the {conn.dialect.name} warehouse has no transactions, which {spec.action} needs "
             "here; use a PostgreSQL or DuckDB warehouse"
         )
+    select = None
+    if spec.source_sql is not None:
+        select = parse_select(spec.source_sql, conn.dialect.sqlglot_name)
     ensure_ledger(conn, spec.ledger_schema)
-    ctx = Context(conn, spec, utc_now(), secrets.token_hex(3))
+    ctx = Context(conn, spec, utc_now(), secrets.token_hex(3), select)
     log.info("%s into %s (attempt %s)", spec.action, spec.target, spec.attempt_id)
     try:
         with conn.mutation(spec.target):

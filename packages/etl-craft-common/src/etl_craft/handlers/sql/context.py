@@ -10,7 +10,8 @@ from etl_craft.handlers.sql.spec import SqlActionSpec
 from etl_craft.warehouse.audit import TIMESTAMP
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import Column
-from etl_craft.warehouse.statements import Statement, Value, bound
+from etl_craft.warehouse.parsing import ParsedSelect
+from etl_craft.warehouse.statements import Statement, Value, bound, flag
 
 
 @dataclass
@@ -19,6 +20,7 @@ class Context:
     spec: SqlActionSpec
     now: datetime  # one instant for every stamp of the attempt: closed and new SCD2 versions meet
     token: str  # makes this attempt's scratch table names unique
+    select: ParsedSelect | None  # parsed before the target lock is taken
     scratch: list[str] = field(default_factory=list)
 
     @property
@@ -69,8 +71,8 @@ class Context:
             "HASH_KEY": Value(change_hash),
             "CREATE_DATE": self.bind(self.now, TIMESTAMP),
             "CREATED_BY": self.bind(self.spec.actor, "VARCHAR"),
-            "DELETE_FLAG": Value("'N'"),
-            "ACTIVE_FLAG": Value("'Y'"),
+            "DELETE_FLAG": flag(False),
+            "ACTIVE_FLAG": flag(True),
             "VALID_FROM": self.bind(self.now, TIMESTAMP),
         }
         chosen = {name: value for name, value in stamps.items() if name.lower() in present}

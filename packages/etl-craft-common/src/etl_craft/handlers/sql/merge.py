@@ -57,10 +57,7 @@ class Merge:
 
     def changed(self) -> str:
         """A current row whose values differ, or that was soft-deleted and comes back."""
-        condition = "t.HASH_KEY IS DISTINCT FROM d.etl_craft_hash"
-        if "delete_flag" in self.present:
-            condition += " OR t.DELETE_FLAG = 'Y'"
-        return condition
+        return statements.hash_changed(soft_deletes="delete_flag" in self.present)
 
     def update(self, purpose: str, assignments: dict[str, Value], condition: str) -> int:
         ctx = self.ctx
@@ -69,29 +66,27 @@ class Merge:
         )
         return ctx.run(purpose, statement)
 
-    def insert_missing(self, condition: str = "") -> int:
+    def insert_missing(self, *, current_only: bool) -> int:
         ctx = self.ctx
-        match = statements.keys_match(ctx.spec.merge_key)
-        where = f"NOT EXISTS (SELECT 1 FROM {ctx.target} t WHERE {match}{condition})"
-        return insert_stage(
-            ctx, self.deduped, self.stage.columns, self.present, "d.etl_craft_hash", where
-        )
+        where = statements.absent_from(ctx.target, ctx.spec.merge_key, current_only=current_only)
+        staged = statements.staged_hash().sql
+        return insert_stage(ctx, self.deduped, self.stage.columns, self.present, staged, where)
 
 
 def scd1_merge(ctx: Context) -> Counts:
     merge = Merge(ctx, ("HASH_KEY",), "SCD1_MERGE compares HASH_KEY to find changed rows")
     keys = {key.lower() for key in ctx.spec.merge_key}
     assignments = {
-        column.name: Value(f"d.{column.name}")
+        column.name: statements.stage_value(column.name)
         for column in merge.stage.columns
         if column.key not in keys
     }
-    assignments["HASH_KEY"] = Value("d.etl_craft_hash")
+    assignments["HASH_KEY"] = statements.staged_hash()
     if "delete_flag" in merge.present:
-        assignments["DELETE_FLAG"] = Value("'N'")
+        assignments["DELETE_FLAG"] = statements.flag(False)
     assignments |= ctx.update_stamps(merge.present)
     updated = merge.update("update changed rows", assignments, merge.changed())
-    inserted = merge.insert_missing()
+    inserted = merge.insert_missing(current_only=False)
     return counts(
         ctx, merge.stage.rows, inserted=inserted, updated=updated, duplicates=merge.duplicates
     )
@@ -105,13 +100,13 @@ def scd2_merge(ctx: Context) -> Counts:
     )
     # The closed version keeps its DELETE_FLAG; the new version starts undeleted.
     assignments = {
-        "ACTIVE_FLAG": Value("'N'"),
+        "ACTIVE_FLAG": statements.flag(False),
         "VALID_TO": ctx.bind(ctx.now, "TIMESTAMP WITH TIME ZONE"),
     } | ctx.update_stamps(merge.present)
     closed = merge.update(
-        "close changed versions", assignments, f"t.ACTIVE_FLAG = 'Y' AND ({merge.changed()})"
+        "close changed versions", assignments, statements.current_version(merge.changed())
     )
-    inserted = merge.insert_missing(" AND t.ACTIVE_FLAG = 'Y'")
+    inserted = merge.insert_missing(current_only=True)
     return counts(
         ctx, merge.stage.rows, inserted=inserted, updated=closed, duplicates=merge.duplicates
     )

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from etl_craft.core.errors import SqlGuardError
+from etl_craft.core.errors import MetadataError, SqlGuardError
 from etl_craft.handlers.sql.context import Context
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.dialect import Column, IdentifierCase
-from etl_craft.warehouse.parsing import parse_select
 from etl_craft.warehouse.targets import is_identifier
 
 
@@ -35,7 +34,9 @@ class Stage:
 
 def build_stage(ctx: Context, *, empty: bool = False) -> Stage:
     """Run the SELECT into a temporary table and refuse output names etl-craft can't write."""
-    parsed = parse_select(ctx.spec.source_sql or "", ctx.conn.dialect.sqlglot_name)
+    parsed = ctx.select
+    if parsed is None:
+        raise MetadataError(f"{ctx.spec.action} into {ctx.target} has no SELECT to stage")
     name = ctx.scratch_name("stage")
     ctx.run("stage the SELECT", statements.create_stage(name, parsed.sql, empty=empty))
     columns = ctx.conn.stage_columns(name)

@@ -12,7 +12,6 @@ from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.audit import AUDIT_COLUMNS, HISTORY_COLUMNS
 from etl_craft.warehouse.dialect import Column
-from etl_craft.warehouse.statements import Value
 
 log = logging.getLogger("etl_craft.handlers.sql")
 
@@ -48,7 +47,7 @@ def insert_stage(
     change_hash: str,
     where: str = "",
 ) -> int:
-    values = {column.name: Value(f"d.{column.name}") for column in business}
+    values = {column.name: statements.stage_value(column.name) for column in business}
     row_id = statements.row_id_value(ctx.target)
     values |= ctx.insert_stamps(present, change_hash, row_id)
     return ctx.run("insert rows", statements.insert_from(ctx.target, source, values, where))
@@ -108,7 +107,7 @@ def append_table(ctx: Context) -> Counts:
     deleted = 0
     if "task_run_id" in present:
         # A retried attempt of the same task run replaces what an earlier attempt appended.
-        condition = f"t.TASK_RUN_ID = {ctx.conn.dialect.placeholder}"
+        condition = statements.of_task_run(ctx.conn.dialect)
         statement = statements.delete_where(
             ctx.conn.dialect, ctx.target, condition, [ctx.spec.task_run_id]
         )
@@ -134,10 +133,10 @@ def delete_rows(ctx: Context) -> Counts:
         return counts(ctx, stage.rows, deleted=ctx.run("delete matching rows", statement))
     require_columns(ctx, present, ("DELETE_FLAG",), "a SOFT delete flags rows")
     # Already-deleted rows keep their flag, stamps and run ids: a repeat changes nothing.
-    condition = f"{match} AND (t.DELETE_FLAG IS NULL OR t.DELETE_FLAG <> 'Y')"
+    condition = f"{match} AND {statements.not_soft_deleted()}"
     if "active_flag" in present:
-        condition += " AND t.ACTIVE_FLAG = 'Y'"
-    assignments = {"DELETE_FLAG": Value("'Y'")} | ctx.update_stamps(present)
+        condition += f" AND {statements.current_version()}"
+    assignments = {"DELETE_FLAG": statements.flag(True)} | ctx.update_stamps(present)
     statement = statements.update_where(ctx.target, assignments, condition)
     return counts(ctx, stage.rows, deleted=ctx.run("flag matching rows deleted", statement))
 
