@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from etl_craft.handlers.sql import Action
@@ -266,3 +268,17 @@ def test_merge_dedupes_by_order(warehouse: WarehouseConnection, schema: str) -> 
     counts = run(warehouse, Action.SCD1_MERGE, target, sql, key=("id",), order="seq DESC")
     assert rows(warehouse, target, "id, val") == [(1, "new"), (2, "same")]
     assert counts.duplicates == 2
+
+
+def test_merge_stage_indexed_and_analyzed_where_it_helps(
+    warehouse: WarehouseConnection, schema: str, source: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    target = f"{schema}.t"
+    run(warehouse, Action.SETUP_TABLE, target, source)
+    with caplog.at_level(logging.DEBUG, logger="etl_craft.warehouse"):
+        run(warehouse, Action.SCD1_MERGE, target, source, key=("id",))
+    messages = [record.getMessage() for record in caplog.records]
+    sql = [message for message in messages if "index and analyze the stage" in message]
+    wanted = warehouse.dialect.capabilities.index_stage
+    assert any("\nCREATE INDEX etl_dedup_" in message for message in sql) is wanted
+    assert any("\nANALYZE etl_dedup_" in message for message in sql) is wanted

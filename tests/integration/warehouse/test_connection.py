@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import logging
+import re
+
 import pytest
 
 from etl_craft.core.errors import WarehouseError
@@ -58,3 +61,16 @@ def test_other_database_refused_on_postgresql(warehouse: WarehouseConnection) ->
         return
     with pytest.raises(WarehouseError, match="names the database elsewhere.*can't write"):
         warehouse.resolve(target)
+
+
+def test_statements_logged_with_count_and_duration(
+    warehouse: WarehouseConnection, schema: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    warehouse.execute("create", f"CREATE TABLE {schema}.t (id INTEGER)")
+    with caplog.at_level(logging.DEBUG, logger="etl_craft.warehouse"):
+        warehouse.execute("insert two", f"INSERT INTO {schema}.t VALUES (1), (2)")
+    info = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    debug = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert len(info) == 1
+    assert re.fullmatch(r"insert two: 2 row\(s\) in \d+\.\d ms", info[0])
+    assert debug == [f"insert two:\nINSERT INTO {schema}.t VALUES (1), (2)"]
