@@ -1,0 +1,93 @@
+"""Reads about attempts: what a task process runs, and what the reconciler must settle."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from types import MappingProxyType
+
+from etl_craft.core.enums import AttemptStatus, Handler
+from etl_craft.core.errors import NotFoundError
+from etl_craft.core.time import as_utc
+from etl_craft.enginedb.connection import EngineConnection
+
+
+@dataclass(frozen=True)
+class AttemptInvocation:
+    attempt_id: int
+    attempt_number: int
+    status: AttemptStatus
+    owner_id: str | None
+    task_run_id: int
+    pipeline_run_id: int
+    pipeline_id: int
+    task_id: int
+    project_code: str
+    pipeline_code: str
+    task_code: str
+    handler: Handler
+    run_key: str
+    run_date: date
+    parameters: Mapping[str, str | None]
+    pipeline_parameters: Mapping[str, str | None]
+
+
+@dataclass(frozen=True)
+class ExpiredAttempt:
+    attempt_id: int
+    attempt_number: int
+    status: AttemptStatus
+    owner_id: str
+    lease_expires_at: datetime
+    host: str | None
+    pid: int | None
+    process_start: str | None
+    handler: Handler
+
+
+def read_invocation(conn: EngineConnection, attempt_id: int) -> AttemptInvocation:
+    row = conn.one("attempt_invocation", attempt_id=attempt_id)
+    if row is None:
+        raise NotFoundError(
+            f"attempt {attempt_id} does not exist in this Engine DB; check the attempt id and "
+            "that the task process was given the same Engine DB as its owner"
+        )
+    run_date = row["run_date"]
+    params = conn.all("task_parameters", task_id=row["task_id"])
+    pipeline_params = conn.all("pipeline_parameters", pipeline_id=row["pipeline_id"])
+    return AttemptInvocation(
+        attempt_id=int(row["attempt_id"]),
+        attempt_number=int(row["attempt_number"]),
+        status=AttemptStatus(row["status"]),
+        owner_id=row["owner_id"],
+        task_run_id=int(row["task_run_id"]),
+        pipeline_run_id=int(row["pipeline_run_id"]),
+        pipeline_id=int(row["pipeline_id"]),
+        task_id=int(row["task_id"]),
+        project_code=str(row["project_code"]),
+        pipeline_code=str(row["pipeline_code"]),
+        task_code=str(row["task_code"]),
+        handler=Handler(row["handler"]),
+        run_key=str(row["run_key"]),
+        run_date=run_date if isinstance(run_date, date) else date.fromisoformat(str(run_date)),
+        parameters=MappingProxyType({str(p["name"]): p["value"] for p in params}),
+        pipeline_parameters=MappingProxyType({str(p["name"]): p["value"] for p in pipeline_params}),
+    )
+
+
+def expired_attempts(conn: EngineConnection) -> list[ExpiredAttempt]:
+    return [
+        ExpiredAttempt(
+            attempt_id=int(row["attempt_id"]),
+            attempt_number=int(row["attempt_number"]),
+            status=AttemptStatus(row["status"]),
+            owner_id=str(row["owner_id"]),
+            lease_expires_at=as_utc(row["lease_expires_at"]) or datetime.min,
+            host=row["host"],
+            pid=row["pid"],
+            process_start=row["process_start"],
+            handler=Handler(row["handler"]),
+        )
+        for row in conn.all("expired_attempts")
+    ]

@@ -1,0 +1,24 @@
+"""Which function runs a task of each handler kind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from etl_craft.core.enums import Handler
+from etl_craft.core.errors import MetadataError
+from etl_craft.handlers.invocation import HandlerResult, Task
+from etl_craft.handlers.sql_task import run_sql_task
+
+HANDLERS: dict[Handler, Callable[[Task], HandlerResult]] = {
+    Handler.SQL: run_sql_task,
+}
+
+
+def run_handler(task: Task) -> HandlerResult:
+    handler = HANDLERS.get(task.invocation.handler)
+    if handler is None:
+        raise MetadataError(
+            f"task {task.invocation.task_code} uses handler {task.invocation.handler}, which this "
+            f"etl-craft can't run; expected one of {', '.join(sorted(HANDLERS))}"
+        )
+    return handler(task)

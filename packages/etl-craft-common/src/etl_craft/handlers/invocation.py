@@ -1,0 +1,40 @@
+"""What every handler is given for one attempt, and what it gives back."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from etl_craft.config.connector import Connector
+from etl_craft.config.project import Project
+from etl_craft.core.counts import Counts
+from etl_craft.enginedb.attempts import AttemptInvocation
+from etl_craft.enginedb.connection import EngineDB
+
+
+@dataclass(frozen=True)
+class TaskEnvironment:
+    """The resources of the task process: its configuration, project files and Engine DB."""
+
+    connector: Connector
+    project: Project | None
+    engine: EngineDB
+    log: logging.LoggerAdapter[logging.Logger]
+
+
+@dataclass(frozen=True)
+class HandlerResult:
+    counts: Counts = field(default_factory=Counts)
+    # An ingestion script's new offset, stored only with the attempt's SUCCESS.
+    offset: object | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    invocation: AttemptInvocation
+    environment: TaskEnvironment
+
+    def parameter(self, name: str, default: str | None = None) -> str | None:
+        value = self.invocation.parameters.get(name)
+        return default if value is None or not value.strip() else value.strip()

@@ -1,0 +1,187 @@
+"""The task process: runs one attempt and records its outcome, fenced by attempt and owner.
+
+Started by an owner (the foreground CLI, the overseer's local pool or a worker) in a session
+of its own, with its output going to the attempt's log file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+from etl_craft.config.connector import load_connector
+from etl_craft.config.project import Project
+from etl_craft.config.settings import load_settings, resolve_engine_url
+from etl_craft.core.actor import Actor, ActorKind
+from etl_craft.core.enums import AttemptStatus
+from etl_craft.core.errors import EtlCraftError, ExitCode, StaleTransitionError
+from etl_craft.core.faults import fault_point
+from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.transitions import AttemptOutcome, finish_attempt, start_attempt
+from etl_craft.handlers.dispatch import run_handler
+from etl_craft.handlers.invocation import HandlerResult, Task, TaskEnvironment
+from etl_craft.runtime.context_logging import configure_task_logging
+from etl_craft.runtime.identity import current_process
+from etl_craft.runtime.logfile import tail
+
+LOG_PATH_VARIABLE = "ETL_CRAFT_LOG_PATH"
+log = logging.getLogger("etl_craft.task")
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="etl-craft-task")
+    parser.add_argument("--attempt-id", type=int, required=True)
+    parser.add_argument("--owner-id", required=True)
+    parser.add_argument("--config", type=Path)
+    parser.add_argument("--profile")
+    parser.add_argument("--log-level", default="INFO")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGTERM, _stop)
+    code = run(args)
+    _exit(code)
+
+
+def run(args: argparse.Namespace) -> int:
+    connector = load_connector(args.config, profile=args.profile) if args.config else None
+    engine = EngineDB(resolve_engine_url(load_settings(), connector), null_pool=True)
+    actor = Actor(args.owner_id[:128], ActorKind.WORKER)
+    with engine.read() as conn:
+        invocation = read_invocation(conn, args.attempt_id)
+    logger = configure_task_logging(invocation, args.log_level)
+    if not _record_start(engine, invocation, args.owner_id, actor):
+        return int(ExitCode.STALE_TRANSITION)
+    fault_point("child_started")
+    project = Project(args.config.parent) if args.config else None
+    assert connector is not None, "a task process needs its project's craft-connector.yml"
+    environment = TaskEnvironment(connector, project, engine, logging.LoggerAdapter(logger))
+    outcome, code = _execute(Task(invocation, environment))
+    fault_point("child_before_report")
+    return _report(engine, invocation, args.owner_id, actor, outcome, code)
+
+
+def _record_start(
+    engine: EngineDB, invocation: AttemptInvocation, owner_id: str, actor: Actor
+) -> bool:
+    me = current_process()
+    try:
+        with engine.transaction(actor) as conn:
+            start_attempt(
+                conn,
+                invocation.attempt_id,
+                actor,
+                owner_id=owner_id,
+                host=me.host,
+                pid=me.pid,
+                process_start=me.start,
+                log_path=os.environ.get(LOG_PATH_VARIABLE),
+            )
+    except StaleTransitionError as refused:
+        log.error("not starting: %s", refused)
+        return False
+    return True
+
+
+def _execute(task: Task) -> tuple[AttemptOutcome, int]:
+    invocation = task.invocation
+    log.info(
+        "running %s task %s (attempt %s)",
+        invocation.handler,
+        invocation.task_code,
+        invocation.attempt_number,
+    )
+    try:
+        result: HandlerResult = run_handler(task)
+    except EtlCraftError as error:
+        log.error("%s failed: %s", invocation.task_code, error)
+        log.debug("traceback", exc_info=True)
+        return _failed(str(error), int(error.exit_code), retryable=error.retryable), int(
+            error.exit_code
+        )
+    except Exception as error:
+        log.error(
+            "%s failed: %s: %s\n%s",
+            invocation.task_code,
+            type(error).__name__,
+            error,
+            traceback.format_exc(),
+        )
+        return _failed(f"{type(error).__name__}: {error}", int(ExitCode.TASK), retryable=True), int(
+            ExitCode.TASK
+        )
+    log.info("%s succeeded: %s", invocation.task_code, result.counts)
+    return AttemptOutcome(AttemptStatus.SUCCESS, result.counts, exit_code=0), 0
+
+
+def _failed(message: str, code: int, *, retryable: bool) -> AttemptOutcome:
+    first_line = message.strip().splitlines()[0] if message.strip() else "failed"
+    return AttemptOutcome(
+        AttemptStatus.FAILED, error_message=first_line[:2000], exit_code=code, retryable=retryable
+    )
+
+
+def _report(
+    engine: EngineDB,
+    invocation: AttemptInvocation,
+    owner_id: str,
+    actor: Actor,
+    outcome: AttemptOutcome,
+    code: int,
+) -> int:
+    _flush()
+    path = os.environ.get(LOG_PATH_VARIABLE)
+    recorded = AttemptOutcome(
+        outcome.status,
+        outcome.counts,
+        error_message=outcome.error_message,
+        task_log=tail(Path(path)) if path else None,
+        exit_code=outcome.exit_code,
+        retryable=outcome.retryable,
+        source="CHILD",
+    )
+    try:
+        with engine.transaction(actor) as conn:
+            finish_attempt(conn, invocation.attempt_id, actor, owner_id=owner_id, outcome=recorded)
+    except StaleTransitionError as refused:
+        # A zombie: the attempt was settled by someone else; it must change nothing.
+        log.error("outcome not recorded: %s", refused)
+        return int(ExitCode.STALE_TRANSITION)
+    return code
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    _flush()
+    raise KeyboardInterrupt(f"stopped by signal {signum}")
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+
+
+def _exit(code: int) -> None:
+    """Exit as soon as the outcome is recorded, even if a script left threads running."""
+    lingering = [
+        t.name for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon
+    ]
+    if lingering:
+        log.warning("exiting although threads still run: %s", ", ".join(lingering))
+    _flush()
+    logging.shutdown()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    main()

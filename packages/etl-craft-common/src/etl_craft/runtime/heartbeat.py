@@ -1,0 +1,81 @@
+"""The owner's heartbeat: renews the leases of its run and of its live attempts."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from etl_craft.core.actor import Actor
+from etl_craft.core.errors import EngineDBError, StaleTransitionError
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.transitions import renew_attempt_lease, renew_run_lease
+
+log = logging.getLogger(__name__)
+
+
+class Heartbeat:
+    """A daemon thread renewing leases every ``interval`` seconds until stopped."""
+
+    def __init__(
+        self,
+        engine: EngineDB,
+        actor: Actor,
+        owner_id: str,
+        lease_seconds: float,
+        interval: float,
+        run_id: int | None,
+        attempts: Callable[[], list[int]],
+    ) -> None:
+        self.engine, self.actor, self.owner_id = engine, actor, owner_id
+        self.lease_seconds, self.interval = lease_seconds, interval
+        self.run_id, self.attempts = run_id, attempts
+        self.lost: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="etl-craft-heartbeat", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def beat(self) -> None:
+        """Renew every lease once; a refused renewal means someone else owns the row now."""
+        with self.engine.transaction(self.actor) as conn:
+            if self.run_id is not None:
+                try:
+                    renew_run_lease(
+                        conn,
+                        self.run_id,
+                        self.actor,
+                        owner_id=self.owner_id,
+                        lease_seconds=self.lease_seconds,
+                    )
+                except StaleTransitionError as refused:
+                    self._lost(f"run {self.run_id}", refused)
+            for attempt_id in self.attempts():
+                try:
+                    renew_attempt_lease(
+                        conn,
+                        attempt_id,
+                        self.actor,
+                        owner_id=self.owner_id,
+                        lease_seconds=self.lease_seconds,
+                    )
+                except StaleTransitionError as refused:
+                    self._lost(f"attempt {attempt_id}", refused)
+
+    def _lost(self, what: str, refused: StaleTransitionError) -> None:
+        self.lost.append(f"{what}: {refused}")
+        log.warning("lease of %s not renewed: %s", what, refused)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.beat()
+            except EngineDBError as error:
+                # The lease still runs; the next beat retries before it expires.
+                log.warning("heartbeat failed, retrying in %ss: %s", self.interval, error)

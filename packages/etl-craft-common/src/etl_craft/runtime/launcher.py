@@ -1,0 +1,166 @@
+"""Starting an attempt's task process and settling what it leaves behind.
+
+The owner starts a fresh interpreter in a session of its own, with its output going to the
+attempt log. The child records its own outcome; the owner records one only when the child
+could not: it died, it ran out of time, or it was cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from etl_craft.core.actor import Actor
+from etl_craft.core.enums import AttemptStatus
+from etl_craft.core.errors import ExitCode, StaleTransitionError
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.transitions import (
+    AttemptOutcome,
+    cancel_owned_attempt,
+    finish_attempt,
+    time_out_attempt,
+)
+from etl_craft.runtime.logfile import tail
+from etl_craft.runtime.processes import stop_group
+
+STOP_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    attempt_id: int
+    owner_id: str
+    engine_url: str
+    log_path: Path
+    timeout_seconds: float | None
+    config: Path | None
+    profile: str | None = None
+    log_level: str = "INFO"
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RunningAttempt:
+    spec: LaunchSpec
+    process: subprocess.Popen[bytes]
+    started: float
+
+    @property
+    def attempt_id(self) -> int:
+        return self.spec.attempt_id
+
+    def exit_code(self) -> int | None:
+        return self.process.poll()
+
+    def overdue(self, now: float | None = None) -> bool:
+        limit = self.spec.timeout_seconds
+        return limit is not None and (now or time.monotonic()) - self.started > limit
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        limit = self.spec.timeout_seconds
+        return (
+            None if limit is None else max(0.0, limit - ((now or time.monotonic()) - self.started))
+        )
+
+
+def launch(spec: LaunchSpec) -> RunningAttempt:
+    spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+    command = [
+        sys.executable,
+        "-m",
+        "etl_craft.runtime.child",
+        "--attempt-id",
+        str(spec.attempt_id),
+        "--owner-id",
+        spec.owner_id,
+        "--log-level",
+        spec.log_level,
+    ]
+    if spec.config is not None:
+        command += ["--config", str(spec.config)]
+    if spec.profile:
+        command += ["--profile", spec.profile]
+    env = {
+        **os.environ,
+        **spec.extra_env,
+        "PYTHONUNBUFFERED": "1",
+        "ETL_CRAFT_ENGINE_URL": spec.engine_url,
+        "ETL_CRAFT_LOG_PATH": str(spec.log_path),
+    }
+    with spec.log_path.open("ab") as log:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+    return RunningAttempt(spec, process, time.monotonic())
+
+
+def settle_exit(engine: EngineDB, running: RunningAttempt, actor: Actor) -> None:
+    """After the child exited: record FAILED if it did not record its own outcome."""
+    code = running.process.returncode
+    message = (
+        f"the task process (pid {running.process.pid}) exited with code {code} without "
+        "recording an outcome; see the attempt log"
+    )
+    _finish_for_child(engine, running, actor, message, code)
+
+
+def stop_for_timeout(engine: EngineDB, running: RunningAttempt, actor: Actor) -> None:
+    limit = running.spec.timeout_seconds
+    stop_group(running.process.pid, STOP_GRACE_SECONDS)
+    running.process.wait()
+    message = f"the task ran longer than TASK_TIMEOUT_SECONDS={limit:g} and was stopped"
+    try:
+        with engine.transaction(actor) as conn:
+            time_out_attempt(
+                conn,
+                running.attempt_id,
+                actor,
+                owner_id=running.spec.owner_id,
+                error_message=message,
+                task_log=tail(running.spec.log_path),
+                exit_code=int(ExitCode.TIMEOUT),
+            )
+    except StaleTransitionError:
+        # Still CLAIMED (the child never started) or already settled by the child.
+        _finish_for_child(engine, running, actor, message, int(ExitCode.TIMEOUT))
+
+
+def stop_for_cancel(engine: EngineDB, running: RunningAttempt, actor: Actor, reason: str) -> None:
+    stop_group(running.process.pid, STOP_GRACE_SECONDS)
+    running.process.wait()
+    try:
+        with engine.transaction(actor) as conn:
+            cancel_owned_attempt(
+                conn, running.attempt_id, actor, owner_id=running.spec.owner_id, message=reason
+            )
+    except StaleTransitionError:
+        pass  # the child recorded its outcome before it stopped
+
+
+def _finish_for_child(
+    engine: EngineDB, running: RunningAttempt, actor: Actor, message: str, code: int | None
+) -> None:
+    outcome = AttemptOutcome(
+        AttemptStatus.FAILED,
+        error_message=message,
+        task_log=tail(running.spec.log_path),
+        exit_code=code,
+        retryable=True,
+        source="OWNER",
+    )
+    try:
+        with engine.transaction(actor) as conn:
+            finish_attempt(
+                conn, running.attempt_id, actor, owner_id=running.spec.owner_id, outcome=outcome
+            )
+    except StaleTransitionError:
+        pass  # the child recorded its own outcome, which stands

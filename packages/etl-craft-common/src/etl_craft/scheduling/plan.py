@@ -1,0 +1,119 @@
+"""What a run needs next, decided from a snapshot: skips, starts, retries, or its end.
+
+Pure: the supervisor reads the Engine DB into a snapshot and applies the plan through
+transitions; a restarted supervisor computes the same plan from the same tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from etl_craft.core.enums import AttemptStatus, Handler, RunStatus, TaskRunStatus
+from etl_craft.core.graph import (
+    RUNNING,
+    DependencyGraph,
+    RunState,
+    TaskNode,
+    TaskOutcome,
+    Unsatisfiable,
+)
+
+MAX_RETRY_DELAY_SECONDS = 3600.0
+RETRIED_STATUSES = frozenset({AttemptStatus.FAILED, AttemptStatus.TIMED_OUT, AttemptStatus.LOST})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    retries: int = 0
+    delay_seconds: float = 60.0
+    backoff: float = 2.0
+
+    def delay_after(self, attempt_number: int) -> timedelta:
+        """The wait before the attempt after ``attempt_number``: delay x backoff^(n-1), capped."""
+        seconds = self.delay_seconds * self.backoff ** max(0, attempt_number - 1)
+        return timedelta(seconds=min(MAX_RETRY_DELAY_SECONDS, seconds))
+
+
+@dataclass(frozen=True)
+class TaskRunState:
+    task_run_id: int
+    task_id: int
+    status: TaskRunStatus
+    rows_written: int | None
+    attempt_count: int
+    attempt_status: AttemptStatus | None
+    retryable: bool
+    attempt_ended_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Retry:
+    task_run_id: int
+    task_id: int
+    not_before: datetime
+
+
+@dataclass(frozen=True)
+class Plan:
+    skip: tuple[Unsatisfiable, ...]
+    start: tuple[TaskNode, ...]
+    retry: tuple[Retry, ...]
+    outcome: RunStatus | None  # set once the run has settled
+
+    @property
+    def idle(self) -> bool:
+        return not (self.skip or self.start or self.retry)
+
+
+def retry_due(run: TaskRunState, policy: RetryPolicy) -> datetime | None:
+    """When the task run's next attempt may start, or None when it won't be retried."""
+    if run.status is not TaskRunStatus.FAILED or run.attempt_status not in RETRIED_STATUSES:
+        return None
+    if not run.retryable or run.attempt_count > policy.retries:
+        return None
+    ended = run.attempt_ended_at
+    return None if ended is None else ended + policy.delay_after(run.attempt_count)
+
+
+def graph_state(runs: Mapping[int, TaskRunState], policies: Mapping[int, RetryPolicy]) -> RunState:
+    outcomes: dict[int, TaskOutcome] = {}
+    for task_id, run in runs.items():
+        pending_retry = retry_due(run, policies.get(task_id, RetryPolicy())) is not None
+        outcomes[task_id] = (
+            RUNNING if pending_retry else TaskOutcome(run.status, run.rows_written or 0)
+        )
+    return RunState(outcomes)
+
+
+def plan(
+    graph: DependencyGraph,
+    runs: Mapping[int, TaskRunState],
+    policies: Mapping[int, RetryPolicy],
+    handlers: Mapping[int, Handler],
+) -> Plan:
+    state = graph_state(runs, policies)
+    skip = graph.settle(state)
+    for skipped in skip:
+        state = state.with_outcome(skipped.task.task_id, TaskOutcome(TaskRunStatus.SKIPPED))
+    start = graph.ready(state)
+    retry = tuple(
+        Retry(run.task_run_id, task_id, due)
+        for task_id, run in runs.items()
+        if run.attempt_status is not AttemptStatus.QUEUED
+        and (due := retry_due(run, policies.get(task_id, RetryPolicy()))) is not None
+    )
+    unsettled = any(not outcome.status.terminal for outcome in state.outcomes.values())
+    outcome = None if (start or retry or skip or unsettled) else run_outcome(runs, handlers)
+    return Plan(skip, start, retry, outcome)
+
+
+def run_outcome(runs: Mapping[int, TaskRunState], handlers: Mapping[int, Handler]) -> RunStatus:
+    """FAILED when a task that decides the run failed or was cancelled; alerts don't decide."""
+    for task_id, run in runs.items():
+        if handlers.get(task_id) is Handler.EMAIL_ALERT:
+            continue
+        if run.status in (TaskRunStatus.FAILED, TaskRunStatus.CANCELLED):
+            return RunStatus.FAILED
+    return RunStatus.SUCCESS

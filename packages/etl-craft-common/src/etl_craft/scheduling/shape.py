@@ -1,0 +1,99 @@
+"""A pipeline's graph and task settings, read once per supervision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from etl_craft.core.enums import Handler, SlotKind
+from etl_craft.core.errors import MetadataError
+from etl_craft.core.graph import DependencyGraph, TaskEdge, TaskNode
+from etl_craft.enginedb.runs import PipelineShape
+from etl_craft.scheduling.plan import RetryPolicy
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    code: str
+    handler: Handler
+    timeout_seconds: float | None
+    retry: RetryPolicy
+    pool: str | None
+
+    @property
+    def slot_kind(self) -> SlotKind:
+        return SlotKind.INGESTION if self.handler is Handler.PYTHON else SlotKind.WAREHOUSE
+
+
+@dataclass(frozen=True)
+class RunShape:
+    graph: DependencyGraph
+    tasks: MappingProxyType[int, TaskSettings]
+
+    @property
+    def policies(self) -> dict[int, RetryPolicy]:
+        return {task_id: settings.retry for task_id, settings in self.tasks.items()}
+
+    @property
+    def handlers(self) -> dict[int, Handler]:
+        return {task_id: settings.handler for task_id, settings in self.tasks.items()}
+
+
+def build_shape(shape: PipelineShape, default_retries: int) -> RunShape:
+    nodes = [
+        TaskNode(
+            t.task_id,
+            t.task_code,
+            t.pipeline_id,
+            t.pipeline_code,
+            t.run_condition,
+            t.required_count,
+        )
+        for t in shape.tasks
+    ]
+    edges = [
+        TaskEdge(d.task_id, d.depends_on_task_id, d.dependency_type) for d in shape.dependencies
+    ]
+    graph = DependencyGraph(tuple(nodes), tuple(edges))
+    graph.require_acyclic()
+    settings = {
+        t.task_id: _settings(
+            t.task_code, t.handler, shape.parameters.get(t.task_id, {}), default_retries
+        )
+        for t in shape.tasks
+    }
+    return RunShape(graph, MappingProxyType(settings))
+
+
+def _settings(
+    code: str,
+    handler: Handler,
+    parameters: MappingProxyType[str, str | None] | dict[str, str | None],
+    default_retries: int,
+) -> TaskSettings:
+    def number(name: str, default: float | None, minimum: float) -> float | None:
+        text = parameters.get(name)
+        if text is None or not text.strip():
+            return default
+        try:
+            value = float(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise MetadataError(
+                f"{name} of task {code} is {text!r}; expected a number of at least {minimum:g}"
+            )
+        return value
+
+    retries = number("RETRIES", default_retries, 0)
+    return TaskSettings(
+        code=code,
+        handler=handler,
+        timeout_seconds=number("TASK_TIMEOUT_SECONDS", None, 1),
+        retry=RetryPolicy(
+            retries=int(retries or 0),
+            delay_seconds=number("RETRY_DELAY_SECONDS", 60.0, 0) or 0.0,
+            backoff=number("RETRY_BACKOFF", 2.0, 1) or 1.0,
+        ),
+        pool=(parameters.get("POOL") or None),
+    )

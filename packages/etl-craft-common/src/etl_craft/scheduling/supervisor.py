@@ -1,0 +1,275 @@
+"""Supervising one run in the foreground: an overseer for one run, on this machine.
+
+Each pass reads the run, plans (skips, starts, retries, or the end), applies the plan through
+transitions, starts due attempts within the pipeline's limit, then waits for a child to exit,
+a deadline or the poll interval. Everything it knows comes from the tables, so a supervisor
+started after a crash picks up where the last one stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from etl_craft.core.actor import SYSTEM, Actor
+from etl_craft.core.enums import RunStatus
+from etl_craft.core.errors import RunStateError
+from etl_craft.core.faults import fault_point
+from etl_craft.core.time import utc_now
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.runs import (
+    RunRow,
+    TaskRunRow,
+    queued_attempts,
+    read_pipeline_shape,
+    read_run,
+    read_task_runs,
+)
+from etl_craft.enginedb.transitions import (
+    claim_attempt,
+    claim_run_lease,
+    create_task_run,
+    finish_run,
+    queue_attempt,
+    release_run_lease,
+    skip_task_run,
+)
+from etl_craft.runtime.heartbeat import Heartbeat
+from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.launcher import (
+    LaunchSpec,
+    RunningAttempt,
+    launch,
+    settle_exit,
+    stop_for_cancel,
+    stop_for_timeout,
+)
+from etl_craft.runtime.logfile import attempt_log_path
+from etl_craft.scheduling.plan import Plan, TaskRunState, plan
+from etl_craft.scheduling.shape import RunShape, build_shape
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SupervisorSettings:
+    engine_url: str
+    config_path: Path | None
+    profile: str | None
+    logs_dir: Path
+    default_retries: int = 0
+    default_parallel_tasks: int = 4
+    lease_seconds: float = 60.0
+    heartbeat_seconds: float = 15.0
+    poll_seconds: float = 1.0
+    log_level: str = "INFO"
+
+
+class RunSupervisor:
+    def __init__(self, engine: EngineDB, settings: SupervisorSettings, requested_by: Actor) -> None:
+        self.engine, self.settings, self.requested_by = engine, settings, requested_by
+        self.owner = owner_id()
+        self.running: dict[int, RunningAttempt] = {}
+
+    def supervise(self, run_id: int) -> RunRow:
+        with self.engine.transaction(SYSTEM) as conn:
+            claim_run_lease(
+                conn, run_id, SYSTEM, owner_id=self.owner, lease_seconds=self.settings.lease_seconds
+            )
+        heartbeat = Heartbeat(
+            self.engine,
+            SYSTEM,
+            self.owner,
+            self.settings.lease_seconds,
+            self.settings.heartbeat_seconds,
+            run_id,
+            lambda: list(self.running),
+        )
+        try:
+            with heartbeat:
+                return self._loop(run_id)
+        finally:
+            self._stop_all("the supervising etl-craft process stopped")
+            with self.engine.transaction(SYSTEM) as conn:
+                run = read_run(conn, run_id)
+                if run.owner_id == self.owner:
+                    release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
+
+    def _loop(self, run_id: int) -> RunRow:
+        with self.engine.read() as conn:
+            run = read_run(conn, run_id)
+            shape = build_shape(
+                read_pipeline_shape(conn, run.pipeline_id), self.settings.default_retries
+            )
+        while True:
+            with self.engine.read() as conn:
+                run = read_run(conn, run_id)
+                rows = read_task_runs(conn, run_id)
+            if run.status.terminal:
+                return run
+            if run.status is not RunStatus.IN_PROGRESS:
+                raise RunStateError(
+                    f"run {run_id} is {run.status}; it must be admitted before it can run"
+                )
+            states = {task_id: _state(row) for task_id, row in rows.items()}
+            decided = plan(shape.graph, states, shape.policies, shape.handlers)
+            if not decided.idle:
+                self._apply(run, shape, decided)
+                continue
+            self._cancel_requested(rows)
+            if decided.outcome is not None and not self.running:
+                return self._finalize(run, decided.outcome)
+            self._dispatch(run, shape)
+            self._wait(run_id)
+
+    def _apply(self, run: RunRow, shape: RunShape, decided: Plan) -> None:
+        with self.engine.transaction(SYSTEM) as conn:
+            for skipped in decided.skip:
+                skip_task_run(
+                    conn, run.pipeline_run_id, skipped.task.task_id, SYSTEM, message=skipped.reason
+                )
+        for task in decided.start:
+            settings = shape.tasks[task.task_id]
+            with self.engine.transaction(self.requested_by) as conn:
+                task_run_id = create_task_run(
+                    conn, run.pipeline_run_id, task.task_id, self.requested_by
+                )
+                queue_attempt(
+                    conn,
+                    task_run_id,
+                    self.requested_by,
+                    slot_kind=settings.slot_kind,
+                    pool=settings.pool or run.default_pool,
+                    priority=run.priority,
+                )
+        for retry in decided.retry:
+            settings = shape.tasks[retry.task_id]
+            with self.engine.transaction(SYSTEM) as conn:
+                queue_attempt(
+                    conn,
+                    retry.task_run_id,
+                    SYSTEM,
+                    slot_kind=settings.slot_kind,
+                    pool=settings.pool or run.default_pool,
+                    priority=run.priority,
+                    not_before=retry.not_before,
+                )
+
+    def _dispatch(self, run: RunRow, shape: RunShape) -> None:
+        limit = run.max_parallel_tasks or self.settings.default_parallel_tasks
+        with self.engine.read() as conn:
+            queued = queued_attempts(conn, run.pipeline_run_id)
+        now = utc_now()
+        for attempt_id, task_id, not_before in queued:
+            if len(self.running) >= limit:
+                return
+            if not_before is not None and not_before > now:
+                continue
+            settings = shape.tasks[task_id]
+            with self.engine.transaction(SYSTEM) as conn:
+                claim_attempt(
+                    conn,
+                    attempt_id,
+                    SYSTEM,
+                    owner_id=self.owner,
+                    lease_seconds=self.settings.lease_seconds,
+                )
+            fault_point("after_claim")
+            with self.engine.read() as conn:
+                number = read_task_runs(conn, run.pipeline_run_id)[task_id].attempt_count
+            path = attempt_log_path(
+                self.settings.logs_dir,
+                run.pipeline_code,
+                run.pipeline_run_id,
+                settings.code,
+                number,
+            )
+            self.running[attempt_id] = launch(
+                LaunchSpec(
+                    attempt_id=attempt_id,
+                    owner_id=self.owner,
+                    engine_url=self.settings.engine_url,
+                    log_path=path,
+                    timeout_seconds=settings.timeout_seconds,
+                    config=self.settings.config_path,
+                    profile=self.settings.profile,
+                    log_level=self.settings.log_level,
+                )
+            )
+            fault_point("after_launch")
+
+    def _wait(self, run_id: int) -> None:
+        """Until a child exits, a time limit or a retry comes due, or the poll interval passes."""
+        timeout = self.settings.poll_seconds
+        for running in self.running.values():
+            left = running.seconds_left()
+            if left is not None:
+                timeout = min(timeout, left)
+        descriptors = {}
+        for attempt_id, running in self.running.items():
+            descriptors[os.pidfd_open(running.process.pid)] = attempt_id
+        try:
+            if descriptors:
+                select.select(list(descriptors), [], [], timeout)
+            else:
+                time.sleep(min(timeout, 0.2))
+        finally:
+            for descriptor in descriptors:
+                os.close(descriptor)
+        self._reap()
+
+    def _reap(self) -> None:
+        for attempt_id, running in list(self.running.items()):
+            if running.exit_code() is not None:
+                settle_exit(self.engine, running, SYSTEM)
+            elif running.overdue():
+                stop_for_timeout(self.engine, running, SYSTEM)
+            else:
+                continue
+            del self.running[attempt_id]
+
+    def _cancel_requested(self, rows: dict[int, TaskRunRow]) -> None:
+        for row in rows.values():
+            if row.attempt_id in self.running and row.cancel_requested_at is not None:
+                stop_for_cancel(
+                    self.engine,
+                    self.running.pop(row.attempt_id),
+                    SYSTEM,
+                    "cancelled by an operator",
+                )
+
+    def _stop_all(self, reason: str) -> None:
+        for attempt_id in list(self.running):
+            stop_for_cancel(self.engine, self.running.pop(attempt_id), SYSTEM, reason)
+
+    def _finalize(self, run: RunRow, status: RunStatus) -> RunRow:
+        sla = _sla(run, utc_now())
+        with self.engine.transaction(SYSTEM) as conn:
+            finish_run(conn, run.pipeline_run_id, SYSTEM, status=status, sla_status=sla)
+        fault_point("after_finalize")
+        with self.engine.read() as conn:
+            return read_run(conn, run.pipeline_run_id)
+
+
+def _state(row: TaskRunRow) -> TaskRunState:
+    return TaskRunState(
+        task_run_id=row.task_run_id,
+        task_id=row.task_id,
+        status=row.status,
+        rows_written=row.rows_written,
+        attempt_count=row.attempt_count,
+        attempt_status=row.attempt_status,
+        retryable=row.retryable,
+        attempt_ended_at=row.attempt_ended_at,
+    )
+
+
+def _sla(run: RunRow, now: datetime) -> str | None:
+    if run.sla_minutes is None or run.start_date is None:
+        return None
+    return "MISSED" if (now - run.start_date).total_seconds() > run.sla_minutes * 60 else "MET"
