@@ -46,10 +46,10 @@ class WarehouseConnection(ABC):
         self._begin()
         try:
             yield
+            self._commit()
         except BaseException:
             self._rollback()
             raise
-        self._commit()
 
     @contextmanager
     def mutation(self, target: TargetObject) -> Iterator[None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 from collections.abc import Iterator, Sequence
@@ -88,16 +89,16 @@ class DuckDBConnection(WarehouseConnection):
             raise WarehouseError(f"DuckDB refused a statement: {error}") from error
 
     def _begin(self) -> None:
-        self._conn.execute("BEGIN TRANSACTION")
+        self._run("BEGIN TRANSACTION", ())
 
     def _commit(self) -> None:
-        self._conn.execute("COMMIT")
+        # DuckDB reports write-write conflicts here, at commit.
+        self._run("COMMIT", ())
 
     def _rollback(self) -> None:
-        try:
+        # DuckDB has already rolled back a transaction that failed to commit.
+        with contextlib.suppress(duckdb.Error):
             self._conn.execute("ROLLBACK")
-        except duckdb.Error:
-            return  # DuckDB has already rolled back a transaction that failed to commit
 
     @contextmanager
     def _target_lock(self, target: TargetObject) -> Iterator[None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -99,13 +100,14 @@ class PostgreSQLConnection(WarehouseConnection):
             raise WarehouseError(f"PostgreSQL refused a statement: {error}") from error
 
     def _begin(self) -> None:
-        self._conn.execute("BEGIN")
+        self._run("BEGIN", ())
 
     def _commit(self) -> None:
-        self._conn.execute("COMMIT")
+        self._run("COMMIT", ())
 
     def _rollback(self) -> None:
-        if not self._conn.closed:
+        # Best effort, so the error that caused the rollback is the one reported.
+        with contextlib.suppress(psycopg.Error):
             self._conn.execute("ROLLBACK")
 
     @contextmanager

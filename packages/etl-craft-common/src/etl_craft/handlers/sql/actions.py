@@ -65,10 +65,19 @@ def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
             )
             record(conn, entry, spec.ledger_schema)
             _drop_scratch(ctx)
-    finally:
-        _drop_scratch(ctx)
+    except BaseException:
+        _forget_scratch(ctx)
+        raise
     log.info("%s into %s: %s", spec.action, spec.target, counts)
     return counts
+
+
+def _forget_scratch(ctx: Context) -> None:
+    """After a failure: a rollback already removed them, unless the connection itself broke."""
+    try:
+        _drop_scratch(ctx)
+    except WarehouseError as error:
+        log.warning("couldn't drop the scratch tables of %s: %s", ctx.target, error)
 
 
 def _drop_scratch(ctx: Context) -> None:
