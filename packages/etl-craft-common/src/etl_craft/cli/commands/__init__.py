@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from etl_craft.cli.commands import doctor, init_db, migrate
+from etl_craft.cli.commands import doctor, graph, init_db, migrate, new, steps, validate
+from etl_craft.cli.commands import list as list_command
 from etl_craft.cli.registry import Command
 
-BUILT_IN: list[Command] = [init_db.COMMAND, migrate.COMMAND, doctor.COMMAND]
+BUILT_IN: list[Command] = [
+    init_db.COMMAND,
+    migrate.COMMAND,
+    doctor.COMMAND,
+    new.COMMAND,
+    validate.COMMAND,
+    list_command.COMMAND,
+    graph.COMMAND,
+    steps.COMMAND,
+]

@@ -1,0 +1,76 @@
+"""validate: every active pipeline's metadata checked without running anything.
+
+Every problem is reported, not only the first; a FAIL means a run would fail or do the wrong
+thing, a WARN that something is likely a mistake. The document's JSON Schema ships beside
+this module, in schemas/validate.schema.json.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from etl_craft.config.rules import WarehouseType
+from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
+from etl_craft.operations.context import OperationContext
+from etl_craft.operations.validate_findings import Finding, Severity, Subject
+from etl_craft.operations.validate_graph import check_graph
+from etl_craft.operations.validate_parameters import check_parameters
+from etl_craft.operations.validate_sources import check_sources
+
+__all__ = ["Finding", "Severity", "ValidateReport", "validate", "validate_metadata"]
+
+# sqlglot's names for the warehouses; DuckDB is the embedded default when there is no project.
+SQL_DIALECTS = {WarehouseType.POSTGRESQL: "postgres", WarehouseType.DUCKDB: "duckdb"}
+CHECKS = (check_graph, check_parameters, check_sources)
+
+
+@dataclass(frozen=True)
+class ValidateReport:
+    schema: ClassVar[str] = "etl-craft/validate/1"
+    project: str
+    pipelines: tuple[str, ...]
+    valid: bool
+    failures: int
+    warnings: int
+    findings: tuple[Finding, ...]
+
+    @classmethod
+    def of(
+        cls, project: str, pipelines: tuple[str, ...], findings: list[Finding]
+    ) -> ValidateReport:
+        failures = sum(1 for f in findings if f.severity is Severity.FAIL)
+        return cls(
+            project=project,
+            pipelines=pipelines,
+            valid=failures == 0,
+            failures=failures,
+            warnings=len(findings) - failures,
+            findings=tuple(findings),
+        )
+
+
+def validate(ctx: OperationContext, pipeline_code: str | None = None) -> ValidateReport:
+    with ctx.engine.read() as conn:
+        metadata = read_project_metadata(conn, ctx.project_code)
+    warehouse = ctx.connector.warehouse.type if ctx.connector else WarehouseType.DUCKDB
+    subject = Subject(
+        metadata=metadata,
+        scope=_scope(metadata, pipeline_code),
+        project=ctx.project,
+        dialect=SQL_DIALECTS[warehouse],
+    )
+    return validate_metadata(subject)
+
+
+def validate_metadata(subject: Subject) -> ValidateReport:
+    findings = [finding for check in CHECKS for finding in check(subject)]
+    findings.sort(key=lambda f: (f.pipeline_code, f.task_code or "", f.severity, f.check))
+    pipelines = tuple(p.code for p in subject.pipelines())
+    return ValidateReport.of(subject.metadata.project_code, pipelines, findings)
+
+
+def _scope(metadata: ProjectMetadata, pipeline_code: str | None) -> frozenset[int]:
+    if pipeline_code is not None:
+        return frozenset({metadata.pipeline(pipeline_code).pipeline_id})
+    return frozenset(p.pipeline_id for p in metadata.pipelines if p.active)
