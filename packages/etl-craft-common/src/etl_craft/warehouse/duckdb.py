@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TextIO
 
 import duckdb
 
@@ -60,9 +61,11 @@ class DuckDBConnection(WarehouseConnection):
     dialect = DuckDBDialect()
 
     def __init__(self, path: str) -> None:
+        self._open_lock = None if path == MEMORY_DATABASE else _acquire_file(Path(path))
         try:
             self._conn = duckdb.connect(path)
         except duckdb.Error as error:
+            self._release()
             raise WarehouseError(f"can't open the DuckDB warehouse {path}: {error}") from error
         self._conn.execute("SET TimeZone = 'UTC'")
         # An in-memory database belongs to this connection alone: no other writer to exclude.
@@ -74,6 +77,12 @@ class DuckDBConnection(WarehouseConnection):
 
     def close(self) -> None:
         self._conn.close()
+        self._release()
+
+    def _release(self) -> None:
+        if self._open_lock is not None:
+            _release_file(self._open_lock)
+            self._open_lock = None
 
     def _execute(self, sql: str, params: Sequence[object]) -> int:
         cursor = self._run(sql, params)
@@ -117,3 +126,33 @@ class DuckDBConnection(WarehouseConnection):
                     yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# DuckDB lets one process at a time open a database file for writing. Task processes and
+# scripts therefore queue for it on a lock file; opens within one process share the hold.
+_HOLDS: dict[Path, tuple[TextIO, int]] = {}
+_HOLDS_GUARD = threading.Lock()
+
+
+def _acquire_file(path: Path) -> Path:
+    key = path.resolve()
+    with _HOLDS_GUARD:
+        held = _HOLDS.get(key)
+        if held is not None:
+            _HOLDS[key] = (held[0], held[1] + 1)
+            return key
+        handle = (key.parent / f".{key.name}.etl-craft-open.lock").open("a")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        _HOLDS[key] = (handle, 1)
+        return key
+
+
+def _release_file(key: Path) -> None:
+    with _HOLDS_GUARD:
+        handle, count = _HOLDS[key]
+        if count > 1:
+            _HOLDS[key] = (handle, count - 1)
+            return
+        del _HOLDS[key]
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()

@@ -1,0 +1,162 @@
+"""Running a pipeline in the foreground, and finding the run a command acts on."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import RowMapping
+
+from etl_craft.config.settings import load_settings
+from etl_craft.core.actor import SYSTEM
+from etl_craft.core.counts import Counts
+from etl_craft.core.enums import RunStatus, TriggerKind
+from etl_craft.core.errors import NotFoundError, RunStateError
+from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.runs import RunRow, read_run
+from etl_craft.enginedb.transitions import admit_run, create_run
+from etl_craft.operations.context import OperationContext
+from etl_craft.operations.run_views import RunView, read_run_view
+from etl_craft.runtime.reconcile import LedgerLookup, ReconcileReport, reconcile
+from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
+from etl_craft.warehouse import connect
+from etl_craft.warehouse.ledger import applied
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    pipeline_code: str
+    run_id: int | None = None
+    run_key: str | None = None
+    run_date: date | None = None
+
+
+def run_pipeline(ctx: OperationContext, request: RunRequest) -> RunView:
+    """Reconcile, find or create the run, admit it, and supervise it to its end."""
+    reconcile_now(ctx)
+    run = _run_to_supervise(ctx, request)
+    if run.status is RunStatus.QUEUED:
+        with ctx.engine.transaction(SYSTEM) as conn:
+            admit_run(conn, run.pipeline_run_id, SYSTEM)
+    RunSupervisor(ctx.engine, supervisor_settings(ctx), ctx.actor).supervise(run.pipeline_run_id)
+    with ctx.engine.read() as conn:
+        return read_run_view(conn, run.pipeline_run_id)
+
+
+def reconcile_now(ctx: OperationContext) -> ReconcileReport:
+    settings = load_settings()
+    return reconcile(ctx.engine, ledger_lookup(ctx), float(settings.lease_seconds))
+
+
+def ledger_lookup(ctx: OperationContext) -> LedgerLookup | None:
+    if ctx.connector is None:
+        return None
+    warehouse = ctx.connector.warehouse
+
+    def lookup(attempt_id: int) -> Counts | None:
+        with connect(warehouse) as conn:
+            return applied(conn, attempt_id, warehouse.ledger_schema)
+
+    return lookup
+
+
+def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
+    settings = load_settings()
+    orchestration = ctx.connector.orchestration if ctx.connector else None
+    logs = ctx.project.logs_dir if ctx.project else Path.cwd() / "logs"
+    return SupervisorSettings(
+        engine_url=ctx.engine.url.render_as_string(hide_password=False),
+        config_path=ctx.connector.path if ctx.connector else None,
+        profile=ctx.connector.profile if ctx.connector else None,
+        logs_dir=logs,
+        default_retries=orchestration.retries if orchestration else 0,
+        default_parallel_tasks=orchestration.max_parallel_tasks if orchestration else 4,
+        lease_seconds=float(settings.lease_seconds),
+        heartbeat_seconds=float(settings.heartbeat_seconds),
+        poll_seconds=settings.poll_seconds,
+    )
+
+
+def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
+    with ctx.engine.transaction(ctx.actor) as conn:
+        pipeline_id = pipeline_id_of(conn, ctx.project_code, request.pipeline_code)
+        if request.run_id is not None:
+            run = _owned_run(conn, request.run_id, pipeline_id, request.pipeline_code)
+        elif request.run_key is not None:
+            run = _run_by_key(conn, ctx, pipeline_id, request)
+        else:
+            live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
+            if len(live) > 1:
+                raise RunStateError(_ambiguous(request.pipeline_code, live))
+            run = (
+                read_run(conn, int(live[0]["pipeline_run_id"]))
+                if live
+                else _create(conn, ctx, pipeline_id, request, f"manual:{uuid.uuid4()}")
+            )
+    if run.status.terminal:
+        raise RunStateError(
+            f"run {run.pipeline_run_id} of {run.pipeline_code} has ended {run.status}; to run it "
+            "again reopen it (etl-craft reopen) or rerun a task (etl-craft run --rerun)"
+        )
+    return run
+
+
+def _run_by_key(
+    conn: EngineConnection, ctx: OperationContext, pipeline_id: int, request: RunRequest
+) -> RunRow:
+    found = conn.one("run_by_key", pipeline_id=pipeline_id, run_key=request.run_key)
+    if found is not None:
+        return read_run(conn, int(found["pipeline_run_id"]))
+    return _create(conn, ctx, pipeline_id, request, str(request.run_key))
+
+
+def _create(
+    conn: EngineConnection, ctx: OperationContext, pipeline_id: int, request: RunRequest, key: str
+) -> RunRow:
+    run_date = request.run_date or datetime.now(ZoneInfo(ctx.timezone)).date()
+    config = ctx.connector.fingerprint() if ctx.connector else None
+    run_id = create_run(
+        conn,
+        pipeline_id=pipeline_id,
+        run_key=key,
+        trigger_kind=TriggerKind.MANUAL,
+        run_date=run_date,
+        actor=ctx.actor,
+        config_sha256=config,
+    )
+    return read_run(conn, run_id)
+
+
+def pipeline_id_of(conn: EngineConnection, project_code: str, pipeline_code: str) -> int:
+    row = conn.one("pipeline_by_code", project_code=project_code, pipeline_code=pipeline_code)
+    if row is None:
+        raise NotFoundError(
+            f"project {project_code} has no active pipeline {pipeline_code!r}; list them with "
+            "etl-craft list, or add it with a project migration"
+        )
+    return int(row["pipeline_id"])
+
+
+def _owned_run(conn: EngineConnection, run_id: int, pipeline_id: int, pipeline_code: str) -> RunRow:
+    run = read_run(conn, run_id)
+    if run.pipeline_id != pipeline_id:
+        raise RunStateError(
+            f"run {run_id} belongs to pipeline {run.pipeline_code}, not {pipeline_code}; "
+            "check the --run-id"
+        )
+    return run
+
+
+def _ambiguous(pipeline_code: str, live: Sequence[RowMapping]) -> str:
+    listed = "; ".join(
+        f"run {row['pipeline_run_id']} key {row['run_key']} ({row['status']}, {row['run_date']})"
+        for row in live
+    )
+    return (
+        f"pipeline {pipeline_code} has {len(live)} runs in progress: {listed}; "
+        "name the one to act on with --run-id or --run-key"
+    )
