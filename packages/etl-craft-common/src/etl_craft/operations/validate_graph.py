@@ -86,15 +86,18 @@ def _cycles_between(subject: Subject) -> Iterator[Finding]:
     )
     edges = _live_edges(subject, {t.task_id for t in tasks})
     graph = DependencyGraph(tuple(_node(subject, t) for t in tasks), edges, pipeline_edges)
-    by_code = {p.code: p for p in active.values()}
+    # The graph names a pipeline by a task's pipeline code, or "pipeline id N" when it has none.
+    by_name = {p.code: p for p in active.values()}
+    by_name.update({f"pipeline id {p.pipeline_id}": p for p in active.values()})
     for cycle in graph.find_cycles():
-        involved = [by_code[name] for name in cycle.names if name in by_code]
+        involved = [by_name[name] for name in cycle.names if name in by_name]
         scoped = [p for p in involved if subject.in_scope(p.pipeline_id)]
         if cycle.kind == "pipeline" and scoped:
+            path = " -> ".join(p.code for p in involved)
             yield subject.fail(
                 "cycle",
                 scoped[0],
-                f"the pipelines depend on each other in a cycle: {cycle}; expected an order "
+                f"the pipelines depend on each other in a cycle: {path}; expected an order "
                 "in which they can run",
                 "remove one of these dependencies from CFG_PIPELINE_DEPENDENCY, or the "
                 "cross-pipeline one from CFG_TASK_DEPENDENCY",
@@ -160,7 +163,7 @@ def _reports_no_rows(subject: Subject, task_id: int) -> str | None:
     if upstream is None:
         return None
     if upstream.handler in _ROWLESS_HANDLERS:
-        return f"a {upstream.handler} task, which writes no rows"
+        return f"a task of handler {upstream.handler}, which writes no rows"
     if upstream.handler is Handler.SQL and upstream.parameter("ACTION") == "DROP_TABLE":
         return "a DROP_TABLE task, which writes no rows"
     return None
