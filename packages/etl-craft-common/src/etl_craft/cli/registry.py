@@ -25,6 +25,10 @@ class Command:
 
     def add_to(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         parser = subparsers.add_parser(self.name, help=self.help, description=self.help)
+        # Also accepted after the command; SUPPRESS keeps the global value when it is not given.
+        parser.add_argument(
+            "--format", choices=("text", "json"), default=argparse.SUPPRESS, dest="format"
+        )
         if self.configure is not None:
             self.configure(parser)
         parser.set_defaults(handler=self.handler)

@@ -42,7 +42,8 @@ def run_pipeline(ctx: OperationContext, request: RunRequest) -> RunView:
     if run.status is RunStatus.QUEUED:
         with ctx.engine.transaction(SYSTEM) as conn:
             admit_run(conn, run.pipeline_run_id, SYSTEM)
-    RunSupervisor(ctx.engine, supervisor_settings(ctx), ctx.actor).supervise(run.pipeline_run_id)
+    supervisor = RunSupervisor(ctx.engine, supervisor_settings(ctx), ctx.actor, ledger_lookup(ctx))
+    supervisor.supervise(run.pipeline_run_id)
     with ctx.engine.read() as conn:
         return read_run_view(conn, run.pipeline_run_id)
 

@@ -26,6 +26,7 @@ from etl_craft.enginedb.transitions import (
 )
 from etl_craft.runtime.logfile import tail
 from etl_craft.runtime.processes import stop_group
+from etl_craft.runtime.reconcile import LedgerLookup
 
 STOP_GRACE_SECONDS = 5.0
 
@@ -103,9 +104,29 @@ def launch(spec: LaunchSpec) -> RunningAttempt:
     return RunningAttempt(spec, process, time.monotonic())
 
 
-def settle_exit(engine: EngineDB, running: RunningAttempt, actor: Actor) -> None:
-    """After the child exited: record FAILED if it did not record its own outcome."""
+def settle_exit(
+    engine: EngineDB, running: RunningAttempt, actor: Actor, ledger: LedgerLookup | None
+) -> None:
+    """After the child exited without recording its outcome: the ledger's, else FAILED."""
     code = running.process.returncode
+    committed = ledger(running.attempt_id) if ledger is not None else None
+    if committed is not None:
+        message = (
+            f"outcome recovered from the warehouse ledger: the task process (pid "
+            f"{running.process.pid}) committed its writes, then exited with code {code} "
+            "before recording them"
+        )
+        outcome = AttemptOutcome(
+            AttemptStatus.SUCCESS,
+            committed,
+            error_message=message,
+            task_log=tail(running.spec.log_path),
+            exit_code=code,
+            retryable=False,
+            source="LEDGER",
+        )
+        _record(engine, running, actor, outcome)
+        return
     message = (
         f"the task process (pid {running.process.pid}) exited with code {code} without "
         "recording an outcome; see the attempt log"
@@ -157,6 +178,12 @@ def _finish_for_child(
         retryable=True,
         source="OWNER",
     )
+    _record(engine, running, actor, outcome)
+
+
+def _record(
+    engine: EngineDB, running: RunningAttempt, actor: Actor, outcome: AttemptOutcome
+) -> None:
     try:
         with engine.transaction(actor) as conn:
             finish_attempt(

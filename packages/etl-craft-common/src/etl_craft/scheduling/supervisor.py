@@ -50,6 +50,7 @@ from etl_craft.runtime.launcher import (
     stop_for_timeout,
 )
 from etl_craft.runtime.logfile import attempt_log_path
+from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
 from etl_craft.scheduling.plan import Plan, TaskRunState, plan
 from etl_craft.scheduling.shape import RunShape, build_shape
 
@@ -71,8 +72,16 @@ class SupervisorSettings:
 
 
 class RunSupervisor:
-    def __init__(self, engine: EngineDB, settings: SupervisorSettings, requested_by: Actor) -> None:
+    def __init__(
+        self,
+        engine: EngineDB,
+        settings: SupervisorSettings,
+        requested_by: Actor,
+        ledger: LedgerLookup | None = None,
+    ) -> None:
         self.engine, self.settings, self.requested_by = engine, settings, requested_by
+        self.ledger = ledger
+        self.ledgered: set[int] = set()
         self.owner = owner_id()
         self.running: dict[int, RunningAttempt] = {}
 
@@ -201,6 +210,8 @@ class RunSupervisor:
                     log_level=self.settings.log_level,
                 )
             )
+            if settings.handler in LEDGERED:
+                self.ledgered.add(attempt_id)
             fault_point("after_launch")
 
     def _wait(self, run_id: int) -> None:
@@ -226,7 +237,8 @@ class RunSupervisor:
     def _reap(self) -> None:
         for attempt_id, running in list(self.running.items()):
             if running.exit_code() is not None:
-                settle_exit(self.engine, running, SYSTEM)
+                ledger = self.ledger if attempt_id in self.ledgered else None
+                settle_exit(self.engine, running, SYSTEM, ledger)
             elif running.overdue():
                 stop_for_timeout(self.engine, running, SYSTEM)
             else:

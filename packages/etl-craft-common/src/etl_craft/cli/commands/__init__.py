@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from etl_craft.cli.commands import doctor, graph, init_db, migrate, new, steps, validate
+from etl_craft.cli.commands import doctor, graph, init_db, migrate, new, run, steps, validate
 from etl_craft.cli.commands import list as list_command
 from etl_craft.cli.registry import Command
 
@@ -15,4 +15,8 @@ BUILT_IN: list[Command] = [
     list_command.COMMAND,
     graph.COMMAND,
     steps.COMMAND,
+    run.RUN,
+    run.STATUS,
+    run.HISTORY,
+    run.RECONCILE,
 ]

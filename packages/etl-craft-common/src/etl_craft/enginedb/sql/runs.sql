@@ -86,3 +86,13 @@ SELECT p.TASK_ID AS task_id, p.PARAMETER_NAME AS name, p.PARAMETER_VALUE AS valu
   FROM CFG_TASK_PARAMETERS p JOIN CFG_TASKS k ON k.TASK_ID = p.TASK_ID
  WHERE k.PIPELINE_ID = :pipeline_id AND k.ACTIVE_FLAG = 'Y'
  ORDER BY p.TASK_ID, p.PARAMETER_NAME;
+
+-- name: runs_of_pipeline --
+-- The newest runs of one pipeline, newest first.
+SELECT PIPELINE_RUN_ID AS pipeline_run_id, RUN_KEY AS run_key, TRIGGER_KIND AS trigger_kind,
+       RUN_DATE AS run_date, STATUS AS status, START_DATE AS start_date, END_DATE AS end_date,
+       STARTED_BY AS started_by
+  FROM AUD_PIPELINES_RUN_LOG
+ WHERE PIPELINE_ID = :pipeline_id
+ ORDER BY PIPELINE_RUN_ID DESC
+ LIMIT :limit;

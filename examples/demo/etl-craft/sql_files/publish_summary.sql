@@ -1,0 +1,1 @@
+SELECT order_date, orders, revenue FROM dm.daily_orders

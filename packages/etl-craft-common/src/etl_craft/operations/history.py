@@ -1,0 +1,81 @@
+"""Reading runs: one run's status, and a pipeline's recent runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import ClassVar
+
+from etl_craft.core.enums import RunStatus
+from etl_craft.core.errors import RunStateError
+from etl_craft.core.time import as_utc
+from etl_craft.operations.context import OperationContext
+from etl_craft.operations.run_views import RunView, read_run_view
+from etl_craft.operations.runs import pipeline_id_of
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_id: int
+    run_key: str
+    trigger_kind: str
+    run_date: date
+    status: RunStatus
+    started_at: datetime | None
+    ended_at: datetime | None
+    started_by: str
+
+
+@dataclass(frozen=True)
+class History:
+    schema: ClassVar[str] = "etl-craft/history/1"
+    pipeline_code: str
+    runs: tuple[RunSummary, ...]
+
+
+def history(ctx: OperationContext, pipeline_code: str, limit: int = 20) -> History:
+    with ctx.engine.read() as conn:
+        pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code)
+        rows = conn.all("runs_of_pipeline", pipeline_id=pipeline_id, limit=limit)
+    runs = tuple(
+        RunSummary(
+            run_id=int(row["pipeline_run_id"]),
+            run_key=str(row["run_key"]),
+            trigger_kind=str(row["trigger_kind"]),
+            run_date=row["run_date"]
+            if isinstance(row["run_date"], date)
+            else date.fromisoformat(str(row["run_date"])),
+            status=RunStatus(row["status"]),
+            started_at=as_utc(row["start_date"]),
+            ended_at=as_utc(row["end_date"]),
+            started_by=str(row["started_by"]),
+        )
+        for row in rows
+    )
+    return History(pipeline_code, runs)
+
+
+def run_status(ctx: OperationContext, pipeline_code: str, run_id: int | None) -> RunView:
+    """The named run, else the pipeline's single run in progress; never the latest by guess."""
+    with ctx.engine.read() as conn:
+        pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code)
+        if run_id is None:
+            live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
+            if len(live) != 1:
+                recent = conn.all("runs_of_pipeline", pipeline_id=pipeline_id, limit=5)
+                listed = "; ".join(
+                    f"run {row['pipeline_run_id']} ({row['status']}, {row['run_key']})"
+                    for row in recent
+                )
+                raise RunStateError(
+                    f"pipeline {pipeline_code} has {len(live)} runs in progress, so no run is "
+                    f"implied; name one with --run-id. Recent runs: {listed or 'none'}"
+                )
+            run_id = int(live[0]["pipeline_run_id"])
+        view = read_run_view(conn, run_id)
+    if view.pipeline_code != pipeline_code:
+        raise RunStateError(
+            f"run {run_id} belongs to pipeline {view.pipeline_code}, not {pipeline_code}; "
+            "check the --run-id"
+        )
+    return view
