@@ -68,6 +68,13 @@ def sqlite_engine_url(
         yield url
 
 
+@pytest.fixture
+def pg_fresh_url(pg_admin_url: str, pg_template: str) -> Iterator[str]:
+    """A PostgreSQL Engine DB of its own for one test, copied from the template."""
+    with postgres_copy(pg_admin_url, pg_template) as url:
+        yield url
+
+
 @pytest.fixture(scope="module", params=DIALECTS)
 def engine_url(request: pytest.FixtureRequest) -> str:
     """An initialised Engine DB URL, once per dialect."""

@@ -47,7 +47,7 @@ SELECT TASK_ID, 'SOURCE_SQL', 'SELECT 1 AS one' FROM CFG_TASKS WHERE TASK_CODE =
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectOnDisk]:
-    url = None if request.param == "sqlite" else str(request.getfixturevalue("pg_engine_url"))
+    url = None if request.param == "sqlite" else str(request.getfixturevalue("pg_fresh_url"))
     made = make_project(tmp_path / "etl-craft", url)
     made.migrate("0001_orders.sql", CHAIN)
     yield made

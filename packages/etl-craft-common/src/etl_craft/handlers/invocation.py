@@ -10,6 +10,7 @@ from etl_craft.config.project import Project
 from etl_craft.core.counts import Counts
 from etl_craft.enginedb.attempts import AttemptInvocation
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.offsets import Offset
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class TaskEnvironment:
 class HandlerResult:
     counts: Counts = field(default_factory=Counts)
     # An ingestion script's new offset, stored only with the attempt's SUCCESS.
-    offset: object | None = None
+    offset: Offset | None = None
     message: str | None = None
 
 

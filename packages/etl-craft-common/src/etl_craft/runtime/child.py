@@ -26,7 +26,8 @@ from etl_craft.core.errors import EtlCraftError, ExitCode, StaleTransitionError
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.transitions import AttemptOutcome, finish_attempt, start_attempt
+from etl_craft.enginedb.offsets import Offset, finish_with_offset
+from etl_craft.enginedb.transitions import AttemptOutcome, start_attempt
 from etl_craft.handlers.dispatch import run_handler
 from etl_craft.handlers.invocation import HandlerResult, Task, TaskEnvironment
 from etl_craft.runtime.context_logging import configure_task_logging
@@ -67,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
     project = Project(args.config.parent) if args.config else None
     assert connector is not None, "a task process needs its project's craft-connector.yml"
     environment = TaskEnvironment(connector, project, engine, logging.LoggerAdapter(logger))
-    outcome, code = _execute(Task(invocation, environment))
+    outcome, offset, code = _execute(Task(invocation, environment))
     fault_point("child_before_report")
-    return _report(engine, invocation, args.owner_id, actor, outcome, code)
+    return _report(engine, invocation, args.owner_id, actor, outcome, offset, code)
 
 
 def _record_start(
@@ -94,7 +95,7 @@ def _record_start(
     return True
 
 
-def _execute(task: Task) -> tuple[AttemptOutcome, int]:
+def _execute(task: Task) -> tuple[AttemptOutcome, Offset | None, int]:
     invocation = task.invocation
     log.info(
         "running %s task %s (attempt %s)",
@@ -107,9 +108,8 @@ def _execute(task: Task) -> tuple[AttemptOutcome, int]:
     except EtlCraftError as error:
         log.error("%s failed: %s", invocation.task_code, error)
         log.debug("traceback", exc_info=True)
-        return _failed(str(error), int(error.exit_code), retryable=error.retryable), int(
-            error.exit_code
-        )
+        failed = _failed(str(error), int(error.exit_code), retryable=error.retryable)
+        return failed, None, int(error.exit_code)
     except Exception as error:
         log.error(
             "%s failed: %s: %s\n%s",
@@ -118,11 +118,10 @@ def _execute(task: Task) -> tuple[AttemptOutcome, int]:
             error,
             traceback.format_exc(),
         )
-        return _failed(f"{type(error).__name__}: {error}", int(ExitCode.TASK), retryable=True), int(
-            ExitCode.TASK
-        )
+        failed = _failed(f"{type(error).__name__}: {error}", int(ExitCode.TASK), retryable=True)
+        return failed, None, int(ExitCode.TASK)
     log.info("%s succeeded: %s", invocation.task_code, result.counts)
-    return AttemptOutcome(AttemptStatus.SUCCESS, result.counts, exit_code=0), 0
+    return AttemptOutcome(AttemptStatus.SUCCESS, result.counts, exit_code=0), result.offset, 0
 
 
 def _failed(message: str, code: int, *, retryable: bool) -> AttemptOutcome:
@@ -138,6 +137,7 @@ def _report(
     owner_id: str,
     actor: Actor,
     outcome: AttemptOutcome,
+    offset: Offset | None,
     code: int,
 ) -> int:
     _flush()
@@ -153,7 +153,15 @@ def _report(
     )
     try:
         with engine.transaction(actor) as conn:
-            finish_attempt(conn, invocation.attempt_id, actor, owner_id=owner_id, outcome=recorded)
+            finish_with_offset(
+                conn,
+                invocation.attempt_id,
+                actor,
+                owner_id=owner_id,
+                outcome=recorded,
+                task_id=invocation.task_id,
+                offset=offset,
+            )
     except StaleTransitionError as refused:
         # A zombie: the attempt was settled by someone else; it must change nothing.
         log.error("outcome not recorded: %s", refused)

@@ -1,0 +1,60 @@
+"""A PYTHON task attempt: run the ingestion script with its stored offset and INPUT_PARAMS."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import replace
+
+from etl_craft.core.errors import MetadataError
+from etl_craft.core.redaction import Redactor
+from etl_craft.enginedb.offsets import read_offset
+from etl_craft.handlers.invocation import HandlerResult, Task
+from etl_craft.handlers.scripts.contract import ScriptContext
+from etl_craft.handlers.scripts.runner import (
+    check_stored,
+    parse_input_params,
+    parse_offset_type,
+    run_script,
+)
+
+
+def run_python_task(task: Task) -> HandlerResult:
+    invocation, environment = task.invocation, task.environment
+    code = invocation.task_code
+    script = task.parameter("SCRIPT")
+    if script is None:
+        raise MetadataError(
+            f"task {code} has no SCRIPT; set it to a file under ingestion_scripts/ "
+            "with a project migration"
+        )
+    if environment.project is None:
+        raise MetadataError(f"task {code} runs script {script}, but no project folder is known")
+    offset_type = parse_offset_type(task.parameter("OFFSET_TYPE"), code)
+    with environment.engine.read() as conn:
+        stored = read_offset(conn, invocation.task_id)
+    check_stored(stored, offset_type, code)
+    context = ScriptContext(
+        offset=stored.value if stored is not None else None,
+        offset_type=offset_type,
+        input_params=parse_input_params(task.parameter("INPUT_PARAMS"), code),
+        run_date=invocation.run_date,
+        pipeline_id=invocation.pipeline_id,
+        pipeline_run_id=invocation.pipeline_run_id,
+        task_id=invocation.task_id,
+        task_run_id=invocation.task_run_id,
+        attempt_id=invocation.attempt_id,
+        log=logging.getLogger(f"etl_craft.script.{code}"),
+        warehouse_settings=environment.connector.warehouse,
+    )
+    outcome = run_script(
+        environment.project.ingestion_scripts_dir,
+        script,
+        context,
+        log=sys.stderr,
+        redactor=Redactor(environment.connector.secrets),
+        debug=logging.getLogger().isEnabledFor(logging.DEBUG),
+    )
+    # HAS_DATA dependencies read ROWS_WRITTEN: the rows the script reports it loaded.
+    counts = replace(outcome.counts, rows_written=outcome.counts.inserted)
+    return HandlerResult(counts=counts, offset=outcome.offset)
