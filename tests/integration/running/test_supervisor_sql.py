@@ -10,6 +10,7 @@ import pytest
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
+from etl_craft.runtime.reconcile import warehouse_ledger
 from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
 
 pytestmark = pytest.mark.integration
@@ -62,7 +63,9 @@ def supervise(project: ProjectOnDisk, run_id: int) -> str:
         logs_dir=project.root / "logs",
         poll_seconds=0.5,
     )
-    return RunSupervisor(project.engine, settings, TESTER).supervise(run_id).status.value
+    ledger = warehouse_ledger(project.connector.warehouse)
+    supervisor = RunSupervisor(project.engine, settings, TESTER, ledger)
+    return supervisor.supervise(run_id).status.value
 
 
 def task_statuses(project: ProjectOnDisk, run_id: int) -> dict[str, tuple[str, int | None]]:

@@ -1,18 +1,18 @@
 """Fault points for the chaos suite: a no-op unless ETL_CRAFT_FAULT names the point.
 
-``ETL_CRAFT_FAULT=name`` raises InjectedFaultError there; ``name:kill`` ends the process at
-once with exit status 137, as a kill -9 would, without running any cleanup.
+``ETL_CRAFT_FAULT=name`` raises InjectedFaultError there; ``name:kill`` sends the process a
+real SIGKILL, so nothing of its own cleanup runs.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from functools import cache
 
 from etl_craft.core.errors import InjectedFaultError
 
 VARIABLE = "ETL_CRAFT_FAULT"
-KILLED = 137
 
 
 @cache
@@ -29,5 +29,5 @@ def fault_point(name: str) -> None:
     if armed is None or armed[0] != name:
         return
     if armed[1]:
-        os._exit(KILLED)
+        os.kill(os.getpid(), signal.SIGKILL)
     raise InjectedFaultError(f"injected fault at {name} ({VARIABLE}={os.environ[VARIABLE]})")

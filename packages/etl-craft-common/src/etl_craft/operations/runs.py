@@ -13,7 +13,6 @@ from sqlalchemy import RowMapping
 
 from etl_craft.config.settings import load_settings
 from etl_craft.core.actor import SYSTEM
-from etl_craft.core.counts import Counts
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.core.errors import NotFoundError, RunStateError
 from etl_craft.enginedb.connection import EngineConnection
@@ -21,10 +20,13 @@ from etl_craft.enginedb.runs import RunRow, read_run
 from etl_craft.enginedb.transitions import admit_run, create_run
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
-from etl_craft.runtime.reconcile import LedgerLookup, ReconcileReport, reconcile
+from etl_craft.runtime.reconcile import (
+    LedgerLookup,
+    ReconcileReport,
+    reconcile,
+    warehouse_ledger,
+)
 from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
-from etl_craft.warehouse import connect
-from etl_craft.warehouse.ledger import applied
 
 
 @dataclass(frozen=True)
@@ -54,15 +56,7 @@ def reconcile_now(ctx: OperationContext) -> ReconcileReport:
 
 
 def ledger_lookup(ctx: OperationContext) -> LedgerLookup | None:
-    if ctx.connector is None:
-        return None
-    warehouse = ctx.connector.warehouse
-
-    def lookup(attempt_id: int) -> Counts | None:
-        with connect(warehouse) as conn:
-            return applied(conn, attempt_id, warehouse.ledger_schema)
-
-    return lookup
+    return None if ctx.connector is None else warehouse_ledger(ctx.connector.warehouse)
 
 
 def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from etl_craft.config.sections import Warehouse
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.counts import Counts
 from etl_craft.core.enums import Handler
@@ -23,11 +24,23 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import lose_attempt, recover_attempt
 from etl_craft.runtime.identity import ProcessIdentity, alive_here, parse_owner
 from etl_craft.runtime.processes import stop_group
+from etl_craft.warehouse import connect
+from etl_craft.warehouse.ledger import applied
 
 log = logging.getLogger(__name__)
 LedgerLookup = Callable[[int], Counts | None]
 # Handlers whose writes commit with a ledger row in the same warehouse transaction.
 LEDGERED = frozenset({Handler.SQL})
+
+
+def warehouse_ledger(warehouse: Warehouse) -> LedgerLookup:
+    """Read an attempt's row from the ledger of this warehouse."""
+
+    def lookup(attempt_id: int) -> Counts | None:
+        with connect(warehouse) as conn:
+            return applied(conn, attempt_id, warehouse.ledger_schema)
+
+    return lookup
 
 
 @dataclass(frozen=True)
