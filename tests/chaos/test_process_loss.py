@@ -174,7 +174,7 @@ def test_owner_killed_mid_task_is_reconciled_and_retried(
 def _attempt_pid(project: ProjectOnDisk) -> int:
     def running() -> bool:
         with project.engine.read() as conn:
-            return (
+            return bool(
                 execute(
                     conn, "SELECT count(*) FROM AUD_TASK_ATTEMPTS WHERE PID IS NOT NULL"
                 ).scalar_one()
