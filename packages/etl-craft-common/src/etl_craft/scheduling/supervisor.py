@@ -17,11 +17,12 @@ from datetime import datetime
 from pathlib import Path
 
 from etl_craft.core.actor import SYSTEM, Actor
-from etl_craft.core.enums import RunStatus
+from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus
 from etl_craft.core.errors import RunStateError
 from etl_craft.core.faults import fault_point
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.controls import read_controls
 from etl_craft.enginedb.runs import (
     RunRow,
     TaskRunRow,
@@ -31,6 +32,8 @@ from etl_craft.enginedb.runs import (
     read_task_runs,
 )
 from etl_craft.enginedb.transitions import (
+    cancel_queued_attempt,
+    cancel_run,
     claim_attempt,
     claim_run_lease,
     create_task_run,
@@ -55,6 +58,7 @@ from etl_craft.scheduling.plan import Plan, TaskRunState, plan
 from etl_craft.scheduling.shape import RunShape, build_shape
 
 log = logging.getLogger(__name__)
+CANCELLED = "cancelled by an operator"
 
 
 @dataclass(frozen=True)
@@ -125,8 +129,22 @@ class RunSupervisor:
                 raise RunStateError(
                     f"run {run_id} is {run.status}; it must be admitted before it can run"
                 )
+            with self.engine.read() as conn:
+                controls = read_controls(conn, run_id)
+            if controls.cancel_pending:
+                ended = self._cancel(run, rows)
+                if ended is not None:
+                    return ended
+                self._wait(run_id)
+                continue
             states = {task_id: _state(row) for task_id, row in rows.items()}
             decided = plan(shape.graph, states, shape.policies, shape.handlers)
+            if controls.paused:
+                if not self.running:
+                    log.warning("run %s stops here: its pipeline is paused", run_id)
+                    return run
+                self._wait(run_id)
+                continue
             if not decided.idle:
                 self._apply(run, shape, decided)
                 continue
@@ -254,6 +272,29 @@ class RunSupervisor:
                     SYSTEM,
                     "cancelled by an operator",
                 )
+
+    def _cancel(self, run: RunRow, rows: dict[int, TaskRunRow]) -> RunRow | None:
+        """Stop what runs, drop what waits; end the run CANCELLED once no attempt is live."""
+        for row in rows.values():
+            if row.attempt_id is None or row.attempt_status is None:
+                continue
+            if row.attempt_status is AttemptStatus.QUEUED:
+                with self.engine.transaction(SYSTEM) as conn:
+                    cancel_queued_attempt(conn, row.attempt_id, SYSTEM, message=CANCELLED)
+            elif row.attempt_id in self.running:
+                stop_for_cancel(self.engine, self.running.pop(row.attempt_id), SYSTEM, CANCELLED)
+        with self.engine.read() as conn:
+            live = [
+                r
+                for r in read_task_runs(conn, run.pipeline_run_id).values()
+                if r.attempt_status in LIVE_ATTEMPT_STATUSES
+            ]
+        if live:
+            return None
+        with self.engine.transaction(SYSTEM) as conn:
+            cancel_run(conn, run.pipeline_run_id, SYSTEM, message=CANCELLED)
+        with self.engine.read() as conn:
+            return read_run(conn, run.pipeline_run_id)
 
     def _stop_all(self, reason: str) -> None:
         for attempt_id in list(self.running):

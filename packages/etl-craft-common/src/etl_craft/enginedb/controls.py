@@ -1,0 +1,52 @@
+"""Operator controls a supervisor obeys: pauses and pending cancellations, and their record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from etl_craft.core.actor import Actor
+from etl_craft.enginedb.connection import EngineConnection
+
+
+@dataclass(frozen=True)
+class RunControls:
+    paused: bool
+    cancel_pending: bool
+
+
+def read_controls(conn: EngineConnection, run_id: int) -> RunControls:
+    row = conn.one("run_controls", pipeline_run_id=run_id)
+    if row is None:
+        return RunControls(paused=False, cancel_pending=False)
+    return RunControls(
+        paused=int(row["open_pauses"]) > 0, cancel_pending=row["last_control"] == "CANCEL"
+    )
+
+
+def record_intervention(
+    conn: EngineConnection,
+    actor: Actor,
+    *,
+    run_id: int,
+    kind: str,
+    reason: str,
+    task_run_id: int | None = None,
+    from_status: str | None = None,
+    to_status: str | None = None,
+    rows_written: int | None = None,
+) -> int:
+    """One AUD_RUN_INTERVENTIONS row; a CANCEL on the run stays pending until a later REOPEN."""
+    return int(
+        conn.scalar(
+            "record_intervention",
+            pipeline_run_id=run_id,
+            task_run_id=task_run_id,
+            kind=kind,
+            from_status=from_status,
+            to_status=to_status,
+            rows_written=rows_written,
+            reason=reason,
+            actor=actor.name,
+            actor_kind=actor.kind.value,
+        )
+    )
