@@ -44,16 +44,19 @@ def _where(conditions: Sequence[str]) -> str:
 
 
 def broken_keys(select: str, scope: Scope) -> str:
-    """The distinct judged keys the rule's SELECT returns, as text (and any NULL key)."""
+    """The distinct judged keys the rule's SELECT returns, as text, and any NULL key."""
     texts = ", ".join(f"CAST(r.{key} AS VARCHAR)" for key in scope.keys)
     match = " AND ".join(f"t.{key} = r.{key}" for key in scope.keys)
     judged = _where([match, *scope.live("t"), scope.this_run("t")])
-    # NULL keys come back too, so they are refused rather than silently never matching a row.
     nulls = " OR ".join(f"r.{key} IS NULL" for key in scope.keys)
+    # NULL keys come back apart, to be refused rather than silently never matching a row; apart
+    # because `IS NULL OR EXISTS` defeats the semi-join and turns the check quadratic.
     # The SELECT closes on its own line, so a trailing -- comment can't swallow the wrapper.
     return (
-        f"SELECT DISTINCT {texts} FROM (\n{select}\n) r\n"
-        f"WHERE {nulls} OR EXISTS (SELECT 1 FROM {scope.target.sql} t WHERE {judged})"
+        f"WITH etl_rule AS (\n{select}\n)\n"
+        f"SELECT DISTINCT {texts} FROM etl_rule r\n"
+        f"WHERE EXISTS (SELECT 1 FROM {scope.target.sql} t WHERE {judged})\n"
+        f"UNION\nSELECT {texts} FROM etl_rule r WHERE {nulls}"
     )
 
 
