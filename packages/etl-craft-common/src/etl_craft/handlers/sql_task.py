@@ -4,15 +4,28 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from etl_craft.core.errors import MetadataError
+from etl_craft.core.actor import SYSTEM, Actor, ActorKind
+from etl_craft.core.errors import EngineDBError, MetadataError
+from etl_craft.enginedb.hash_versions import (
+    HashedTarget,
+    forget_version,
+    record_version,
+    recorded_version,
+)
 from etl_craft.handlers.invocation import HandlerResult, Task
 from etl_craft.handlers.sql.actions import run_sql_action
 from etl_craft.handlers.sql.spec import Action, DedupeOrder, DeleteMode, RefreshType, SqlActionSpec
 from etl_craft.warehouse import connect, parse_select
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.dialect import CHANGE_HASH_VERSION
 from etl_craft.warehouse.targets import TargetObject
 from etl_craft.warehouse.tokens import TokenValues, substitute
 
 FILTER_NAME = "pipeline_id_filter"
+MERGES = frozenset({Action.SCD1_MERGE, Action.SCD2_MERGE})
+# These write every row of the target anew, so afterwards all of them hold the current version.
+REPLACES = frozenset({Action.CREATE_TABLE, Action.OVERWRITE_TABLE})
+STAMPS_HASH_KEY = MERGES | REPLACES | {Action.APPEND_TABLE}
 
 
 def run_sql_task(task: Task) -> HandlerResult:
@@ -24,8 +37,63 @@ def run_sql_task(task: Task) -> HandlerResult:
                 conn.dialect.sqlglot_name,
                 subject=f"the SELECT of task {task.invocation.task_code}",
             )
+        target = hashed_target(conn, spec.target)
+        if spec.action in MERGES:
+            refuse_outdated_hash(task, target, spec)
         counts = run_sql_action(conn, spec)
+    _keep_hash_version(task, target, spec)
     return HandlerResult(counts=counts)
+
+
+def hashed_target(conn: WarehouseConnection, target: TargetObject) -> HashedTarget:
+    """How AUD_TARGET_HASH_VERSION names the target (see enginedb.hash_versions)."""
+    resolved = conn.resolve(target)
+    database = resolved.database or conn.current_database()
+    return HashedTarget.of(conn.dialect.name, database, resolved.schema, resolved.table)
+
+
+def refuse_outdated_hash(task: Task, target: HashedTarget, spec: SqlActionSpec) -> None:
+    """A merge compares HASH_KEY values: of another version, every row would look changed."""
+    with task.environment.engine.read() as conn:
+        version = recorded_version(conn, target)
+    if version is None or version == CHANGE_HASH_VERSION:
+        return
+    raise MetadataError(
+        f"{spec.action} of task {task.invocation.task_code} into {spec.target} is refused before "
+        f"touching it: AUD_TARGET_HASH_VERSION records change-hash version {version} for "
+        f"{target}, but this etl-craft computes version {CHANGE_HASH_VERSION}, so every row "
+        f"would compare as changed; run `etl-craft rehash --target {spec.target}` to recompute "
+        "its HASH_KEY values, then rerun the task"
+    )
+
+
+def _keep_hash_version(task: Task, target: HashedTarget, spec: SqlActionSpec) -> None:
+    """Record the version of the HASH_KEY values just committed; forget it with the table.
+
+    The warehouse commit is the action's outcome. A failure here only leaves the version
+    unknown or stale, which the next write or `etl-craft rehash` repairs, so it is logged,
+    not raised into a retry of committed work.
+    """
+    if spec.action not in STAMPS_HASH_KEY and spec.action is not Action.DROP_TABLE:
+        return
+    actor = Actor((task.invocation.owner_id or SYSTEM.name)[:128], ActorKind.WORKER)
+    try:
+        with task.environment.engine.transaction(actor) as conn:
+            if spec.action is Action.DROP_TABLE:
+                forget_version(conn, target)
+            else:
+                replace = spec.action in REPLACES
+                record_version(conn, target, CHANGE_HASH_VERSION, actor, replace=replace)
+    except EngineDBError as error:
+        task.environment.log.warning(
+            "couldn't update the change-hash version of %s in AUD_TARGET_HASH_VERSION after "
+            "its committed %s: %s; the next write records it, or run etl-craft rehash "
+            "--target %s",
+            target,
+            spec.action,
+            error,
+            spec.target,
+        )
 
 
 def sql_action_spec(task: Task) -> SqlActionSpec:
@@ -43,8 +111,8 @@ def sql_action_spec(task: Task) -> SqlActionSpec:
         actor=task.environment.connector.orchestration.project,
         run_date=invocation.run_date,
         refresh_type=refresh,
-        merge_key=_columns(task.parameter("MERGE_KEY")),
-        compare_columns=_columns(task.parameter("MERGE_COMPARE_COLUMNS")),
+        merge_key=parameter_columns(task.parameter("MERGE_KEY")),
+        compare_columns=parameter_columns(task.parameter("MERGE_COMPARE_COLUMNS")),
         dedupe_order=DedupeOrder(task.parameter("MERGE_DEDUPE_ORDER", "") or ""),
         delete_mode=_choice(task, "DELETE_MODE", DeleteMode, DeleteMode.HARD),
         schema_evolution=_flag(task, "SCHEMA_EVOLUTION"),
@@ -124,5 +192,5 @@ def _flag(task: Task, name: str) -> bool:
     return (task.parameter(name, "N") or "N").upper() in ("Y", "TRUE")
 
 
-def _columns(text: str | None) -> tuple[str, ...]:
+def parameter_columns(text: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in (text or "").split(",") if part.strip())

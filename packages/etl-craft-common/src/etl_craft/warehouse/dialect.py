@@ -83,6 +83,11 @@ def type_kind(type_text: str) -> TypeKind:
     return TypeKind.OTHER
 
 
+# The version of Dialect.change_hash's canonical text. Raise it whenever that text changes:
+# HASH_KEY values of two versions never match, so a merge would see every row as changed.
+CHANGE_HASH_VERSION = 2
+
+
 class Dialect(ABC):
     """The SQL that differs between warehouses; everything else is written once in statements."""
 
@@ -127,7 +132,7 @@ class Dialect(ABC):
         return f"CAST({expression} AS VARCHAR)"
 
     def change_hash(self, alias: str, columns: tuple[Column, ...], *, strict: bool = True) -> str:
-        """Hash version 2: MD5 over NULL-marked, length-prefixed canonical values, in order."""
+        """Version CHANGE_HASH_VERSION: MD5 over NULL-marked, length-prefixed canonical values."""
         parts = []
         for column in columns:
             value = f"{alias}.{column.name}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from etl_craft.cli.commands import doctor, graph, init_db, migrate, new, run, steps, validate
 from etl_craft.cli.commands import list as list_command
+from etl_craft.cli.commands import rehash as rehash_command
 from etl_craft.cli.registry import Command
 
 BUILT_IN: list[Command] = [
@@ -19,4 +20,5 @@ BUILT_IN: list[Command] = [
     run.STATUS,
     run.HISTORY,
     run.RECONCILE,
+    rehash_command.COMMAND,
 ]
