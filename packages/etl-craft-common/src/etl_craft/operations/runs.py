@@ -16,7 +16,7 @@ from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.core.errors import NotFoundError, RunStateError
 from etl_craft.enginedb.connection import EngineConnection
-from etl_craft.enginedb.runs import RunRow, read_run
+from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import admit_run, create_run
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
@@ -35,6 +35,7 @@ class RunRequest:
     run_id: int | None = None
     run_key: str | None = None
     run_date: date | None = None
+    task_codes: tuple[str, ...] = ()  # run only these tasks (run --task_code)
 
 
 def run_pipeline(ctx: OperationContext, request: RunRequest) -> RunView:
@@ -44,10 +45,26 @@ def run_pipeline(ctx: OperationContext, request: RunRequest) -> RunView:
     if run.status is RunStatus.QUEUED:
         with ctx.engine.transaction(SYSTEM) as conn:
             admit_run(conn, run.pipeline_run_id, SYSTEM)
+    only = _task_ids(ctx, run, request.task_codes) if request.task_codes else None
     supervisor = RunSupervisor(ctx.engine, supervisor_settings(ctx), ctx.actor, ledger_lookup(ctx))
-    supervisor.supervise(run.pipeline_run_id)
+    supervisor.supervise(run.pipeline_run_id, only)
     with ctx.engine.read() as conn:
         return read_run_view(conn, run.pipeline_run_id)
+
+
+def _task_ids(ctx: OperationContext, run: RunRow, codes: tuple[str, ...]) -> frozenset[int]:
+    with ctx.engine.read() as conn:
+        tasks = {
+            task.task_code: task.task_id
+            for task in read_pipeline_shape(conn, run.pipeline_id).tasks
+        }
+    unknown = [code for code in codes if code not in tasks]
+    if unknown:
+        raise NotFoundError(
+            f"pipeline {run.pipeline_code} has no active task {', '.join(unknown)}; its tasks are "
+            f"{', '.join(sorted(tasks))}"
+        )
+    return frozenset(tasks[code] for code in codes)
 
 
 def reconcile_now(ctx: OperationContext) -> ReconcileReport:

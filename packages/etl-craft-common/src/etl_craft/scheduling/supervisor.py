@@ -18,7 +18,7 @@ from pathlib import Path
 
 from etl_craft.core.actor import SYSTEM, Actor
 from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus
-from etl_craft.core.errors import RunStateError
+from etl_craft.core.errors import RunStateError, WaitingError
 from etl_craft.core.faults import fault_point
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
@@ -54,7 +54,7 @@ from etl_craft.runtime.launcher import (
 )
 from etl_craft.runtime.logfile import attempt_log_path
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
-from etl_craft.scheduling.plan import Plan, TaskRunState, plan
+from etl_craft.scheduling.plan import Plan, TaskRunState, graph_state, plan
 from etl_craft.scheduling.shape import RunShape, build_shape
 
 log = logging.getLogger(__name__)
@@ -88,8 +88,11 @@ class RunSupervisor:
         self.ledgered: set[int] = set()
         self.owner = owner_id()
         self.running: dict[int, RunningAttempt] = {}
+        self.only: frozenset[int] | None = None
 
-    def supervise(self, run_id: int) -> RunRow:
+    def supervise(self, run_id: int, only: frozenset[int] | None = None) -> RunRow:
+        """Run ``run_id`` to its end, or only the tasks in ``only`` (run --task_code)."""
+        self.only = only
         with self.engine.transaction(SYSTEM) as conn:
             claim_run_lease(
                 conn, run_id, SYSTEM, owner_id=self.owner, lease_seconds=self.settings.lease_seconds
@@ -120,39 +123,50 @@ class RunSupervisor:
                 read_pipeline_shape(conn, run.pipeline_id), self.settings.default_retries
             )
         while True:
-            with self.engine.read() as conn:
-                run = read_run(conn, run_id)
-                rows = read_task_runs(conn, run_id)
-            if run.status.terminal:
+            ended = self._pass(run_id, shape)
+            if ended is not None:
+                return ended
+
+    def _pass(self, run_id: int, shape: RunShape) -> RunRow | None:
+        """One look at the tables and what follows from it; the run when supervision ends."""
+        with self.engine.read() as conn:
+            run = read_run(conn, run_id)
+            rows = read_task_runs(conn, run_id)
+            controls = read_controls(conn, run_id)
+        if run.status.terminal:
+            return run
+        if run.status is not RunStatus.IN_PROGRESS:
+            raise RunStateError(
+                f"run {run_id} is {run.status}; it must be admitted before it can run"
+            )
+        if controls.cancel_pending:
+            ended = self._cancel(run, rows)
+            if ended is None:
+                self._wait(run_id)
+            return ended
+        states = {task_id: _state(row) for task_id, row in rows.items()}
+        decided = plan(shape.graph, states, shape.policies, shape.handlers)
+        if controls.paused:
+            if not self.running:
+                log.warning("run %s stops here: its pipeline is paused", run_id)
                 return run
-            if run.status is not RunStatus.IN_PROGRESS:
-                raise RunStateError(
-                    f"run {run_id} is {run.status}; it must be admitted before it can run"
-                )
-            with self.engine.read() as conn:
-                controls = read_controls(conn, run_id)
-            if controls.cancel_pending:
-                ended = self._cancel(run, rows)
-                if ended is not None:
-                    return ended
-                self._wait(run_id)
-                continue
-            states = {task_id: _state(row) for task_id, row in rows.items()}
-            decided = plan(shape.graph, states, shape.policies, shape.handlers)
-            if controls.paused:
-                if not self.running:
-                    log.warning("run %s stops here: its pipeline is paused", run_id)
-                    return run
-                self._wait(run_id)
-                continue
-            if not decided.idle:
-                self._apply(run, shape, decided)
-                continue
-            self._cancel_requested(rows)
-            if decided.outcome is not None and not self.running:
-                return self._finalize(run, decided.outcome)
-            self._dispatch(run, shape)
             self._wait(run_id)
+            return None
+        if self.only is not None:
+            decided = _restricted(decided, self.only)
+            if not self.running and decided.idle:
+                if self._only_settled(shape, states) and decided.outcome is None:
+                    return run
+                self._only_waiting(shape, states, queued=self._has_queued(run_id))
+        if not decided.idle:
+            self._apply(run, shape, decided)
+            return None
+        self._cancel_requested(rows)
+        if decided.outcome is not None and not self.running:
+            return self._finalize(run, decided.outcome)
+        self._dispatch(run, shape)
+        self._wait(run_id)
+        return None
 
     def _apply(self, run: RunRow, shape: RunShape, decided: Plan) -> None:
         with self.engine.transaction(SYSTEM) as conn:
@@ -273,6 +287,30 @@ class RunSupervisor:
                     "cancelled by an operator",
                 )
 
+    def _only_settled(self, shape: RunShape, states: dict[int, TaskRunState]) -> bool:
+        assert self.only is not None
+        pending = graph_state(states, shape.policies).outcomes
+        return all(task in pending and pending[task].status.terminal for task in self.only)
+
+    def _has_queued(self, run_id: int) -> bool:
+        with self.engine.read() as conn:
+            return bool(queued_attempts(conn, run_id))
+
+    def _only_waiting(
+        self, shape: RunShape, states: dict[int, TaskRunState], *, queued: bool
+    ) -> None:
+        """Nothing of ``only`` can start: its upstreams have not settled yet."""
+        assert self.only is not None
+        if queued:
+            return
+        waiting = [task for task in self.only if task not in states]
+        if waiting:
+            names = ", ".join(shape.tasks[task].code for task in waiting)
+            raise WaitingError(
+                f"task(s) {names} can't start yet: their dependencies are not met in this run; "
+                "nothing was recorded. Run the upstream tasks first, or the whole pipeline"
+            )
+
     def _cancel(self, run: RunRow, rows: dict[int, TaskRunRow]) -> RunRow | None:
         """Stop what runs, drop what waits; end the run CANCELLED once no attempt is live."""
         for row in rows.values():
@@ -307,6 +345,15 @@ class RunSupervisor:
         fault_point("after_finalize")
         with self.engine.read() as conn:
             return read_run(conn, run.pipeline_run_id)
+
+
+def _restricted(decided: Plan, only: frozenset[int]) -> Plan:
+    return Plan(
+        skip=tuple(item for item in decided.skip if item.task.task_id in only),
+        start=tuple(task for task in decided.start if task.task_id in only),
+        retry=tuple(item for item in decided.retry if item.task_id in only),
+        outcome=decided.outcome,
+    )
 
 
 def _state(row: TaskRunRow) -> TaskRunState:

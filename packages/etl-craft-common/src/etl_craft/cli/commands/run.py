@@ -8,7 +8,7 @@ from datetime import date
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.cli.registry import Command
-from etl_craft.core.enums import RunStatus
+from etl_craft.core.enums import RunStatus, TaskRunStatus
 from etl_craft.core.errors import ExitCode
 from etl_craft.operations.history import History, history, run_status
 from etl_craft.operations.run_views import RunView
@@ -28,6 +28,14 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     _run_selection(parser)
     parser.add_argument("--run-key", help="the run to act on (created when none has this key)")
     parser.add_argument("--run-date", type=date.fromisoformat, help="YYYY-MM-DD for a new run")
+    parser.add_argument(
+        "--task_code",
+        "--task-code",
+        dest="task_codes",
+        action="append",
+        default=[],
+        help="run only this task (repeatable); exits WAITING when its dependencies are not met",
+    )
 
 
 def handle_run(args: argparse.Namespace) -> int:
@@ -35,11 +43,22 @@ def handle_run(args: argparse.Namespace) -> int:
     try:
         view = run_pipeline(
             ctx,
-            RunRequest(args.pipeline_code, args.run_id, args.run_key, args.run_date),
+            RunRequest(
+                args.pipeline_code,
+                args.run_id,
+                args.run_key,
+                args.run_date,
+                tuple(args.task_codes),
+            ),
         )
     finally:
         ctx.close()
     emit(view, args.format, render_run(view))
+    if args.task_codes:
+        # run --task_code answers for its tasks; the run itself goes on.
+        chosen = [task for task in view.tasks if task.task_code in args.task_codes]
+        settled = {TaskRunStatus.SUCCESS, TaskRunStatus.SKIPPED}
+        return 0 if all(task.status in settled for task in chosen) else int(ExitCode.FAILURE)
     return _exit_code(view.status)
 
 
