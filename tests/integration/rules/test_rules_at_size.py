@@ -63,9 +63,6 @@ def flag_then_clear(db: EngineDB, warehouse: WarehouseConnection, keys: int) -> 
     assert len(task.flags(rule)) == keys
 
 
-# Slow (about 4 minutes here): each 1,000-key see/clear statement takes ~0.3 s on PostgreSQL in
-# this path, against ~10 ms run alone; the cause is still to be found.
-@pytest.mark.timeout(900)
 def test_70000_keys_flag_and_clear_on_postgresql(
     pg_engine_url: str, rules_pg_warehouse_url: str
 ) -> None:

@@ -100,6 +100,9 @@ class EngineDB:
             options["connect_args"] = {
                 "options": "-c timezone=UTC",
                 "application_name": application[:63],
+                # Prepared statements would get generic plans, which can't see how selective
+                # an IN list of a thousand keys is; etl-craft's statements are cheap to plan.
+                "prepare_threshold": None,
             }
             options["pool_pre_ping"] = True
             return create_engine(self.url, **options)
