@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from etl_craft.config.connector import Connector
 from etl_craft.config.project import Project
+from etl_craft.core.actor import Actor
 from etl_craft.core.counts import Counts
 from etl_craft.enginedb.attempts import AttemptInvocation
 from etl_craft.enginedb.connection import EngineDB
@@ -21,6 +22,7 @@ class TaskEnvironment:
     project: Project | None
     engine: EngineDB
     log: logging.LoggerAdapter[logging.Logger]
+    actor: Actor  # the owner acting for this attempt; its Engine DB writes name it
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     fault_point("child_started")
     project = Project(args.config.parent) if args.config else None
     assert connector is not None, "a task process needs its project's craft-connector.yml"
-    environment = TaskEnvironment(connector, project, engine, logging.LoggerAdapter(logger))
+    environment = TaskEnvironment(connector, project, engine, logging.LoggerAdapter(logger), actor)
     outcome, offset, code = _execute(Task(invocation, environment))
     fault_point("child_before_report")
     return _report(engine, invocation, args.owner_id, actor, outcome, offset, code)
