@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from etl_craft.cli.commands import doctor, graph, init_db, migrate, new, run, steps, validate
+from etl_craft.cli.commands import (
+    control,
+    doctor,
+    graph,
+    init_db,
+    migrate,
+    new,
+    run,
+    steps,
+    validate,
+)
 from etl_craft.cli.commands import list as list_command
 from etl_craft.cli.commands import rehash as rehash_command
 from etl_craft.cli.registry import Command
@@ -16,9 +26,15 @@ BUILT_IN: list[Command] = [
     list_command.COMMAND,
     graph.COMMAND,
     steps.COMMAND,
-    run.RUN,
+    control.RUN,
     run.STATUS,
     run.HISTORY,
     run.RECONCILE,
+    control.MARK,
+    control.CANCEL,
+    control.PAUSE,
+    control.RESUME,
+    control.REOPEN,
+    control.AUDIT,
     rehash_command.COMMAND,
 ]
