@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from etl_craft.core.actor import SYSTEM, Actor, ActorKind
 from etl_craft.core.errors import EngineDBError, MetadataError
 from etl_craft.enginedb.hash_versions import (
     HashedTarget,
@@ -76,7 +75,7 @@ def _keep_hash_version(task: Task, target: HashedTarget, spec: SqlActionSpec) ->
     """
     if spec.action not in STAMPS_HASH_KEY and spec.action is not Action.DROP_TABLE:
         return
-    actor = Actor((task.invocation.owner_id or SYSTEM.name)[:128], ActorKind.WORKER)
+    actor = task.environment.actor
     try:
         with task.environment.engine.transaction(actor) as conn:
             if spec.action is Action.DROP_TABLE:
