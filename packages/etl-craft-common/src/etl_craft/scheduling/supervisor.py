@@ -104,7 +104,8 @@ class RunSupervisor:
             self.settings.lease_seconds,
             self.settings.heartbeat_seconds,
             run_id,
-            lambda: list(self.running),
+            # An exited child's attempt is settled, or about to be: only live ones are renewed.
+            lambda: [a for a, running in self.running.items() if running.exit_code() is None],
         )
         try:
             with heartbeat:

@@ -1,0 +1,161 @@
+"""Run-supervision overhead: a 100-task fan-out and a 20-task chain of no-op tasks.
+
+Run by hand (never in CI), from the repository root:
+
+    ETL_CRAFT_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \
+        uv run python benchmarks/run_overhead.py
+
+Prints, per Engine DB dialect and shape, the wall time of the run and the per-task overhead:
+the time from a task becoming ready (its run's admission, or its last upstream ending) to its
+task process running (the attempt's STARTED_AT), as p50 and p95.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.fixtures.databases import create_database, drop_database, initialise, unique_name
+from tests.fixtures.metadata import TESTER, execute
+from tests.fixtures.projects import ProjectOnDisk, make_project
+
+from etl_craft.core.time import as_utc
+from etl_craft.runtime.reconcile import warehouse_ledger
+from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
+
+NOOP = """
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    return ScriptResult(row_count=0)
+"""
+
+
+def shape_sql(pipeline: str, tasks: int, chain: bool, parallel: int) -> str:
+    lines = [
+        f"INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE, MAX_PARALLEL_TASKS) SELECT "
+        f"PROJECT_ID, '{pipeline}', {parallel} FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';"
+    ]
+    for n in range(tasks):
+        lines.append(
+            f"INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER) SELECT PIPELINE_ID, "
+            f"'t{n:03d}', 'PYTHON' FROM CFG_PIPELINES WHERE PIPELINE_CODE = '{pipeline}';"
+        )
+    lines.append(
+        "INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE) SELECT "
+        f"k.TASK_ID, 'SCRIPT', 'noop.py' FROM CFG_TASKS k JOIN CFG_PIPELINES p ON "
+        f"p.PIPELINE_ID = k.PIPELINE_ID WHERE p.PIPELINE_CODE = '{pipeline}';"
+    )
+    upstreams = (
+        [(f"t{n:03d}", f"t{n - 1:03d}") for n in range(1, tasks)]
+        if chain
+        else [(f"t{n:03d}", "t000") for n in range(1, tasks)]
+    )
+    for down, up in upstreams:
+        lines.append(
+            "INSERT INTO CFG_TASK_DEPENDENCY (TASK_ID, DEPENDS_ON_TASK_ID) SELECT d.TASK_ID, "
+            f"u.TASK_ID FROM CFG_TASKS d, CFG_TASKS u WHERE d.TASK_CODE = '{down}' AND "
+            f"u.TASK_CODE = '{up}';"
+        )
+    return "\n".join(lines)
+
+
+def measure(project: ProjectOnDisk, pipeline: str) -> tuple[float, list[float]]:
+    run_id = project.new_run(pipeline)
+    settings = SupervisorSettings(
+        engine_url=project.connector.engine_url,
+        config_path=project.config,
+        profile=None,
+        logs_dir=project.root / "logs",
+        default_parallel_tasks=4,
+        poll_seconds=1.0,
+    )
+    ledger = warehouse_ledger(project.connector.warehouse)
+    started = time.monotonic()
+    status = RunSupervisor(project.engine, settings, TESTER, ledger).supervise(run_id).status
+    wall = time.monotonic() - started
+    assert status.value == "SUCCESS", status
+    return wall, overheads(project, run_id)
+
+
+def overheads(project: ProjectOnDisk, run_id: int) -> list[float]:
+    with project.engine.read() as conn:
+        admitted = as_utc(
+            execute(
+                conn,
+                "SELECT START_DATE FROM AUD_PIPELINES_RUN_LOG WHERE PIPELINE_RUN_ID = :r",
+                r=run_id,
+            ).scalar_one()
+        )
+        rows = execute(
+            conn,
+            "SELECT t.TASK_ID, a.STARTED_AT, a.ENDED_AT FROM AUD_TASK_ATTEMPTS a JOIN "
+            "AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID WHERE t.PIPELINE_RUN_ID = :r",
+            r=run_id,
+        ).all()
+        edges = execute(
+            conn,
+            "SELECT d.TASK_ID, d.DEPENDS_ON_TASK_ID FROM CFG_TASK_DEPENDENCY d JOIN CFG_TASKS k "
+            "ON k.TASK_ID = d.TASK_ID JOIN AUD_TASK_RUN_LOG t ON t.TASK_ID = k.TASK_ID "
+            "WHERE t.PIPELINE_RUN_ID = :r",
+            r=run_id,
+        ).all()
+    started = {row[0]: as_utc(row[1]) for row in rows}
+    ended = {row[0]: as_utc(row[2]) or datetime.min for row in rows}
+    upstream: dict[int, list[int]] = {}
+    for task, parent in edges:
+        upstream.setdefault(task, []).append(parent)
+    result = []
+    for task, start in started.items():
+        parents = [ended[parent] for parent in upstream.get(task, [])]
+        ready: datetime | None = max(parents) if parents else admitted
+        assert start is not None
+        assert ready is not None
+        result.append((start - ready).total_seconds())
+    return result
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    admin = os.environ.get("ETL_CRAFT_TEST_DATABASE_URL")
+    for dialect in ("sqlite", "postgresql"):
+        if dialect == "postgresql" and not admin:
+            print("postgresql: skipped, set ETL_CRAFT_TEST_DATABASE_URL")
+            continue
+        for name, tasks, chain in (("fan-out", 100, False), ("chain", 20, True)):
+            with tempfile.TemporaryDirectory() as folder:
+                database = unique_name("etl_craft_bench") if dialect == "postgresql" else None
+                url = None
+                if database and admin:
+                    url = create_database(admin, database)
+                    initialise(url)
+                project = make_project(Path(folder) / "etl-craft", url)
+                scripts = project.root / "ingestion_scripts"
+                scripts.mkdir()
+                (scripts / "noop.py").write_text(NOOP)
+                project.migrate("0001_bench.sql", shape_sql("bench", tasks, chain, 4))
+                wall, delays = measure(project, "bench")
+                project.engine.dispose()
+                if database and admin:
+                    drop_database(admin, database)
+            print(
+                f"{dialect:<10} {name:<8} {tasks:>3} tasks: wall {wall:6.1f} s, "
+                f"{tasks / wall:5.2f} tasks/s, ready->running "
+                f"p50 {percentile(delays, 0.5) * 1000:6.0f} ms, "
+                f"p95 {percentile(delays, 0.95) * 1000:6.0f} ms"
+            )
+
+
+if __name__ == "__main__":
+    main()
