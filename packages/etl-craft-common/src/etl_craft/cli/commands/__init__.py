@@ -5,6 +5,7 @@ from __future__ import annotations
 from etl_craft.cli.commands import (
     control,
     doctor,
+    explain,
     graph,
     init_db,
     migrate,
@@ -28,6 +29,7 @@ BUILT_IN: list[Command] = [
     steps.COMMAND,
     control.RUN,
     run.STATUS,
+    explain.COMMAND,
     run.HISTORY,
     run.RECONCILE,
     control.MARK,

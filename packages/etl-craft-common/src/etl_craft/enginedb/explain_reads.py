@@ -1,0 +1,102 @@
+"""Reads behind `explain`: one task run's attempts, and the gate waits and decisions of a task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from etl_craft.core.enums import AttemptStatus, TaskRunStatus
+from etl_craft.core.time import as_utc
+from etl_craft.enginedb.connection import EngineConnection
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    number: int
+    status: AttemptStatus
+    not_before: datetime | None = None
+    ended_at: datetime | None = None
+    retryable: bool | None = None
+    error_message: str | None = None
+
+
+@dataclass(frozen=True)
+class GateWaitRow:
+    """A stored wait; ``pipeline_gate`` when it holds back the whole run, not only the task."""
+
+    pipeline_gate: bool
+    first_check_at: datetime
+    next_check_at: datetime
+    looks: int
+    wait_until: datetime
+    last_reason: str | None
+    resolved_at: datetime | None
+
+
+@dataclass(frozen=True)
+class GateDecisionRow:
+    task_dependency_id: int
+    upstream_code: str
+    upstream_pipeline: str
+    result: str  # SATISFIED, UNSATISFIED or BYPASSED
+    reason: str
+    decided_at: datetime
+    decided_by: str
+    upstream_status: TaskRunStatus | None = None  # of the upstream task run it selected
+    upstream_rows: int | None = None
+
+
+def _instant(value: datetime | str) -> datetime:
+    found = as_utc(value)
+    assert found is not None
+    return found
+
+
+def read_attempts(conn: EngineConnection, task_run_id: int) -> tuple[AttemptRow, ...]:
+    return tuple(
+        AttemptRow(
+            number=int(row["attempt_number"]),
+            status=AttemptStatus(row["status"]),
+            not_before=as_utc(row["not_before"]),
+            ended_at=as_utc(row["ended_at"]),
+            retryable=None if row["retryable"] is None else row["retryable"] == "Y",
+            error_message=row["error_message"],
+        )
+        for row in conn.all("explain_task_attempts", task_run_id=task_run_id)
+    )
+
+
+def read_gate_waits(conn: EngineConnection, run_id: int, task_id: int) -> tuple[GateWaitRow, ...]:
+    return tuple(
+        GateWaitRow(
+            pipeline_gate=row["task_id"] is None,
+            first_check_at=_instant(row["first_check_at"]),
+            next_check_at=_instant(row["next_check_at"]),
+            looks=int(row["looks"]),
+            wait_until=_instant(row["wait_until"]),
+            last_reason=row["last_reason"],
+            resolved_at=as_utc(row["resolved_at"]),
+        )
+        for row in conn.all("explain_gate_waits", pipeline_run_id=run_id, task_id=task_id)
+    )
+
+
+def read_gate_decisions(
+    conn: EngineConnection, run_id: int, task_id: int
+) -> tuple[GateDecisionRow, ...]:
+    return tuple(
+        GateDecisionRow(
+            task_dependency_id=int(row["task_dependency_id"]),
+            upstream_code=str(row["upstream_task_code"]),
+            upstream_pipeline=str(row["upstream_pipeline_code"]),
+            result=str(row["result"]),
+            reason=str(row["reason"]),
+            decided_at=_instant(row["decided_at"]),
+            decided_by=str(row["decided_by"]),
+            upstream_status=TaskRunStatus(row["upstream_status"])
+            if row["upstream_status"]
+            else None,
+            upstream_rows=row["upstream_rows"],
+        )
+        for row in conn.all("explain_gate_decisions", pipeline_run_id=run_id, task_id=task_id)
+    )

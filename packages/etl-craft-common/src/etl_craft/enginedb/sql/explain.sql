@@ -1,0 +1,32 @@
+-- name: explain_task_attempts --
+-- Every attempt of one task run, oldest first, with its outcome and retry facts.
+SELECT ATTEMPT_NUMBER AS attempt_number, STATUS AS status, NOT_BEFORE AS not_before,
+       ENDED_AT AS ended_at, RETRYABLE AS retryable, ERROR_MESSAGE AS error_message
+  FROM AUD_TASK_ATTEMPTS
+ WHERE TASK_RUN_ID = :task_run_id
+ ORDER BY ATTEMPT_NUMBER;
+
+-- name: explain_gate_waits --
+-- The gate waits of one run that hold back one task: its own and the run's pipeline gate.
+SELECT GATE_WAIT_ID AS gate_wait_id, TASK_ID AS task_id, FIRST_CHECK_AT AS first_check_at,
+       NEXT_CHECK_AT AS next_check_at, LOOKS AS looks, WAIT_UNTIL AS wait_until,
+       LAST_REASON AS last_reason, RESOLVED_AT AS resolved_at
+  FROM AUD_GATE_WAITS
+ WHERE PIPELINE_RUN_ID = :pipeline_run_id AND (TASK_ID = :task_id OR TASK_ID IS NULL)
+ ORDER BY GATE_WAIT_ID;
+
+-- name: explain_gate_decisions --
+-- The task-dependency decisions of one run for one task, with the upstream and the task run chosen.
+SELECT g.DECISION_ID AS decision_id, g.TASK_DEPENDENCY_ID AS task_dependency_id,
+       g.RESULT AS result, g.REASON AS reason, g.DECIDED_AT AS decided_at,
+       g.DECIDED_BY AS decided_by, g.SELECTED_PIPELINE_RUN_ID AS selected_pipeline_run_id,
+       g.SELECTED_TASK_RUN_ID AS selected_task_run_id, u.TASK_CODE AS upstream_task_code,
+       up.PIPELINE_CODE AS upstream_pipeline_code, s.STATUS AS upstream_status,
+       s.ROWS_WRITTEN AS upstream_rows
+  FROM AUD_GATE_DECISIONS g
+  JOIN CFG_TASK_DEPENDENCY d ON d.TASK_DEPENDENCY_ID = g.TASK_DEPENDENCY_ID
+  JOIN CFG_TASKS u ON u.TASK_ID = d.DEPENDS_ON_TASK_ID
+  JOIN CFG_PIPELINES up ON up.PIPELINE_ID = u.PIPELINE_ID
+  LEFT JOIN AUD_TASK_RUN_LOG s ON s.TASK_RUN_ID = g.SELECTED_TASK_RUN_ID
+ WHERE g.PIPELINE_RUN_ID = :pipeline_run_id AND g.TASK_ID = :task_id
+ ORDER BY g.DECISION_ID;

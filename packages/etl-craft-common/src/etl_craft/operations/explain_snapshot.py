@@ -1,0 +1,148 @@
+"""The facts `explain` judges, read from the Engine DB in one read transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from etl_craft.core.enums import DependencyType, RunCondition, RunStatus, TaskRunStatus
+from etl_craft.core.errors import NotFoundError
+from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.controls import read_controls
+from etl_craft.enginedb.explain_reads import (
+    AttemptRow,
+    GateDecisionRow,
+    GateWaitRow,
+    read_attempts,
+    read_gate_decisions,
+    read_gate_waits,
+)
+from etl_craft.enginedb.runs import (
+    DependencyRow,
+    TaskRunRow,
+    read_pipeline_shape,
+    read_run,
+    read_task_runs,
+)
+from etl_craft.scheduling.plan import RetryPolicy, TaskRunState, retry_due
+from etl_craft.scheduling.shape import build_shape
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    run_id: int
+    pipeline_code: str
+    run_key: str
+    status: RunStatus
+    paused: bool = False
+    cancel_pending: bool = False
+
+
+@dataclass(frozen=True)
+class DependencySnapshot:
+    task_dependency_id: int
+    upstream_code: str
+    upstream_pipeline: str
+    type: DependencyType
+    cross_pipeline: bool = False
+    upstream_status: TaskRunStatus | None = None  # None: not run (or no gate has chosen one)
+    upstream_rows: int | None = None
+    upstream_retry_pending: bool = False  # FAILED with a retry to come: still running
+
+
+@dataclass(frozen=True)
+class ExplainSnapshot:
+    run: RunHeader
+    task_code: str
+    run_condition: RunCondition
+    required_count: int | None
+    retry: RetryPolicy
+    task_run: TaskRunRow | None
+    attempts: tuple[AttemptRow, ...] = ()
+    dependencies: tuple[DependencySnapshot, ...] = ()
+    gate_waits: tuple[GateWaitRow, ...] = ()
+    gate_decisions: tuple[GateDecisionRow, ...] = ()
+
+
+def read_explain_snapshot(
+    conn: EngineConnection, run_id: int, task_code: str, *, default_retries: int = 0
+) -> ExplainSnapshot:
+    run = read_run(conn, run_id)
+    controls = read_controls(conn, run_id)
+    pipeline = read_pipeline_shape(conn, run.pipeline_id)
+    task = next((t for t in pipeline.tasks if t.task_code == task_code), None)
+    if task is None:
+        codes = ", ".join(sorted(t.task_code for t in pipeline.tasks)) or "none"
+        raise NotFoundError(
+            f"pipeline {run.pipeline_code} has no active task {task_code!r}; its tasks are "
+            f"{codes}: check --task_code"
+        )
+    shape = build_shape(pipeline, default_retries)
+    runs = read_task_runs(conn, run_id)
+    decisions = read_gate_decisions(conn, run_id, task.task_id)
+    row = runs.get(task.task_id)
+    return ExplainSnapshot(
+        run=RunHeader(
+            run.pipeline_run_id,
+            run.pipeline_code,
+            run.run_key,
+            run.status,
+            controls.paused,
+            controls.cancel_pending,
+        ),
+        task_code=task_code,
+        run_condition=task.run_condition,
+        required_count=task.required_count,
+        retry=shape.tasks[task.task_id].retry,
+        task_run=row,
+        attempts=read_attempts(conn, row.task_run_id) if row else (),
+        dependencies=tuple(
+            _dependency(dep, run.pipeline_id, runs, shape.policies, decisions)
+            for dep in pipeline.dependencies
+            if dep.task_id == task.task_id
+        ),
+        gate_waits=read_gate_waits(conn, run_id, task.task_id),
+        gate_decisions=decisions,
+    )
+
+
+def _dependency(
+    dep: DependencyRow,
+    pipeline_id: int,
+    runs: dict[int, TaskRunRow],
+    policies: dict[int, RetryPolicy],
+    decisions: tuple[GateDecisionRow, ...],
+) -> DependencySnapshot:
+    common = (dep.task_dependency_id, dep.upstream_task_code, dep.upstream_pipeline_code)
+    if dep.upstream_pipeline_id != pipeline_id:
+        chosen = [d for d in decisions if d.task_dependency_id == dep.task_dependency_id]
+        latest = chosen[-1] if chosen else None
+        return DependencySnapshot(
+            *common,
+            dep.dependency_type,
+            cross_pipeline=True,
+            upstream_status=latest.upstream_status if latest else None,
+            upstream_rows=latest.upstream_rows if latest else None,
+        )
+    row = runs.get(dep.depends_on_task_id)
+    policy = policies.get(dep.depends_on_task_id, RetryPolicy())
+    retrying = row is not None and retry_due(task_run_state(row), policy) is not None
+    return DependencySnapshot(
+        *common,
+        dep.dependency_type,
+        upstream_status=row.status if row else None,
+        upstream_rows=row.rows_written if row else None,
+        upstream_retry_pending=retrying,
+    )
+
+
+def task_run_state(row: TaskRunRow) -> TaskRunState:
+    return TaskRunState(
+        task_run_id=row.task_run_id,
+        task_id=row.task_id,
+        status=row.status,
+        rows_written=row.rows_written,
+        attempt_count=row.attempt_count,
+        attempt_status=row.attempt_status,
+        retryable=row.retryable,
+        attempt_ended_at=row.attempt_ended_at,
+    )
