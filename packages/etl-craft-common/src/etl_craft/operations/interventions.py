@@ -13,7 +13,7 @@ from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy import RowMapping
 
-from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, RunStatus, TaskRunStatus
+from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus, TaskRunStatus
 from etl_craft.core.errors import (
     NotFoundError,
     RunStateError,
@@ -231,7 +231,7 @@ def _mark_run(acting: Acting, run: RunRow, request: MarkRequest, reason: str) ->
     status = RunStatus(request.status)
     codes = task_codes(acting.conn, run)
     for row in read_task_runs(acting.conn, run.pipeline_run_id).values():
-        refuse_live_attempt(row, codes[row.task_id], f"mark of run {run.pipeline_run_id}")
+        refuse_live_attempt(row, codes.get(row.task_id, "?"), f"mark of run {run.pipeline_run_id}")
     message = f"marked {status} by {acting.ctx.actor.name}: {reason}"
     mark_run(acting.conn, run.pipeline_run_id, acting.ctx.actor, status=status, message=message)
     acting.intervene(
@@ -273,11 +273,11 @@ def _mark_task(acting: Acting, run: RunRow, request: MarkRequest, reason: str) -
         to_status=status.value,
         rows_written=request.rows,
     )
-    was = row.status.value if row else "not run"
-    reopened = " (run reopened; etl-craft run continues it)" if run.status.terminal else ""
-    return f"task {request.task_code} of run {run.pipeline_run_id} marked {status} (was {was})" + (
-        reopened
-    )
+    said = f"task {request.task_code} of run {run.pipeline_run_id} marked {status}"
+    said += f" (was {row.status.value if row else 'not run'})"
+    if run.status.terminal:
+        said += "; the run is reopened and etl-craft run continues it"
+    return said
 
 
 def cancel(
@@ -322,7 +322,7 @@ def _cancel_attempts(acting: Acting, run: RunRow, reason: str) -> list[tuple[int
     for row in read_task_runs(acting.conn, run.pipeline_run_id).values():
         if row.attempt_id is None or row.attempt_status not in LIVE_ATTEMPT_STATUSES:
             continue
-        if row.attempt_status.value == "QUEUED":
+        if row.attempt_status is AttemptStatus.QUEUED:
             cancel_queued_attempt(
                 acting.conn,
                 row.attempt_id,

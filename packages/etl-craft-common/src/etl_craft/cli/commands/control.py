@@ -167,15 +167,13 @@ def handle_run(args: argparse.Namespace) -> int:
     try:
         if args.skip:
             skipped = skip(ctx, args.pipeline_code, task_code, args.run_id, args.reason)
-        else:
-            request = RerunRequest(
-                args.pipeline_code, task_code, args.reason, args.run_id, args.with_downstream
-            )
-            done = rerun(ctx, request)
+            return _intervened(skipped, args.format)
+        request = RerunRequest(
+            args.pipeline_code, task_code, args.reason, args.run_id, args.with_downstream
+        )
+        done = rerun(ctx, request)
     finally:
         ctx.close()
-    if args.skip:
-        return _intervened(skipped, args.format)
     emit(done, args.format, render_rerun(done))
     return run_command._exit_code(done.run.status)
 
