@@ -366,7 +366,8 @@ def _in_progress(facts: _Facts, row: TaskRunRow) -> tuple[TaskState, str]:
 def _ended(facts: _Facts, row: TaskRunRow) -> tuple[TaskState, str]:
     code, again = facts.code, facts.rerun(facts.code)
     if row.status is TaskRunStatus.SUCCESS:
-        wrote = "" if row.rows_written is None else f" and wrote {row.rows_written} rows"
+        rows = row.rows_written
+        wrote = "" if rows is None else f" and wrote {rows} row{'' if rows == 1 else 's'}"
         return TaskState.SUCCEEDED, (
             f"{code} succeeded on attempt {row.attempt_count}{wrote}; to run it again: {again}"
         )
