@@ -234,14 +234,18 @@ class EngineConnection:
 
 
 def _split_sqlite_script(sql: str) -> Iterator[str]:
-    buffer = ""
-    for line in sql.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                yield buffer
-            buffer = ""
-    if buffer.strip() and not all(
-        part.strip().startswith("--") or not part.strip() for part in buffer.splitlines()
-    ):
-        yield buffer
+    """The statements of a script, split at each ';' that ends one (two may share a line)."""
+    start = 0
+    for position, character in enumerate(sql):
+        if character == ";" and sqlite3.complete_statement(sql[start : position + 1]):
+            piece = sql[start : position + 1]
+            if _has_code(piece):
+                yield piece
+            start = position + 1
+    rest = sql[start:]
+    if _has_code(rest):
+        yield rest
+
+
+def _has_code(piece: str) -> bool:
+    return any(line.strip() and not line.strip().startswith("--") for line in piece.splitlines())

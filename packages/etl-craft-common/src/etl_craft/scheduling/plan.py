@@ -77,8 +77,13 @@ def retry_due(run: TaskRunState, policy: RetryPolicy) -> datetime | None:
     return None if ended is None else ended + policy.delay_after(run.attempt_count)
 
 
-def graph_state(runs: Mapping[int, TaskRunState], policies: Mapping[int, RetryPolicy]) -> RunState:
-    outcomes: dict[int, TaskOutcome] = {}
+def graph_state(
+    runs: Mapping[int, TaskRunState],
+    policies: Mapping[int, RetryPolicy],
+    external: Mapping[int, TaskOutcome] | None = None,
+) -> RunState:
+    # Upstreams in other pipelines, as their gates judged them; absent while a gate waits.
+    outcomes: dict[int, TaskOutcome] = dict(external or {})
     for task_id, run in runs.items():
         pending_retry = retry_due(run, policies.get(task_id, RetryPolicy())) is not None
         outcomes[task_id] = (
@@ -92,8 +97,9 @@ def plan(
     runs: Mapping[int, TaskRunState],
     policies: Mapping[int, RetryPolicy],
     handlers: Mapping[int, Handler],
+    external: Mapping[int, TaskOutcome] | None = None,
 ) -> Plan:
-    state = graph_state(runs, policies)
+    state = graph_state(runs, policies, external)
     skip = graph.settle(state)
     for skipped in skip:
         state = state.with_outcome(skipped.task.task_id, TaskOutcome(TaskRunStatus.SKIPPED))
@@ -104,7 +110,11 @@ def plan(
         if run.attempt_status is not AttemptStatus.QUEUED
         and (due := retry_due(run, policies.get(task_id, RetryPolicy()))) is not None
     )
-    unsettled = any(not outcome.status.terminal for outcome in state.outcomes.values())
+    # Every task of the pipeline must have settled; one waiting on a gate has no outcome yet.
+    unsettled = any(
+        task_id not in state.outcomes or not state.outcomes[task_id].status.terminal
+        for task_id in handlers
+    )
     outcome = None if (start or retry or skip or unsettled) else run_outcome(runs, handlers)
     return Plan(skip, start, retry, outcome)
 

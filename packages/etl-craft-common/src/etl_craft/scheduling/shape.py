@@ -9,6 +9,7 @@ from etl_craft.core.enums import Handler, SlotKind
 from etl_craft.core.errors import MetadataError
 from etl_craft.core.graph import DependencyGraph, TaskEdge, TaskNode
 from etl_craft.enginedb.runs import PipelineShape
+from etl_craft.scheduling.gatekeeper import Dependency
 from etl_craft.scheduling.plan import RetryPolicy
 
 
@@ -29,6 +30,7 @@ class TaskSettings:
 class RunShape:
     graph: DependencyGraph
     tasks: MappingProxyType[int, TaskSettings]
+    external: tuple[Dependency, ...] = ()  # task dependencies on other pipelines, gated
 
     @property
     def policies(self) -> dict[int, RetryPolicy]:
@@ -62,7 +64,20 @@ def build_shape(shape: PipelineShape, default_retries: int) -> RunShape:
         )
         for t in shape.tasks
     }
-    return RunShape(graph, MappingProxyType(settings))
+    external = tuple(
+        Dependency(
+            task_id=d.task_id,
+            upstream_pipeline_id=d.upstream_pipeline_id,
+            upstream_task_id=d.depends_on_task_id,
+            dependency_type=d.dependency_type,
+            consume_repairs=d.consume_repairs,
+            name=f"{d.upstream_pipeline_code}.{d.upstream_task_code}",
+            task_dependency_id=d.task_dependency_id,
+        )
+        for d in shape.dependencies
+        if d.depends_on_task_id not in settings
+    )
+    return RunShape(graph, MappingProxyType(settings), external)
 
 
 def _settings(

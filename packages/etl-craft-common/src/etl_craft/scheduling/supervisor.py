@@ -20,6 +20,7 @@ from etl_craft.core.actor import SYSTEM, Actor
 from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus
 from etl_craft.core.errors import RunStateError, WaitingError
 from etl_craft.core.faults import fault_point
+from etl_craft.core.graph import TaskOutcome
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.controls import read_controls
@@ -54,6 +55,8 @@ from etl_craft.runtime.launcher import (
 )
 from etl_craft.runtime.logfile import attempt_log_path
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
+from etl_craft.scheduling.gatekeeper import Dependency, Gatekeeper, outcome_of
+from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES
 from etl_craft.scheduling.plan import Plan, TaskRunState, graph_state, plan
 from etl_craft.scheduling.shape import RunShape, build_shape
 
@@ -73,6 +76,7 @@ class SupervisorSettings:
     heartbeat_seconds: float = 15.0
     poll_seconds: float = 1.0
     log_level: str = "INFO"
+    gate_wait_minutes: float = DEFAULT_WAIT_MINUTES
 
 
 class RunSupervisor:
@@ -89,6 +93,7 @@ class RunSupervisor:
         self.owner = owner_id()
         self.running: dict[int, RunningAttempt] = {}
         self.only: frozenset[int] | None = None
+        self.gates: Gatekeeper
 
     def supervise(self, run_id: int, only: frozenset[int] | None = None) -> RunRow:
         """Run ``run_id`` to its end, or only the tasks in ``only`` (run --task_code)."""
@@ -118,6 +123,7 @@ class RunSupervisor:
                     release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
 
     def _loop(self, run_id: int) -> RunRow:
+        self.gates = Gatekeeper(self.engine, run_id, self.settings.gate_wait_minutes)
         with self.engine.read() as conn:
             run = read_run(conn, run_id)
             shape = build_shape(
@@ -146,7 +152,8 @@ class RunSupervisor:
                 self._wait(run_id)
             return ended
         states = {task_id: _state(row) for task_id, row in rows.items()}
-        decided = plan(shape.graph, states, shape.policies, shape.handlers)
+        external = self._gate_outcomes(shape, states)
+        decided = plan(shape.graph, states, shape.policies, shape.handlers, external)
         if controls.paused:
             if not self.running:
                 log.warning("run %s stops here: its pipeline is paused", run_id)
@@ -169,15 +176,29 @@ class RunSupervisor:
         self._wait(run_id)
         return None
 
+    def _gate_outcomes(
+        self, shape: RunShape, states: dict[int, TaskRunState]
+    ) -> dict[int, TaskOutcome]:
+        """Judge, when due, the gates of tasks that have not started; final ones become outcomes."""
+        outcomes: dict[int, TaskOutcome] = {}
+        waiting = [d for d in shape.external if d.task_id not in states]
+        for dependency, judgement in self.gates.judge_all(waiting).items():
+            outcome = outcome_of(judgement)
+            if outcome is not None and dependency.upstream_task_id is not None:
+                outcomes[dependency.upstream_task_id] = outcome
+        return outcomes
+
     def _apply(self, run: RunRow, shape: RunShape, decided: Plan) -> None:
         with self.engine.transaction(SYSTEM) as conn:
             for skipped in decided.skip:
+                self.gates.record(conn, _gated(shape, skipped.task.task_id))
                 skip_task_run(
                     conn, run.pipeline_run_id, skipped.task.task_id, SYSTEM, message=skipped.reason
                 )
         for task in decided.start:
             settings = shape.tasks[task.task_id]
             with self.engine.transaction(self.requested_by) as conn:
+                self.gates.record(conn, _gated(shape, task.task_id))
                 task_run_id = create_task_run(
                     conn, run.pipeline_run_id, task.task_id, self.requested_by
                 )
@@ -343,9 +364,15 @@ class RunSupervisor:
         sla = _sla(run, utc_now())
         with self.engine.transaction(SYSTEM) as conn:
             finish_run(conn, run.pipeline_run_id, SYSTEM, status=status, sla_status=sla)
+            # What the run consumed comes from the decisions that admitted it, never re-judged.
+            conn.run("gate_consume_decisions", pipeline_run_id=run.pipeline_run_id)
         fault_point("after_finalize")
         with self.engine.read() as conn:
             return read_run(conn, run.pipeline_run_id)
+
+
+def _gated(shape: RunShape, task_id: int) -> list[Dependency]:
+    return [dependency for dependency in shape.external if dependency.task_id == task_id]
 
 
 def _restricted(decided: Plan, only: frozenset[int]) -> Plan:

@@ -1,0 +1,183 @@
+"""Gates of one run, kept across passes: judged when due, recorded when they admit or skip."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import RowMapping
+
+from etl_craft.core.actor import SYSTEM
+from etl_craft.core.enums import DependencyType, RunStatus, TaskRunStatus
+from etl_craft.core.graph import TaskOutcome
+from etl_craft.core.time import as_utc, utc_now
+from etl_craft.enginedb.connection import EngineConnection, EngineDB
+from etl_craft.scheduling.gates import (
+    DEFAULT_WAIT_MINUTES,
+    Consumed,
+    GateResult,
+    Judgement,
+    Upstream,
+    judge,
+    next_look_seconds,
+    timed_out,
+)
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """One dependency on another pipeline: a pipeline gate (task_id None) or a task's."""
+
+    task_id: int | None
+    upstream_pipeline_id: int
+    upstream_task_id: int | None
+    dependency_type: DependencyType
+    consume_repairs: bool
+    name: str
+    task_dependency_id: int | None = None
+    pipeline_dependency_id: int | None = None
+
+
+class Gatekeeper:
+    def __init__(self, engine: EngineDB, run_id: int, wait_minutes: float = DEFAULT_WAIT_MINUTES):
+        self.engine, self.run_id, self.wait_minutes = engine, run_id, wait_minutes
+        self.decided: dict[tuple[int | None, str], tuple[Judgement, Upstream]] = {}
+
+    def judge_all(self, dependencies: Iterable[Dependency]) -> dict[Dependency, Judgement]:
+        return {dependency: self.judgement(dependency) for dependency in dependencies}
+
+    def judgement(self, dependency: Dependency) -> Judgement:
+        key = (dependency.task_id, dependency.name)
+        if key in self.decided:
+            return self.decided[key][0]
+        now = utc_now()
+        with self.engine.transaction(SYSTEM) as conn:
+            wait = conn.one(
+                "gate_open_wait", pipeline_run_id=self.run_id, task_id=dependency.task_id or 0
+            )
+            if wait is not None and now < (as_utc(wait["next_check_at"]) or now):
+                return Judgement(GateResult.WAIT, f"waiting for {dependency.name}")
+            upstream = _upstream(conn, dependency)
+            found = judge(
+                dependency.name,
+                dependency.dependency_type,
+                upstream,
+                _consumed(conn, dependency),
+                consume_repairs=dependency.consume_repairs,
+                task_level=dependency.upstream_task_id is not None,
+            )
+            if not found.final:
+                found = self._keep_waiting(conn, dependency, wait, found, now)
+        if found.final:
+            self.decided[key] = (found, upstream)
+        return found
+
+    def _keep_waiting(
+        self,
+        conn: EngineConnection,
+        dependency: Dependency,
+        wait: RowMapping | None,
+        found: Judgement,
+        now: datetime,
+    ) -> Judgement:
+        if wait is None:
+            conn.run(
+                "gate_start_wait",
+                pipeline_run_id=self.run_id,
+                task_id=dependency.task_id,
+                next_in_seconds=next_look_seconds(1),
+                wait_seconds=self.wait_minutes * 60,
+                reason=found.reason,
+            )
+            return found
+        if now >= (as_utc(wait["wait_until"]) or now):
+            return timed_out(dependency.name, self.wait_minutes, found)
+        conn.run(
+            "gate_look_again",
+            gate_wait_id=wait["gate_wait_id"],
+            next_in_seconds=next_look_seconds(int(wait["looks"]) + 1),
+            reason=found.reason,
+        )
+        return found
+
+    def record(self, conn: EngineConnection, dependencies: Iterable[Dependency]) -> None:
+        """Record the decisions that admitted or skipped what these dependencies gate."""
+        for dependency in dependencies:
+            decided = self.decided.get((dependency.task_id, dependency.name))
+            if decided is None:
+                continue  # not needed: the task's condition was met without it
+            judgement, upstream = decided
+            conn.run(
+                "gate_record_decision",
+                pipeline_run_id=self.run_id,
+                task_id=dependency.task_id,
+                pipeline_dependency_id=dependency.pipeline_dependency_id,
+                task_dependency_id=dependency.task_dependency_id,
+                selected_run_id=upstream.run_id
+                if judgement.result is GateResult.SATISFIED
+                else None,
+                selected_task_run_id=(
+                    upstream.task_run_id if judgement.result is GateResult.SATISFIED else None
+                ),
+                selected_revision=(
+                    upstream.revision if judgement.result is GateResult.SATISFIED else None
+                ),
+                result=judgement.result.value,
+                reason=judgement.reason,
+                actor=SYSTEM.name,
+                actor_kind=SYSTEM.kind.value,
+            )
+            conn.run(
+                "gate_resolve_wait",
+                pipeline_run_id=self.run_id,
+                task_id=dependency.task_id or 0,
+                reason=judgement.reason,
+            )
+
+
+def outcome_of(judgement: Judgement) -> TaskOutcome | None:
+    """The upstream's outcome as the run's graph sees it: None while the gate waits."""
+    if not judgement.final:
+        return None
+    # A gate that gave up has no upstream outcome: it reads as skipped upstream.
+    return judgement.outcome or TaskOutcome(TaskRunStatus.SKIPPED)
+
+
+def _upstream(conn: EngineConnection, dependency: Dependency) -> Upstream:
+    run = conn.one("gate_upstream_run", pipeline_id=dependency.upstream_pipeline_id)
+    if run is None:
+        return Upstream(None, None, 1, 0)
+    upstream = Upstream(
+        run_id=int(run["pipeline_run_id"]),
+        run_status=RunStatus(run["status"]),
+        revision=int(run["revision"]),
+        rows_written=int(run["rows_written"] or 0),
+    )
+    if dependency.upstream_task_id is None:
+        return upstream
+    task = conn.one(
+        "gate_upstream_task_run",
+        pipeline_run_id=upstream.run_id,
+        task_id=dependency.upstream_task_id,
+    )
+    if task is None:
+        return upstream
+    return Upstream(
+        upstream.run_id,
+        upstream.run_status,
+        upstream.revision,
+        upstream.rows_written,
+        task_run_id=int(task["task_run_id"]),
+        task_status=TaskRunStatus(task["status"]),
+        task_rows=task["rows_written"],
+    )
+
+
+def _consumed(conn: EngineConnection, dependency: Dependency) -> Consumed | None:
+    row = conn.one(
+        "gate_last_consumption",
+        task_dependency_id=dependency.task_dependency_id,
+        pipeline_dependency_id=dependency.pipeline_dependency_id,
+    )
+    return None if row is None else Consumed(int(row["pipeline_run_id"]), int(row["revision"]))
