@@ -169,6 +169,7 @@ KEYS: dict[str, dict[str, Parser]] = {
         "retries": whole(0),
         "shutdown_grace_seconds": whole(0),
         "lease_seconds": whole(1),
+        "gate_wait_minutes": whole(0),
         "project": code,
     },
 }
@@ -183,6 +184,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "retries": 0,
         "shutdown_grace_seconds": 60,
         "lease_seconds": 60,
+        "gate_wait_minutes": 60,
         "project": "default",
     },
 }

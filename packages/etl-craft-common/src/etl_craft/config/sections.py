@@ -48,6 +48,7 @@ class Orchestration:
     retries: int
     shutdown_grace_seconds: int
     lease_seconds: int
+    gate_wait_minutes: int  # how long a gate waits for a fresh upstream run before giving up
     project: str
 
     @property
@@ -228,5 +229,6 @@ def build_orchestration(view: SectionView) -> Orchestration:
         retries=view.filled_number("retries"),
         shutdown_grace_seconds=view.filled_number("shutdown_grace_seconds"),
         lease_seconds=view.filled_number("lease_seconds"),
+        gate_wait_minutes=view.filled_number("gate_wait_minutes"),
         project=view.filled_text("project"),
     )

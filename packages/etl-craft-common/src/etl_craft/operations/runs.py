@@ -12,12 +12,11 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import RowMapping
 
 from etl_craft.config.settings import load_settings
-from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.core.errors import NotFoundError, RunStateError
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
-from etl_craft.enginedb.transitions import admit_run, create_run
+from etl_craft.enginedb.transitions import create_run
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
 from etl_craft.runtime.reconcile import (
@@ -26,6 +25,7 @@ from etl_craft.runtime.reconcile import (
     reconcile,
     warehouse_ledger,
 )
+from etl_craft.scheduling.admission import admit
 from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
 
 
@@ -42,11 +42,19 @@ def run_pipeline(ctx: OperationContext, request: RunRequest) -> RunView:
     """Reconcile, find or create the run, admit it, and supervise it to its end."""
     reconcile_now(ctx)
     run = _run_to_supervise(ctx, request)
+    settings = supervisor_settings(ctx)
     if run.status is RunStatus.QUEUED:
-        with ctx.engine.transaction(SYSTEM) as conn:
-            admit_run(conn, run.pipeline_run_id, SYSTEM)
+        admitted = admit(
+            ctx.engine,
+            run.pipeline_run_id,
+            wait_minutes=settings.gate_wait_minutes,
+            poll_seconds=settings.poll_seconds,
+        )
+        if admitted is RunStatus.SKIPPED:
+            with ctx.engine.read() as conn:
+                return read_run_view(conn, run.pipeline_run_id)
     only = _task_ids(ctx, run, request.task_codes) if request.task_codes else None
-    supervisor = RunSupervisor(ctx.engine, supervisor_settings(ctx), ctx.actor, ledger_lookup(ctx))
+    supervisor = RunSupervisor(ctx.engine, settings, ctx.actor, ledger_lookup(ctx))
     supervisor.supervise(run.pipeline_run_id, only)
     with ctx.engine.read() as conn:
         return read_run_view(conn, run.pipeline_run_id)
@@ -90,6 +98,7 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
         lease_seconds=float(settings.lease_seconds),
         heartbeat_seconds=float(settings.heartbeat_seconds),
         poll_seconds=settings.poll_seconds,
+        gate_wait_minutes=float(orchestration.gate_wait_minutes) if orchestration else 60.0,
     )
 
 

@@ -1,0 +1,58 @@
+"""Admitting a QUEUED run through its pipeline gate: the run starts, or is skipped with why."""
+
+from __future__ import annotations
+
+import time
+
+from etl_craft.core.actor import SYSTEM
+from etl_craft.core.enums import DependencyType, RunStatus
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.runs import read_run
+from etl_craft.enginedb.transitions import admit_run, skip_run
+from etl_craft.scheduling.gatekeeper import Dependency, Gatekeeper
+from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES, GateResult
+
+
+def pipeline_dependencies(engine: EngineDB, pipeline_id: int) -> list[Dependency]:
+    with engine.read() as conn:
+        rows = conn.all("pipeline_dependencies_of", pipeline_id=pipeline_id)
+    return [
+        Dependency(
+            task_id=None,
+            upstream_pipeline_id=int(row["upstream_id"]),
+            upstream_task_id=None,
+            dependency_type=DependencyType(row["dependency_type"]),
+            consume_repairs=row["consume_repairs"] == "Y",
+            name=str(row["upstream_code"]),
+            pipeline_dependency_id=int(row["pipeline_dependency_id"]),
+        )
+        for row in rows
+    ]
+
+
+def admit(
+    engine: EngineDB,
+    run_id: int,
+    *,
+    wait_minutes: float = DEFAULT_WAIT_MINUTES,
+    poll_seconds: float = 1.0,
+) -> RunStatus:
+    """Judge the pipeline gate until it decides; IN-PROGRESS when admitted, else SKIPPED."""
+    with engine.read() as conn:
+        run = read_run(conn, run_id)
+    dependencies = pipeline_dependencies(engine, run.pipeline_id)
+    gates = Gatekeeper(engine, run_id, wait_minutes)
+    while True:
+        judgements = gates.judge_all(dependencies)
+        if all(judgement.final for judgement in judgements.values()):
+            break
+        # The foreground waits here as an overseer would: the wait is also a row a restart resumes.
+        time.sleep(poll_seconds)
+    refused = [j.reason for j in judgements.values() if j.result is not GateResult.SATISFIED]
+    with engine.transaction(SYSTEM) as conn:
+        gates.record(conn, dependencies)
+        if refused:
+            skip_run(conn, run_id, SYSTEM, message="; ".join(refused))
+            return RunStatus.SKIPPED
+        admit_run(conn, run_id, SYSTEM)
+    return RunStatus.IN_PROGRESS
