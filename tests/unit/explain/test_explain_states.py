@@ -209,6 +209,28 @@ def test_a_queued_retry_reads_its_not_before() -> None:
     )
 
 
+def test_a_retry_of_a_paused_run_waits_for_resume() -> None:
+    failed = task_run(TaskRunStatus.FAILED, attempt_status=AttemptStatus.FAILED)
+    found = explain(
+        snapshot(task_run=failed, retry=RetryPolicy(1, 30, 2), run=replace(RUN, paused=True))
+    )
+    assert found.state is TaskState.RETRY_SCHEDULED
+    assert found.sentence == (
+        "load failed attempt 1 of 2; attempt 2 starts at 2026-11-30 06:00:30 UTC, once the "
+        "pipeline is resumed (RETRIES 1, RETRY_DELAY_SECONDS 30, RETRY_BACKOFF 2)"
+    )
+
+
+def test_a_cancelled_run_schedules_no_retry() -> None:
+    failed = task_run(TaskRunStatus.FAILED, attempt_status=AttemptStatus.FAILED)
+    ended = replace(RUN, status=RunStatus.CANCELLED)
+    found = explain(snapshot(task_run=failed, retry=RetryPolicy(1, 30, 2), run=ended))
+    assert (found.state, found.retry.next_attempt) == (TaskState.FAILED, None)
+    assert found.sentence == (
+        f"load failed on attempt 1 of 2; fix the cause and rerun it with {RERUN.format('load')}"
+    )
+
+
 def test_a_ready_task_of_a_paused_run_waits_for_resume() -> None:
     found = explain(snapshot(extract(TaskRunStatus.SUCCESS, 3), run=replace(RUN, paused=True)))
     assert found.state is TaskState.PAUSED

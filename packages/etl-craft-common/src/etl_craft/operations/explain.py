@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from functools import partial
 from typing import ClassVar
 
 from etl_craft.core.enums import (
@@ -199,13 +200,13 @@ def _error(snap: ExplainSnapshot) -> str | None:
 
 def _retry(snap: ExplainSnapshot) -> RetrySchedule:
     policy, row = snap.retry, snap.task_run
-    number: int | None = None
-    when: datetime | None = None
-    if row is not None and row.attempt_status is AttemptStatus.QUEUED and row.not_before:
-        number, when = row.attempt_count, row.not_before
-    elif row is not None and (due := retry_due(task_run_state(row), policy)) is not None:
-        number, when = row.attempt_count + 1, due
-    return RetrySchedule(policy.retries, policy.delay_seconds, policy.backoff, number, when)
+    schedule = partial(RetrySchedule, policy.retries, policy.delay_seconds, policy.backoff)
+    if row is None or snap.run.status.terminal or snap.run.cancel_pending:
+        return schedule(None, None)  # an ended or cancelled run retries nothing
+    if row.attempt_status is AttemptStatus.QUEUED and row.not_before:
+        return schedule(row.attempt_count, row.not_before)
+    due = retry_due(task_run_state(row), policy)
+    return schedule(None if due is None else row.attempt_count + 1, due)
 
 
 def _judge(facts: _Facts) -> tuple[TaskState, str]:
@@ -223,6 +224,7 @@ def _retry_sentence(facts: _Facts) -> str:
     retry, done = facts.retry, (facts.retry.next_attempt or 1) - 1
     error = f" ({facts.latest_error})" if facts.latest_error else ""
     when = f"at {retry.not_before:%Y-%m-%d %H:%M:%S} UTC" if retry.not_before else "now"
+    when += ", once the pipeline is resumed" if facts.snap.run.paused else ""
     return (
         f"{facts.code} failed attempt {done} of {retry.retries + 1}{error}; attempt "
         f"{retry.next_attempt} starts {when} (RETRIES {retry.retries}, "
@@ -339,14 +341,13 @@ def _waiting_sentence(facts: _Facts) -> str:
     )
 
 
+_PENDING = {None: "which has not started", TaskRunStatus.FAILED: "which failed and will be retried"}
+
+
 def _pending(dep: DependencyView) -> str:
     if dep.cross_pipeline:
         return "which no gate has judged yet"
-    if dep.upstream_status is None:
-        return "which has not started"
-    if dep.upstream_status is TaskRunStatus.FAILED:
-        return "which failed and will be retried"
-    return "which is still running"
+    return _PENDING.get(dep.upstream_status, "which is still running")
 
 
 def _in_progress(facts: _Facts, row: TaskRunRow) -> tuple[TaskState, str]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from etl_craft.core.enums import DependencyType, RunCondition, RunStatus, TaskRunStatus
 from etl_craft.core.errors import NotFoundError
 from etl_craft.enginedb.connection import EngineConnection
-from etl_craft.enginedb.controls import read_controls
+from etl_craft.enginedb.controls import RunControls, read_controls
 from etl_craft.enginedb.explain_reads import (
     AttemptRow,
     GateDecisionRow,
@@ -18,6 +18,9 @@ from etl_craft.enginedb.explain_reads import (
 )
 from etl_craft.enginedb.runs import (
     DependencyRow,
+    PipelineShape,
+    RunRow,
+    TaskRow,
     TaskRunRow,
     read_pipeline_shape,
     read_run,
@@ -67,28 +70,14 @@ def read_explain_snapshot(
     conn: EngineConnection, run_id: int, task_code: str, *, default_retries: int = 0
 ) -> ExplainSnapshot:
     run = read_run(conn, run_id)
-    controls = read_controls(conn, run_id)
     pipeline = read_pipeline_shape(conn, run.pipeline_id)
-    task = next((t for t in pipeline.tasks if t.task_code == task_code), None)
-    if task is None:
-        codes = ", ".join(sorted(t.task_code for t in pipeline.tasks)) or "none"
-        raise NotFoundError(
-            f"pipeline {run.pipeline_code} has no active task {task_code!r}; its tasks are "
-            f"{codes}: check --task_code"
-        )
+    task = _task(pipeline, run.pipeline_code, task_code)
     shape = build_shape(pipeline, default_retries)
     runs = read_task_runs(conn, run_id)
     decisions = read_gate_decisions(conn, run_id, task.task_id)
     row = runs.get(task.task_id)
     return ExplainSnapshot(
-        run=RunHeader(
-            run.pipeline_run_id,
-            run.pipeline_code,
-            run.run_key,
-            run.status,
-            controls.paused,
-            controls.cancel_pending,
-        ),
+        run=_header(run, read_controls(conn, run_id)),
         task_code=task_code,
         run_condition=task.run_condition,
         required_count=task.required_count,
@@ -102,6 +91,28 @@ def read_explain_snapshot(
         ),
         gate_waits=read_gate_waits(conn, run_id, task.task_id),
         gate_decisions=decisions,
+    )
+
+
+def _task(pipeline: PipelineShape, pipeline_code: str, task_code: str) -> TaskRow:
+    task = next((t for t in pipeline.tasks if t.task_code == task_code), None)
+    if task is None:
+        codes = ", ".join(sorted(t.task_code for t in pipeline.tasks)) or "none"
+        raise NotFoundError(
+            f"pipeline {pipeline_code} has no active task {task_code!r}; its tasks are "
+            f"{codes}: check --task_code"
+        )
+    return task
+
+
+def _header(run: RunRow, controls: RunControls) -> RunHeader:
+    return RunHeader(
+        run.pipeline_run_id,
+        run.pipeline_code,
+        run.run_key,
+        run.status,
+        controls.paused,
+        controls.cancel_pending,
     )
 
 

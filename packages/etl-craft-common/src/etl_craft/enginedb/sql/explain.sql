@@ -8,7 +8,7 @@ SELECT ATTEMPT_NUMBER AS attempt_number, STATUS AS status, NOT_BEFORE AS not_bef
 
 -- name: explain_gate_waits --
 -- The gate waits of one run that hold back one task: its own and the run's pipeline gate.
-SELECT GATE_WAIT_ID AS gate_wait_id, TASK_ID AS task_id, FIRST_CHECK_AT AS first_check_at,
+SELECT TASK_ID AS task_id, FIRST_CHECK_AT AS first_check_at,
        NEXT_CHECK_AT AS next_check_at, LOOKS AS looks, WAIT_UNTIL AS wait_until,
        LAST_REASON AS last_reason, RESOLVED_AT AS resolved_at
   FROM AUD_GATE_WAITS
@@ -17,10 +17,8 @@ SELECT GATE_WAIT_ID AS gate_wait_id, TASK_ID AS task_id, FIRST_CHECK_AT AS first
 
 -- name: explain_gate_decisions --
 -- The task-dependency decisions of one run for one task, with the upstream and the task run chosen.
-SELECT g.DECISION_ID AS decision_id, g.TASK_DEPENDENCY_ID AS task_dependency_id,
-       g.RESULT AS result, g.REASON AS reason, g.DECIDED_AT AS decided_at,
-       g.DECIDED_BY AS decided_by, g.SELECTED_PIPELINE_RUN_ID AS selected_pipeline_run_id,
-       g.SELECTED_TASK_RUN_ID AS selected_task_run_id, u.TASK_CODE AS upstream_task_code,
+SELECT g.TASK_DEPENDENCY_ID AS task_dependency_id, g.RESULT AS result, g.REASON AS reason,
+       g.DECIDED_AT AS decided_at, g.DECIDED_BY AS decided_by, u.TASK_CODE AS upstream_task_code,
        up.PIPELINE_CODE AS upstream_pipeline_code, s.STATUS AS upstream_status,
        s.ROWS_WRITTEN AS upstream_rows
   FROM AUD_GATE_DECISIONS g
