@@ -23,7 +23,15 @@ SELECT PIPELINE_ID, 'publish', 'SQL' FROM CFG_PIPELINES WHERE PIPELINE_CODE = 's
 INSERT INTO CFG_TASK_DEPENDENCY (TASK_ID, DEPENDS_ON_TASK_ID)
 SELECT d.TASK_ID, u.TASK_ID FROM CFG_TASKS d, CFG_TASKS u
  WHERE d.TASK_CODE = 'summary' AND u.TASK_CODE = 'publish';
+INSERT INTO CFG_PIPELINE_DEPENDENCY (PIPELINE_ID, DEPENDS_ON_PIPELINE_ID)
+SELECT d.PIPELINE_ID, u.PIPELINE_ID FROM CFG_PIPELINES d, CFG_PIPELINES u
+ WHERE d.PIPELINE_CODE = 'orders' AND u.PIPELINE_CODE = 'sales';
 """
+DECIDE = (
+    "INSERT INTO AUD_GATE_DECISIONS (PIPELINE_RUN_ID, TASK_ID, PIPELINE_DEPENDENCY_ID, "
+    "TASK_DEPENDENCY_ID, RESULT, REASON, DECIDED_AT, DECIDED_BY, DECIDED_BY_KIND) "
+)
+PIPELINE_GATE = ("sales", None, "SATISFIED", "run 11 of sales succeeded")
 
 
 @pytest.fixture
@@ -158,6 +166,13 @@ def test_explain_reads_the_gate_waits_and_decisions_of_the_task(
     with project.engine.transaction(TESTER) as conn:
         execute(
             conn,
+            DECIDE + "SELECT :r, NULL, PIPELINE_DEPENDENCY_ID, NULL, 'SATISFIED', "
+            "'run 11 of sales succeeded', '2026-11-30 05:59:00.000000', 'system', 'SYSTEM' "
+            "FROM CFG_PIPELINE_DEPENDENCY",
+            r=run_id,
+        )
+        execute(
+            conn,
             "INSERT INTO AUD_GATE_WAITS (PIPELINE_RUN_ID, TASK_ID, FIRST_CHECK_AT, NEXT_CHECK_AT, "
             "LOOKS, WAIT_UNTIL, LAST_REASON) SELECT :r, TASK_ID, '2026-11-30 06:00:00.000000', "
             "'2026-11-30 06:05:00.000000', 2, '2026-11-30 12:00:00.000000', "
@@ -172,15 +187,15 @@ def test_explain_reads_the_gate_waits_and_decisions_of_the_task(
         "2026-11-30 12:00:00 UTC"
     )
     assert [(w["looks"], w["resolved_at"]) for w in waiting["gate_waits"]] == [(2, None)]
+    assert decisions(waiting) == [PIPELINE_GATE]
 
     with project.engine.transaction(TESTER) as conn:
         execute(
             conn,
-            "INSERT INTO AUD_GATE_DECISIONS (PIPELINE_RUN_ID, TASK_ID, TASK_DEPENDENCY_ID, RESULT, "
-            "REASON, DECIDED_AT, DECIDED_BY, DECIDED_BY_KIND) SELECT :r, d.TASK_ID, "
-            "d.TASK_DEPENDENCY_ID, 'UNSATISFIED', 'no SUCCESS run of sales by WAIT_UNTIL', "
-            "'2026-11-30 12:00:00.000000', 'system', 'SYSTEM' FROM CFG_TASK_DEPENDENCY d "
-            "JOIN CFG_TASKS u ON u.TASK_ID = d.DEPENDS_ON_TASK_ID WHERE u.TASK_CODE = 'publish'",
+            DECIDE + "SELECT :r, d.TASK_ID, NULL, d.TASK_DEPENDENCY_ID, 'UNSATISFIED', "
+            "'no SUCCESS run of sales by WAIT_UNTIL', '2026-11-30 12:00:00.000000', 'system', "
+            "'SYSTEM' FROM CFG_TASK_DEPENDENCY d JOIN CFG_TASKS u "
+            "ON u.TASK_ID = d.DEPENDS_ON_TASK_ID WHERE u.TASK_CODE = 'publish'",
             r=run_id,
         )
     decided = explain(cli, run_id, "summary")
@@ -190,9 +205,17 @@ def test_explain_reads_the_gate_waits_and_decisions_of_the_task(
         f"run of sales by WAIT_UNTIL, so run {run_id} skips it; a new run of orders judges its "
         "gates again"
     )
-    assert [
-        (g["upstream_pipeline"], g["result"], g["reason"]) for g in decided["gate_decisions"]
-    ] == [("sales", "UNSATISFIED", "no SUCCESS run of sales by WAIT_UNTIL")]
+    assert decisions(decided) == [
+        PIPELINE_GATE,
+        ("sales", "publish", "UNSATISFIED", "no SUCCESS run of sales by WAIT_UNTIL"),
+    ]
+
+
+def decisions(document: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [
+        (g["upstream_pipeline"], g["upstream_code"], g["result"], g["reason"])
+        for g in document["gate_decisions"]
+    ]
 
 
 def test_explain_without_a_run_id_refuses_when_no_run_is_live(cli: Cli, failed_run: int) -> None:

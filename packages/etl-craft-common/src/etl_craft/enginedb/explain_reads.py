@@ -35,8 +35,10 @@ class GateWaitRow:
 
 @dataclass(frozen=True)
 class GateDecisionRow:
-    task_dependency_id: int
-    upstream_code: str
+    """A judged dependency; one of the pipeline's has no task dependency and no upstream task."""
+
+    task_dependency_id: int | None
+    upstream_code: str | None
     upstream_pipeline: str
     result: str  # SATISFIED, UNSATISFIED or BYPASSED
     reason: str
@@ -86,8 +88,8 @@ def read_gate_decisions(
 ) -> tuple[GateDecisionRow, ...]:
     return tuple(
         GateDecisionRow(
-            task_dependency_id=int(row["task_dependency_id"]),
-            upstream_code=str(row["upstream_task_code"]),
+            task_dependency_id=row["task_dependency_id"],
+            upstream_code=row["upstream_task_code"],
             upstream_pipeline=str(row["upstream_pipeline_code"]),
             result=str(row["result"]),
             reason=str(row["reason"]),

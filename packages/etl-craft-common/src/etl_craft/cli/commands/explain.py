@@ -59,7 +59,7 @@ def render(found: Explanation) -> str:
 
 def _gates(found: Explanation) -> list[str]:
     decisions = [
-        f"    {d.upstream_pipeline}.{d.upstream_code}  {d.result}  "
+        f"    {d.upstream_pipeline}{'.' + d.upstream_code if d.upstream_code else ''}  {d.result}  "
         f"{d.decided_at:%Y-%m-%d %H:%M:%S} by {d.decided_by}: {d.reason}"
         for d in found.gate_decisions
     ]

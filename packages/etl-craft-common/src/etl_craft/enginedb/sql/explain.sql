@@ -16,15 +16,17 @@ SELECT TASK_ID AS task_id, FIRST_CHECK_AT AS first_check_at,
  ORDER BY GATE_WAIT_ID;
 
 -- name: explain_gate_decisions --
--- The task-dependency decisions of one run for one task, with the upstream and the task run chosen.
+-- The decisions of one run on one task's dependencies and on its pipeline's, with the upstream.
 SELECT g.TASK_DEPENDENCY_ID AS task_dependency_id, g.RESULT AS result, g.REASON AS reason,
        g.DECIDED_AT AS decided_at, g.DECIDED_BY AS decided_by, u.TASK_CODE AS upstream_task_code,
-       up.PIPELINE_CODE AS upstream_pipeline_code, s.STATUS AS upstream_status,
-       s.ROWS_WRITTEN AS upstream_rows
+       coalesce(up.PIPELINE_CODE, pp.PIPELINE_CODE) AS upstream_pipeline_code,
+       s.STATUS AS upstream_status, s.ROWS_WRITTEN AS upstream_rows
   FROM AUD_GATE_DECISIONS g
-  JOIN CFG_TASK_DEPENDENCY d ON d.TASK_DEPENDENCY_ID = g.TASK_DEPENDENCY_ID
-  JOIN CFG_TASKS u ON u.TASK_ID = d.DEPENDS_ON_TASK_ID
-  JOIN CFG_PIPELINES up ON up.PIPELINE_ID = u.PIPELINE_ID
+  LEFT JOIN CFG_TASK_DEPENDENCY d ON d.TASK_DEPENDENCY_ID = g.TASK_DEPENDENCY_ID
+  LEFT JOIN CFG_TASKS u ON u.TASK_ID = d.DEPENDS_ON_TASK_ID
+  LEFT JOIN CFG_PIPELINES up ON up.PIPELINE_ID = u.PIPELINE_ID
+  LEFT JOIN CFG_PIPELINE_DEPENDENCY pd ON pd.PIPELINE_DEPENDENCY_ID = g.PIPELINE_DEPENDENCY_ID
+  LEFT JOIN CFG_PIPELINES pp ON pp.PIPELINE_ID = pd.DEPENDS_ON_PIPELINE_ID
   LEFT JOIN AUD_TASK_RUN_LOG s ON s.TASK_RUN_ID = g.SELECTED_TASK_RUN_ID
- WHERE g.PIPELINE_RUN_ID = :pipeline_run_id AND g.TASK_ID = :task_id
+ WHERE g.PIPELINE_RUN_ID = :pipeline_run_id AND (g.TASK_ID = :task_id OR g.TASK_ID IS NULL)
  ORDER BY g.DECISION_ID;
