@@ -23,13 +23,9 @@ from etl_craft.core.graph import TaskOutcome, dependency_met
 from etl_craft.enginedb.explain_reads import GateDecisionRow, GateWaitRow
 from etl_craft.enginedb.runs import TaskRunRow
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.explain_snapshot import (
-    ExplainSnapshot,
-    read_explain_snapshot,
-    task_run_state,
-)
+from etl_craft.operations.explain_snapshot import ExplainSnapshot, read_explain_snapshot
 from etl_craft.operations.history import run_status
-from etl_craft.scheduling.plan import retry_due
+from etl_craft.scheduling.plan import retry_due, task_run_state
 
 
 class TaskState(StrEnum):

@@ -26,7 +26,7 @@ from etl_craft.enginedb.runs import (
     read_run,
     read_task_runs,
 )
-from etl_craft.scheduling.plan import RetryPolicy, TaskRunState, retry_due
+from etl_craft.scheduling.plan import RetryPolicy, retry_due, task_run_state
 from etl_craft.scheduling.shape import build_shape
 
 
@@ -143,17 +143,4 @@ def _dependency(
         upstream_status=row.status if row else None,
         upstream_rows=row.rows_written if row else None,
         upstream_retry_pending=retrying,
-    )
-
-
-def task_run_state(row: TaskRunRow) -> TaskRunState:
-    return TaskRunState(
-        task_run_id=row.task_run_id,
-        task_id=row.task_id,
-        status=row.status,
-        rows_written=row.rows_written,
-        attempt_count=row.attempt_count,
-        attempt_status=row.attempt_status,
-        retryable=row.retryable,
-        attempt_ended_at=row.attempt_ended_at,
     )

@@ -19,6 +19,7 @@ from etl_craft.core.graph import (
     TaskOutcome,
     Unsatisfiable,
 )
+from etl_craft.enginedb.runs import TaskRunRow
 
 MAX_RETRY_DELAY_SECONDS = 3600.0
 RETRIED_STATUSES = frozenset({AttemptStatus.FAILED, AttemptStatus.TIMED_OUT, AttemptStatus.LOST})
@@ -46,6 +47,20 @@ class TaskRunState:
     attempt_status: AttemptStatus | None
     retryable: bool
     attempt_ended_at: datetime | None
+
+
+def task_run_state(row: TaskRunRow) -> TaskRunState:
+    """The planner's view of a task run read from the Engine DB."""
+    return TaskRunState(
+        task_run_id=row.task_run_id,
+        task_id=row.task_id,
+        status=row.status,
+        rows_written=row.rows_written,
+        attempt_count=row.attempt_count,
+        attempt_status=row.attempt_status,
+        retryable=row.retryable,
+        attempt_ended_at=row.attempt_ended_at,
+    )
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ from etl_craft.runtime.logfile import attempt_log_path
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
 from etl_craft.scheduling.gatekeeper import Dependency, Gatekeeper, outcome_of
 from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES
-from etl_craft.scheduling.plan import Plan, TaskRunState, graph_state, plan
+from etl_craft.scheduling.plan import Plan, TaskRunState, graph_state, plan, task_run_state
 from etl_craft.scheduling.shape import RunShape, build_shape
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ class RunSupervisor:
             if ended is None:
                 self._wait(run_id)
             return ended
-        states = {task_id: _state(row) for task_id, row in rows.items()}
+        states = {task_id: task_run_state(row) for task_id, row in rows.items()}
         external = self._gate_outcomes(shape, states)
         decided = plan(shape.graph, states, shape.policies, shape.handlers, external)
         if controls.paused:
@@ -381,19 +381,6 @@ def _restricted(decided: Plan, only: frozenset[int]) -> Plan:
         start=tuple(task for task in decided.start if task.task_id in only),
         retry=tuple(item for item in decided.retry if item.task_id in only),
         outcome=decided.outcome,
-    )
-
-
-def _state(row: TaskRunRow) -> TaskRunState:
-    return TaskRunState(
-        task_run_id=row.task_run_id,
-        task_id=row.task_id,
-        status=row.status,
-        rows_written=row.rows_written,
-        attempt_count=row.attempt_count,
-        attempt_status=row.attempt_status,
-        retryable=row.retryable,
-        attempt_ended_at=row.attempt_ended_at,
     )
 
 
