@@ -175,7 +175,7 @@ def handle_run(args: argparse.Namespace) -> int:
     finally:
         ctx.close()
     emit(done, args.format, render_rerun(done))
-    return run_command._exit_code(done.run.status)
+    return run_command.run_exit_code(done.run.status)
 
 
 def _intervened(done: Intervention, fmt: str) -> int:

@@ -1,4 +1,4 @@
-"""etl-craft run, status, history and reconcile: running pipelines and reading their runs."""
+"""Running pipelines (the plain run, extended by control.RUN), status, history and reconcile."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def handle_run(args: argparse.Namespace) -> int:
         chosen = [task for task in view.tasks if task.task_code in args.task_codes]
         settled = {TaskRunStatus.SUCCESS, TaskRunStatus.SKIPPED}
         return 0 if all(task.status in settled for task in chosen) else int(ExitCode.FAILURE)
-    return _exit_code(view.status)
+    return run_exit_code(view.status)
 
 
 def handle_status(args: argparse.Namespace) -> int:
@@ -134,7 +134,7 @@ def render_history(found: History) -> str:
     )
 
 
-def _exit_code(status: RunStatus) -> int:
+def run_exit_code(status: RunStatus) -> int:
     if status is RunStatus.SUCCESS or status is RunStatus.SKIPPED:
         return 0
     if status in (RunStatus.QUEUED, RunStatus.IN_PROGRESS):
@@ -142,9 +142,6 @@ def _exit_code(status: RunStatus) -> int:
     return int(ExitCode.FAILURE)
 
 
-RUN = Command(
-    "run", "run a pipeline in the foreground until its run ends", configure_run, handle_run
-)
 STATUS = Command("status", "show a run and its tasks", _run_selection, handle_status)
 HISTORY = Command(
     "history", "list a pipeline's runs, newest first", configure_history, handle_history
