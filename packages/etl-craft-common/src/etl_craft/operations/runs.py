@@ -105,6 +105,8 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
 def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
     with ctx.engine.transaction(ctx.actor) as conn:
         pipeline_id = pipeline_id_of(conn, ctx.project_code, request.pipeline_code)
+        # Two callers at once must find the same run, never create one each.
+        conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
         if request.run_id is not None:
             run = _owned_run(conn, request.run_id, pipeline_id, request.pipeline_code)
         elif request.run_key is not None:

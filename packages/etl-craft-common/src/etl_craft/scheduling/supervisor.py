@@ -18,7 +18,7 @@ from pathlib import Path
 
 from etl_craft.core.actor import SYSTEM, Actor
 from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus
-from etl_craft.core.errors import RunStateError, WaitingError
+from etl_craft.core.errors import RunStateError, StaleTransitionError, WaitingError
 from etl_craft.core.faults import fault_point
 from etl_craft.core.graph import TaskOutcome
 from etl_craft.core.time import utc_now
@@ -98,10 +98,23 @@ class RunSupervisor:
     def supervise(self, run_id: int, only: frozenset[int] | None = None) -> RunRow:
         """Run ``run_id`` to its end, or only the tasks in ``only`` (run --task_code)."""
         self.only = only
-        with self.engine.transaction(SYSTEM) as conn:
-            claim_run_lease(
-                conn, run_id, SYSTEM, owner_id=self.owner, lease_seconds=self.settings.lease_seconds
-            )
+        try:
+            with self.engine.transaction(SYSTEM) as conn:
+                claim_run_lease(
+                    conn,
+                    run_id,
+                    SYSTEM,
+                    owner_id=self.owner,
+                    lease_seconds=self.settings.lease_seconds,
+                )
+        except StaleTransitionError:
+            with self.engine.read() as conn:
+                held = read_run(conn, run_id)
+            raise RunStateError(
+                f"run {run_id} of {held.pipeline_code} is supervised by {held.owner_id} (lease "
+                f"until {held.lease_expires_at}); follow it with etl-craft status, or wait for the "
+                "lease to expire if that process is gone (etl-craft reconcile settles it then)"
+            ) from None
         heartbeat = Heartbeat(
             self.engine,
             SYSTEM,

@@ -6,3 +6,7 @@ SELECT set_config('etl_craft.actor', :actor, true),
 -- name: notify_event --
 -- Wake every loop that listens on etl_craft_events (PostgreSQL only; SQLite loops poll).
 SELECT pg_notify('etl_craft_events', :payload);
+
+-- name: lock_pipeline_runs --
+-- Serialise callers that find or create a pipeline's run, until this transaction ends.
+SELECT pg_advisory_xact_lock(hashtextextended('etl_craft.pipeline_runs:' || CAST(:pipeline_id AS TEXT), 0));
