@@ -90,8 +90,12 @@ def test_a_chain_runs_to_success_and_writes_the_warehouse(project: ProjectOnDisk
     with duckdb.connect(str(project.root / "warehouse.duckdb"), read_only=True) as warehouse:
         orders = warehouse.execute("SELECT order_id, amount FROM lnd.orders ORDER BY 1").fetchall()
         summary = warehouse.execute("SELECT orders, revenue FROM dm.summary").fetchall()
+        writers = warehouse.execute(
+            "SELECT DISTINCT CREATED_BY, PIPELINE_RUN_ID FROM lnd.orders"
+        ).fetchall()
     assert [(row[0], float(row[1])) for row in orders] == [(1, 10.5), (2, 20.0), (3, 7.25)]
     assert [(row[0], float(row[1])) for row in summary] == [(3, 37.75)]
+    assert writers == [("orders.land", run_id)]
 
 
 def test_a_failure_skips_its_downstream_and_fails_the_run(project: ProjectOnDisk) -> None:

@@ -107,7 +107,8 @@ def sql_action_spec(task: Task) -> SqlActionSpec:
         pipeline_run_id=invocation.pipeline_run_id,
         task_run_id=invocation.task_run_id,
         attempt_id=invocation.attempt_id,
-        actor=task.environment.connector.orchestration.project,
+        # The warehouse rows' CREATED_BY/UPDATED_BY name the task that wrote them.
+        actor=f"{invocation.pipeline_code}.{invocation.task_code}",
         run_date=invocation.run_date,
         refresh_type=refresh,
         merge_key=parameter_columns(task.parameter("MERGE_KEY")),
