@@ -26,6 +26,7 @@ from etl_craft.runtime.reconcile import (
     warehouse_ledger,
 )
 from etl_craft.scheduling.admission import admit
+from etl_craft.scheduling.gatekeeper import Bypass
 from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
 
 
@@ -36,28 +37,45 @@ class RunRequest:
     run_key: str | None = None
     run_date: date | None = None
     task_codes: tuple[str, ...] = ()  # run only these tasks (run --task_code)
+    trigger_kind: TriggerKind = TriggerKind.MANUAL
 
 
-def run_pipeline(ctx: OperationContext, request: RunRequest) -> RunView:
+def run_pipeline(
+    ctx: OperationContext, request: RunRequest, bypass: Bypass | None = None
+) -> RunView:
     """Reconcile, find or create the run, admit it, and supervise it to its end."""
+    run = admitted_run(ctx, request, bypass)
+    if run.status is RunStatus.IN_PROGRESS:
+        only = _task_ids(ctx, run, request.task_codes) if request.task_codes else None
+        supervise_run(ctx, run, only, bypass)
+    with ctx.engine.read() as conn:
+        return read_run_view(conn, run.pipeline_run_id)
+
+
+def admitted_run(ctx: OperationContext, request: RunRequest, bypass: Bypass | None) -> RunRow:
+    """Reconcile, find or create the run, and admit it through its pipeline gate (or skip it)."""
     reconcile_now(ctx)
     run = _run_to_supervise(ctx, request)
-    settings = supervisor_settings(ctx)
     if run.status is RunStatus.QUEUED:
-        admitted = admit(
+        settings = supervisor_settings(ctx)
+        admit(
             ctx.engine,
             run.pipeline_run_id,
             wait_minutes=settings.gate_wait_minutes,
             poll_seconds=settings.poll_seconds,
+            bypass=bypass,
         )
-        if admitted is RunStatus.SKIPPED:
-            with ctx.engine.read() as conn:
-                return read_run_view(conn, run.pipeline_run_id)
-    only = _task_ids(ctx, run, request.task_codes) if request.task_codes else None
-    supervisor = RunSupervisor(ctx.engine, settings, ctx.actor, ledger_lookup(ctx))
+        with ctx.engine.read() as conn:
+            return read_run(conn, run.pipeline_run_id)
+    return run
+
+
+def supervise_run(
+    ctx: OperationContext, run: RunRow, only: frozenset[int] | None, bypass: Bypass | None = None
+) -> None:
+    settings = supervisor_settings(ctx)
+    supervisor = RunSupervisor(ctx.engine, settings, ctx.actor, ledger_lookup(ctx), bypass)
     supervisor.supervise(run.pipeline_run_id, only)
-    with ctx.engine.read() as conn:
-        return read_run_view(conn, run.pipeline_run_id)
 
 
 def _task_ids(ctx: OperationContext, run: RunRow, codes: tuple[str, ...]) -> frozenset[int]:
@@ -104,22 +122,7 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
 
 def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
     with ctx.engine.transaction(ctx.actor) as conn:
-        pipeline_id = pipeline_id_of(conn, ctx.project_code, request.pipeline_code)
-        # Two callers at once must find the same run, never create one each.
-        conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
-        if request.run_id is not None:
-            run = _owned_run(conn, request.run_id, pipeline_id, request.pipeline_code)
-        elif request.run_key is not None:
-            run = _run_by_key(conn, ctx, pipeline_id, request)
-        else:
-            live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
-            if len(live) > 1:
-                raise RunStateError(_ambiguous(request.pipeline_code, live))
-            run = (
-                read_run(conn, int(live[0]["pipeline_run_id"]))
-                if live
-                else _create(conn, ctx, pipeline_id, request, f"manual:{uuid.uuid4()}")
-            )
+        run = find_or_create_run(conn, ctx, request)
     if run.status.terminal:
         raise RunStateError(
             f"run {run.pipeline_run_id} of {run.pipeline_code} has ended {run.status}; to run it "
@@ -128,30 +131,82 @@ def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
     return run
 
 
-def _run_by_key(
-    conn: EngineConnection, ctx: OperationContext, pipeline_id: int, request: RunRequest
+def find_or_create_run(
+    conn: EngineConnection, ctx: OperationContext, request: RunRequest
 ) -> RunRow:
-    found = conn.one("run_by_key", pipeline_id=pipeline_id, run_key=request.run_key)
-    if found is not None:
-        return read_run(conn, int(found["pipeline_run_id"]))
-    return _create(conn, ctx, pipeline_id, request, str(request.run_key))
+    """The named run, else the pipeline's single live run of the request's kind, else a new one.
+
+    A scheduled or manual run and a backfill run never take over, nor start beside, each other
+    (S2.A.3); a backfill date resumes a live backfill run of that date. A run named by id is
+    continued whatever its kind: naming it is the operator's choice.
+    """
+    pipeline_id = pipeline_id_of(conn, ctx.project_code, request.pipeline_code)
+    # Two callers at once must find the same run, never create one each.
+    conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
+    if request.run_id is not None:
+        return _owned_run(conn, request.run_id, pipeline_id, request.pipeline_code)
+    live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
+    if request.run_key is not None:
+        found = conn.one("run_by_key", pipeline_id=pipeline_id, run_key=request.run_key)
+        if found is not None:
+            return read_run(conn, int(found["pipeline_run_id"]))
+        _refuse_other_kind(conn, request, live)
+        return _create(conn, ctx, pipeline_id, request, request.run_key)
+    _refuse_other_kind(conn, request, live)
+    if len(live) > 1:
+        raise RunStateError(_ambiguous(request.pipeline_code, live))
+    if live:
+        return read_run(conn, int(live[0]["pipeline_run_id"]))
+    return _create(conn, ctx, pipeline_id, request, _new_key(ctx, request))
+
+
+def _new_key(ctx: OperationContext, request: RunRequest) -> str:
+    if request.trigger_kind is TriggerKind.BACKFILL:
+        return f"backfill:{_run_date(ctx, request).isoformat()}:{uuid.uuid4()}"
+    return f"manual:{uuid.uuid4()}"
+
+
+def _refuse_other_kind(
+    conn: EngineConnection, request: RunRequest, live: Sequence[RowMapping]
+) -> None:
+    backfill = request.trigger_kind is TriggerKind.BACKFILL
+    for row in live:
+        other = read_run(conn, int(row["pipeline_run_id"]))
+        if other.trigger_kind == TriggerKind.BACKFILL:
+            if backfill and other.run_date == request.run_date:
+                continue  # the same backfill date, resumed
+        elif not backfill:
+            continue
+        since = f"started {other.start_date:%Y-%m-%d %H:%M:%S}Z" if other.start_date else "queued"
+        what = f"backfill date {request.run_date}" if backfill else "a new run"
+        raise RunStateError(
+            f"pipeline {request.pipeline_code} has {other.trigger_kind} run "
+            f"{other.pipeline_run_id} (key {other.run_key}, run date {other.run_date}, {since}) "
+            f"in progress; {what} waits until it ends. Let it finish (etl-craft run "
+            f"--pipeline_code {request.pipeline_code} --run-id {other.pipeline_run_id} continues "
+            f"it), or cancel it (etl-craft cancel --pipeline_code {request.pipeline_code} "
+            f"--run-id {other.pipeline_run_id} --reason ...)"
+        )
 
 
 def _create(
     conn: EngineConnection, ctx: OperationContext, pipeline_id: int, request: RunRequest, key: str
 ) -> RunRow:
-    run_date = request.run_date or datetime.now(ZoneInfo(ctx.timezone)).date()
     config = ctx.connector.fingerprint() if ctx.connector else None
     run_id = create_run(
         conn,
         pipeline_id=pipeline_id,
         run_key=key,
-        trigger_kind=TriggerKind.MANUAL,
-        run_date=run_date,
+        trigger_kind=request.trigger_kind,
+        run_date=_run_date(ctx, request),
         actor=ctx.actor,
         config_sha256=config,
     )
     return read_run(conn, run_id)
+
+
+def _run_date(ctx: OperationContext, request: RunRequest) -> date:
+    return request.run_date or datetime.now(ZoneInfo(ctx.timezone)).date()
 
 
 def pipeline_id_of(conn: EngineConnection, project_code: str, pipeline_code: str) -> int:

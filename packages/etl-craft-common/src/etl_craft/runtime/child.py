@@ -70,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
     environment = TaskEnvironment(connector, project, engine, logging.LoggerAdapter(logger), actor)
     outcome, offset, code = _execute(Task(invocation, environment))
     fault_point("child_before_report")
-    return _report(engine, invocation, args.owner_id, actor, outcome, offset, code)
+    reported = _report(engine, invocation, args.owner_id, actor, outcome, offset, code)
+    fault_point("child_after_report")
+    return reported
 
 
 def _record_start(

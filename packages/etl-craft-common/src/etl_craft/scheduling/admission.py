@@ -9,7 +9,7 @@ from etl_craft.core.enums import DependencyType, RunStatus
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.runs import read_run
 from etl_craft.enginedb.transitions import admit_run, skip_run
-from etl_craft.scheduling.gatekeeper import Dependency, Gatekeeper
+from etl_craft.scheduling.gatekeeper import Bypass, Dependency, Gatekeeper
 from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES, GateResult
 
 
@@ -36,19 +36,20 @@ def admit(
     *,
     wait_minutes: float = DEFAULT_WAIT_MINUTES,
     poll_seconds: float = 1.0,
+    bypass: Bypass | None = None,
 ) -> RunStatus:
     """Judge the pipeline gate until it decides; IN-PROGRESS when admitted, else SKIPPED."""
     with engine.read() as conn:
         run = read_run(conn, run_id)
     dependencies = pipeline_dependencies(engine, run.pipeline_id)
-    gates = Gatekeeper(engine, run_id, wait_minutes)
+    gates = Gatekeeper(engine, run_id, wait_minutes, bypass)
     while True:
         judgements = gates.judge_all(dependencies)
         if all(judgement.final for judgement in judgements.values()):
             break
         # The foreground waits here as an overseer would: the wait is also a row a restart resumes.
         time.sleep(poll_seconds)
-    refused = [j.reason for j in judgements.values() if j.result is not GateResult.SATISFIED]
+    refused = [j.reason for j in judgements.values() if j.result is GateResult.UNSATISFIED]
     with engine.transaction(SYSTEM) as conn:
         gates.record(conn, dependencies)
         if refused:

@@ -1,4 +1,12 @@
-"""Gates of one run, kept across passes: judged when due, recorded when they admit or skip."""
+"""Gates of one run, kept across passes: judged when due, recorded when they admit or skip.
+
+Some dependencies are decided without looking upstream (S2.A.5). On a backfill run (its
+TRIGGER_KIND, so a restarted supervisor keeps the rule) every upstream in another pipeline reads
+as having succeeded with data, unjudged and unconsumed: SUCCESS, HAS_DATA and ALWAYS edges are
+met at once and recorded BYPASSED; FAILURE edges are not, recorded UNSATISFIED, and the task they
+gate is skipped saying why. An operator's `Bypass` (run --force, --ignore-dependencies) records
+BYPASSED for the dependencies it covers, whatever their type.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +17,11 @@ from datetime import datetime
 from sqlalchemy import RowMapping
 
 from etl_craft.core.actor import SYSTEM
-from etl_craft.core.enums import DependencyType, RunStatus, TaskRunStatus
+from etl_craft.core.enums import DependencyType, RunStatus, TaskRunStatus, TriggerKind
 from etl_craft.core.graph import TaskOutcome
 from etl_craft.core.time import as_utc, utc_now
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
+from etl_craft.enginedb.runs import read_run
 from etl_craft.scheduling.gates import (
     DEFAULT_WAIT_MINUTES,
     Consumed,
@@ -39,10 +48,36 @@ class Dependency:
     pipeline_dependency_id: int | None = None
 
 
+BACKFILL_FAILURE = "backfills don't evaluate FAILURE dependencies on other pipelines"
+# What a dependency decided without looking upstream sees there: met unless it is a FAILURE edge.
+UNJUDGED = TaskOutcome(TaskRunStatus.SUCCESS, 1)
+NOT_LOOKED = Upstream(None, None, 1, 0)
+
+
+@dataclass(frozen=True)
+class Bypass:
+    """An operator's override: the dependencies of ``tasks`` (None: every one) count as met."""
+
+    reason: str
+    tasks: frozenset[int] | None = None
+
+    def covers(self, dependency: Dependency) -> bool:
+        return self.tasks is None or dependency.task_id in self.tasks
+
+
 class Gatekeeper:
-    def __init__(self, engine: EngineDB, run_id: int, wait_minutes: float = DEFAULT_WAIT_MINUTES):
+    def __init__(
+        self,
+        engine: EngineDB,
+        run_id: int,
+        wait_minutes: float = DEFAULT_WAIT_MINUTES,
+        bypass: Bypass | None = None,
+    ):
         self.engine, self.run_id, self.wait_minutes = engine, run_id, wait_minutes
+        self.bypass = bypass
         self.decided: dict[tuple[int | None, str], tuple[Judgement, Upstream]] = {}
+        with engine.read() as conn:
+            self.backfill = read_run(conn, run_id).trigger_kind == TriggerKind.BACKFILL
 
     def judge_all(self, dependencies: Iterable[Dependency]) -> dict[Dependency, Judgement]:
         return {dependency: self.judgement(dependency) for dependency in dependencies}
@@ -51,6 +86,10 @@ class Gatekeeper:
         key = (dependency.task_id, dependency.name)
         if key in self.decided:
             return self.decided[key][0]
+        unjudged = self._unjudged(dependency)
+        if unjudged is not None:
+            self.decided[key] = (unjudged, NOT_LOOKED)
+            return unjudged
         now = utc_now()
         with self.engine.transaction(SYSTEM) as conn:
             wait = conn.one(
@@ -72,6 +111,33 @@ class Gatekeeper:
         if found.final:
             self.decided[key] = (found, upstream)
         return found
+
+    def _unjudged(self, dependency: Dependency) -> Judgement | None:
+        kind = f"{dependency.dependency_type} dependency on {dependency.name}"
+        if self.bypass is not None and self.bypass.covers(dependency):
+            return Judgement(
+                GateResult.BYPASSED, f"{kind} bypassed: {self.bypass.reason}", UNJUDGED
+            )
+        if not self.backfill:
+            return None
+        if dependency.dependency_type is DependencyType.FAILURE:
+            return Judgement(GateResult.UNSATISFIED, f"{BACKFILL_FAILURE} ({kind})", UNJUDGED)
+        return Judgement(
+            GateResult.BYPASSED,
+            f"{kind} counts as met on a backfill date; backfills judge no other pipeline's runs",
+            UNJUDGED,
+        )
+
+    def skip_reason(self, task_id: int, planned: str) -> str:
+        """Why a skipped task was skipped: a backfill's unjudged FAILURE edge says so itself."""
+        unmet = [
+            name
+            for (task, name), (judgement, _) in self.decided.items()
+            if task == task_id and judgement.reason.startswith(BACKFILL_FAILURE)
+        ]
+        if not unmet:
+            return planned
+        return f"skipped because {BACKFILL_FAILURE}: {', '.join(sorted(unmet))}"
 
     def _keep_waiting(
         self,

@@ -23,6 +23,7 @@ DEFAULT_WAIT_MINUTES = 60.0
 class GateResult(StrEnum):
     SATISFIED = "SATISFIED"
     UNSATISFIED = "UNSATISFIED"
+    BYPASSED = "BYPASSED"  # counted as met without judging the upstream (backfill, override)
     WAIT = "WAIT"
 
 

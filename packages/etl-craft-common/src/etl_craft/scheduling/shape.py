@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from etl_craft.core.enums import Handler, SlotKind
+from etl_craft.core.enums import DependencyType, Handler, SlotKind
 from etl_craft.core.errors import MetadataError
 from etl_craft.core.graph import DependencyGraph, TaskEdge, TaskNode
 from etl_craft.enginedb.runs import PipelineShape
@@ -39,6 +39,18 @@ class RunShape:
     @property
     def handlers(self) -> dict[int, Handler]:
         return {task_id: settings.handler for task_id, settings in self.tasks.items()}
+
+    def ignoring_outcomes(self, tasks: frozenset[int] | None) -> RunShape:
+        """Edges into ``tasks`` (None: every task) met by any settled outcome: order is kept."""
+        graph = self.graph
+        edges = tuple(
+            replace(edge, type=DependencyType.ALWAYS)
+            if tasks is None or edge.task_id in tasks
+            else edge
+            for edge in graph.edges
+        )
+        loose = DependencyGraph(graph.tasks, edges, graph.pipeline_edges, graph.external_tasks)
+        return replace(self, graph=loose)
 
 
 def build_shape(shape: PipelineShape, default_retries: int) -> RunShape:

@@ -55,7 +55,7 @@ from etl_craft.runtime.launcher import (
 )
 from etl_craft.runtime.logfile import attempt_log_path
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
-from etl_craft.scheduling.gatekeeper import Dependency, Gatekeeper, outcome_of
+from etl_craft.scheduling.gatekeeper import Bypass, Dependency, Gatekeeper, outcome_of
 from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES
 from etl_craft.scheduling.plan import Plan, TaskRunState, graph_state, plan, task_run_state
 from etl_craft.scheduling.shape import RunShape, build_shape
@@ -86,9 +86,10 @@ class RunSupervisor:
         settings: SupervisorSettings,
         requested_by: Actor,
         ledger: LedgerLookup | None = None,
+        bypass: Bypass | None = None,  # run --ignore-dependencies: outcomes don't matter
     ) -> None:
         self.engine, self.settings, self.requested_by = engine, settings, requested_by
-        self.ledger = ledger
+        self.ledger, self.bypass = ledger, bypass
         self.ledgered: set[int] = set()
         self.owner = owner_id()
         self.running: dict[int, RunningAttempt] = {}
@@ -136,12 +137,14 @@ class RunSupervisor:
                     release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
 
     def _loop(self, run_id: int) -> RunRow:
-        self.gates = Gatekeeper(self.engine, run_id, self.settings.gate_wait_minutes)
+        self.gates = Gatekeeper(self.engine, run_id, self.settings.gate_wait_minutes, self.bypass)
         with self.engine.read() as conn:
             run = read_run(conn, run_id)
             shape = build_shape(
                 read_pipeline_shape(conn, run.pipeline_id), self.settings.default_retries
             )
+        if self.bypass is not None:
+            shape = shape.ignoring_outcomes(self.bypass.tasks)
         while True:
             ended = self._pass(run_id, shape)
             if ended is not None:
@@ -204,10 +207,10 @@ class RunSupervisor:
     def _apply(self, run: RunRow, shape: RunShape, decided: Plan) -> None:
         with self.engine.transaction(SYSTEM) as conn:
             for skipped in decided.skip:
-                self.gates.record(conn, _gated(shape, skipped.task.task_id))
-                skip_task_run(
-                    conn, run.pipeline_run_id, skipped.task.task_id, SYSTEM, message=skipped.reason
-                )
+                task_id = skipped.task.task_id
+                self.gates.record(conn, _gated(shape, task_id))
+                reason = self.gates.skip_reason(task_id, skipped.reason)
+                skip_task_run(conn, run.pipeline_run_id, task_id, SYSTEM, message=reason)
         for task in decided.start:
             settings = shape.tasks[task.task_id]
             with self.engine.transaction(self.requested_by) as conn:
@@ -258,13 +261,8 @@ class RunSupervisor:
             fault_point("after_claim")
             with self.engine.read() as conn:
                 number = read_task_runs(conn, run.pipeline_run_id)[task_id].attempt_count
-            path = attempt_log_path(
-                self.settings.logs_dir,
-                run.pipeline_code,
-                run.pipeline_run_id,
-                settings.code,
-                number,
-            )
+            where = (run.pipeline_code, run.pipeline_run_id, settings.code, number)
+            path = attempt_log_path(self.settings.logs_dir, *where)
             self.running[attempt_id] = launch(
                 LaunchSpec(
                     attempt_id=attempt_id,
@@ -315,12 +313,7 @@ class RunSupervisor:
     def _cancel_requested(self, rows: dict[int, TaskRunRow]) -> None:
         for row in rows.values():
             if row.attempt_id in self.running and row.cancel_requested_at is not None:
-                stop_for_cancel(
-                    self.engine,
-                    self.running.pop(row.attempt_id),
-                    SYSTEM,
-                    "cancelled by an operator",
-                )
+                stop_for_cancel(self.engine, self.running.pop(row.attempt_id), SYSTEM, CANCELLED)
 
     def _only_settled(self, shape: RunShape, states: dict[int, TaskRunState]) -> bool:
         assert self.only is not None

@@ -1,4 +1,5 @@
-"""etl-craft mark, cancel, pause, resume, reopen and audit, and run --rerun / --skip."""
+"""etl-craft mark, cancel, pause, resume, reopen and audit; run --rerun, --skip, --force,
+--ignore-dependencies and --backfill."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from etl_craft.cli.commands import run as run_command
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.cli.registry import Command
-from etl_craft.core.errors import UsageError
+from etl_craft.core.enums import TaskRunStatus
+from etl_craft.core.errors import ExitCode, UsageError
 from etl_craft.operations.audit import Audit, audit
+from etl_craft.operations.backfills import Backfill, BackfillRequest, backfill
+from etl_craft.operations.forcing import ForceRequest, force, ignore_dependencies
 from etl_craft.operations.interventions import Intervention, MarkRequest, cancel, mark, reopen
 from etl_craft.operations.pauses import Pause, PauseRequest, pause, resume
 from etl_craft.operations.reruns import Rerun, RerunRequest, rerun, skip
@@ -142,6 +146,19 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--rerun", action="store_true", help="run a recorded task again")
     what.add_argument("--skip", action="store_true", help="record a task as SKIPPED")
+    what.add_argument(
+        "--force", action="store_true", help="run one task now, whatever its dependencies say"
+    )
+    what.add_argument(
+        "--ignore-dependencies",
+        action="store_true",
+        help="run every task after its upstreams, whatever they ended as",
+    )
+    what.add_argument(
+        "--backfill",
+        metavar="FROM:TO",
+        help="one BACKFILL run per date, YYYY-MM-DD:YYYY-MM-DD, each to its end in turn",
+    )
     parser.add_argument(
         "--with-downstream",
         action="store_true",
@@ -151,17 +168,19 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    if args.with_downstream and not args.rerun:
+        raise UsageError("--with-downstream goes with --rerun; add --rerun or leave it out")
+    if args.backfill is not None:
+        return _backfill(args)
+    if args.force or args.ignore_dependencies:
+        return _forced(args)
     if not (args.rerun or args.skip):
-        if args.with_downstream:
-            raise UsageError("--with-downstream goes with --rerun; add --rerun or leave it out")
         return run_command.handle_run(args)
     flag = "--rerun" if args.rerun else "--skip"
     if len(args.task_codes) != 1:
         raise UsageError(
             f"{flag} acts on one task; found {len(args.task_codes)} --task_code: name one"
         )
-    if args.with_downstream and not args.rerun:
-        raise UsageError("--with-downstream goes with --rerun, not --skip")
     (task_code,) = args.task_codes
     ctx = operation_context(args)
     try:
@@ -176,6 +195,71 @@ def handle_run(args: argparse.Namespace) -> int:
         ctx.close()
     emit(done, args.format, render_rerun(done))
     return run_command.run_exit_code(done.run.status)
+
+
+def _backfill(args: argparse.Namespace) -> int:
+    chosen = [
+        flag
+        for flag, value in (
+            ("--run-id", args.run_id),
+            ("--run-key", args.run_key),
+            ("--run-date", args.run_date),
+            ("--task_code", args.task_codes or None),
+        )
+        if value is not None
+    ]
+    if chosen:
+        raise UsageError(
+            f"--backfill makes its own runs, one per date; found {', '.join(chosen)}: leave "
+            "them out"
+        )
+    ctx = operation_context(args)
+    try:
+        done = backfill(ctx, BackfillRequest(args.pipeline_code, args.backfill, args.reason))
+    finally:
+        ctx.close()
+    emit(done, args.format, render_backfill(done))
+    return 0 if done.complete else int(ExitCode.INCOMPLETE)
+
+
+def _forced(args: argparse.Namespace) -> int:
+    if args.force and len(args.task_codes) != 1:
+        raise UsageError(
+            f"--force runs one task; found {len(args.task_codes)} --task_code: name one"
+        )
+    if args.ignore_dependencies and args.task_codes:
+        raise UsageError(
+            "--ignore-dependencies runs the whole pipeline; to run one task past its "
+            "dependencies use --force --task_code T"
+        )
+    request = ForceRequest(
+        args.pipeline_code,
+        args.reason,
+        args.task_codes[0] if args.force else None,
+        args.run_id,
+        args.run_key,
+        args.run_date,
+    )
+    ctx = operation_context(args)
+    try:
+        done = force(ctx, request) if args.force else ignore_dependencies(ctx, request)
+    finally:
+        ctx.close()
+    emit(done, args.format, f"{done.message}\n{run_command.render_run(done.run)}")
+    if not args.force:
+        return run_command.run_exit_code(done.run.status)
+    forced = [task for task in done.run.tasks if task.task_code == request.task_code]
+    settled = (TaskRunStatus.SUCCESS, TaskRunStatus.SKIPPED)
+    return 0 if forced and forced[0].status in settled else int(ExitCode.FAILURE)
+
+
+def render_backfill(done: Backfill) -> str:
+    lines = [done.message]
+    lines += [
+        f"  {view.run_date}  run {view.run_id}  {view.status.value:<11} {view.run_key}"
+        for view in done.runs
+    ]
+    return "\n".join(lines)
 
 
 def _intervened(done: Intervention, fmt: str) -> int:
@@ -234,7 +318,8 @@ def render_audit(found: Audit) -> str:
 
 RUN = Command(
     "run",
-    "run a pipeline in the foreground until its run ends; --rerun or --skip one task",
+    "run a pipeline in the foreground until its run ends; --rerun, --skip or --force one "
+    "task; --ignore-dependencies; --backfill FROM:TO",
     configure_run,
     handle_run,
 )

@@ -1,0 +1,214 @@
+"""Real etl-craft processes for the chaos suite, and reads of what they left in the Engine DB.
+
+Every process a test starts is registered with ``Processes``, whose fixture stops it (and any
+task process still running for the test's project) even when an assertion fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from etl_craft.core.errors import ExitCode
+from tests.fixtures.metadata import execute
+from tests.fixtures.projects import ProjectOnDisk
+
+ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
+LIVE = "('CLAIMED', 'RUNNING')"
+
+# Two tasks into one DuckDB table: setup creates it, append adds three rows per batch.
+LOADS = """
+INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
+SELECT PROJECT_ID, 'loads' FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';
+INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
+SELECT PIPELINE_ID, 'setup', 'SQL' FROM CFG_PIPELINES WHERE PIPELINE_CODE = 'loads';
+INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
+SELECT PIPELINE_ID, 'append', 'SQL' FROM CFG_PIPELINES WHERE PIPELINE_CODE = 'loads';
+INSERT INTO CFG_TASK_DEPENDENCY (TASK_ID, DEPENDS_ON_TASK_ID)
+SELECT d.TASK_ID, u.TASK_ID FROM CFG_TASKS d, CFG_TASKS u
+ WHERE d.TASK_CODE = 'append' AND u.TASK_CODE = 'setup';
+INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
+SELECT k.TASK_ID, x.N, x.V FROM CFG_TASKS k JOIN (
+  SELECT 'setup' AS T, 'ACTION' AS N, 'SETUP_TABLE' AS V
+  UNION ALL SELECT 'append', 'ACTION', 'APPEND_TABLE'
+  UNION ALL SELECT 'setup', 'TARGET_OBJECT', 'lnd.events'
+  UNION ALL SELECT 'append', 'TARGET_OBJECT', 'lnd.events'
+  UNION ALL SELECT 'setup', 'SOURCE_SQL', 'SELECT * FROM (VALUES (0, ''x'')) v(id, label) WHERE id > 0'
+  UNION ALL SELECT 'append', 'SOURCE_SQL', 'SELECT * FROM (VALUES (1, ''a''), (2, ''b''), (3, ''c'')) v(id, label)'
+  UNION ALL SELECT 'append', 'RETRIES', '2'
+  UNION ALL SELECT 'append', 'RETRY_DELAY_SECONDS', '0'
+) x ON x.T = k.TASK_CODE;
+"""
+APPENDED = [(1, "a"), (2, "b"), (3, "c")]
+
+# A script that runs until the test writes its release file; the first attempt says it started.
+HOLD = """
+import os
+import time
+from pathlib import Path
+
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    started = Path(context.input_params["started"])
+    release = Path(context.input_params["release"])
+    if not started.exists():
+        started.write_text(str(os.getpid()))
+        while not release.exists():
+            time.sleep(0.05)
+    return ScriptResult(row_count=context.attempt_number, offset=f"attempt-{context.attempt_id}")
+"""
+
+
+def chaos_env(fault: str | None = None) -> dict[str, str]:
+    """The test's environment without any ETL_CRAFT_ setting, with leases that expire quickly."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
+    env.update(
+        ETL_CRAFT_LEASE_SECONDS="3",
+        ETL_CRAFT_HEARTBEAT_SECONDS="1",
+        ETL_CRAFT_POLL_SECONDS="0.2",
+        ETL_CRAFT_ACTOR="chaos@tests",
+    )
+    if fault is not None:
+        env["ETL_CRAFT_FAULT"] = fault
+    return env
+
+
+@dataclass(frozen=True)
+class Done:
+    code: int
+    output: str
+
+
+@dataclass
+class Processes:
+    """The etl-craft processes of one test; ``stop_all`` ends whatever still runs."""
+
+    folder: Path
+    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    roots: set[Path] = field(default_factory=set)
+
+    def start(
+        self, project: ProjectOnDisk, *args: str, fault: str | None = None
+    ) -> subprocess.Popen[bytes]:
+        self.roots.add(project.root)
+        output = self.folder / f"etl-craft-{len(self.started)}.out"
+        with output.open("wb") as sink:
+            process = subprocess.Popen(
+                [ETL_CRAFT, *args],
+                cwd=project.root,
+                env=chaos_env(fault),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+            )
+        self.started.append(process)
+        return process
+
+    def finish(self, process: subprocess.Popen[bytes], timeout: float = 120) -> Done:
+        try:
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"etl-craft {process.args} still runs after {timeout:g}s"
+            ) from None
+        output = self.folder / f"etl-craft-{self.started.index(process)}.out"
+        return Done(code, output.read_text(errors="replace"))
+
+    def run(self, project: ProjectOnDisk, *args: str, fault: str | None = None) -> Done:
+        return self.finish(self.start(project, *args, fault=fault))
+
+    def stop_all(self) -> None:
+        for process in self.started:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        # Task processes run in sessions of their own and outlive a killed owner.
+        for pid in task_processes(self.roots):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def task_processes(roots: set[Path]) -> list[int]:
+    """Live task processes started for one of these projects (their --config names it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if "etl_craft.runtime.child" in command and any(str(root) in command for root in roots):
+            found.append(int(entry.name))
+    return found
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
+        time.sleep(0.05)
+
+
+def rows(project: ProjectOnDisk, sql: str, **params: Any) -> list[tuple[Any, ...]]:
+    with project.engine.read() as conn:
+        return [tuple(row) for row in execute(conn, sql, **params).all()]
+
+
+def scalar(project: ProjectOnDisk, sql: str, **params: Any) -> Any:
+    with project.engine.read() as conn:
+        return execute(conn, sql, **params).scalar_one()
+
+
+def attempts(project: ProjectOnDisk, task_code: str) -> list[tuple[int, str, str | None]]:
+    """(attempt number, status, outcome source) of a task's attempts, in order."""
+    return rows(
+        project,
+        "SELECT a.ATTEMPT_NUMBER, a.STATUS, a.OUTCOME_SOURCE FROM AUD_TASK_ATTEMPTS a "
+        "JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+        "JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID WHERE k.TASK_CODE = :t ORDER BY a.ATTEMPT_ID",
+        t=task_code,
+    )
+
+
+def live_attempts(project: ProjectOnDisk) -> int:
+    return int(scalar(project, f"SELECT count(*) FROM AUD_TASK_ATTEMPTS WHERE STATUS IN {LIVE}"))
+
+
+def run_statuses(project: ProjectOnDisk) -> list[str]:
+    return [row[0] for row in rows(project, "SELECT STATUS FROM AUD_PIPELINES_RUN_LOG ORDER BY 1")]
+
+
+def leases_expired(project: ProjectOnDisk) -> bool:
+    """No live attempt and no live run still holds an unexpired lease."""
+    held = scalar(
+        project,
+        "SELECT (SELECT count(*) FROM AUD_TASK_ATTEMPTS WHERE STATUS IN "
+        f"{LIVE} AND LEASE_EXPIRES_AT >= etl_craft_now()) + (SELECT count(*) "
+        "FROM AUD_PIPELINES_RUN_LOG WHERE STATUS = 'IN-PROGRESS' AND OWNER_ID IS NOT NULL "
+        "AND LEASE_EXPIRES_AT >= etl_craft_now())",
+    )
+    return int(held) == 0
+
+
+def warehouse_rows(project: ProjectOnDisk, table: str = "lnd.events") -> list[tuple[Any, ...]]:
+    with duckdb.connect(str(project.root / "warehouse.duckdb"), read_only=True) as warehouse:
+        found = warehouse.execute(f"SELECT id, label FROM {table} ORDER BY id").fetchall()
+    return [tuple(row) for row in found]
+
+
+def refused_as_ended(done: Done) -> bool:
+    return done.code == ExitCode.RUN_STATE and "has ended" in done.output
