@@ -51,7 +51,7 @@ SELECT k.TASK_ID, x.N, x.V FROM CFG_TASKS k JOIN (
 """
 APPENDED = [(1, "a"), (2, "b"), (3, "c")]
 
-# A script that runs until the test writes its release file; the first attempt says it started.
+# The first attempt says it started and runs until the test writes its release file.
 HOLD = """
 import os
 import time
@@ -63,12 +63,51 @@ from etl_craft.scripting import ScriptContext, ScriptResult
 def run(context: ScriptContext) -> ScriptResult:
     started = Path(context.input_params["started"])
     release = Path(context.input_params["release"])
-    if not started.exists():
-        started.write_text(str(os.getpid()))
-        while not release.exists():
-            time.sleep(0.05)
-    return ScriptResult(row_count=context.attempt_number, offset=f"attempt-{context.attempt_id}")
+    if started.exists():
+        return ScriptResult(row_count=1, offset=f"attempt-{context.attempt_id}")
+    started.write_text(str(os.getpid()))
+    while not release.exists():
+        time.sleep(0.05)
+    return ScriptResult(row_count=7, offset="first-attempt")
 """
+QUICK = """
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    return ScriptResult(row_count=1)
+"""
+
+
+def held_pipeline(project: ProjectOnDisk, started: Path, release: Path) -> None:
+    """Pipeline held: pull (HOLD, one retry, a TEXT offset), then after (QUICK)."""
+    scripts = project.root / "ingestion_scripts"
+    (scripts / "hold.py").write_text(HOLD)
+    (scripts / "quick.py").write_text(QUICK)
+    project.migrate(
+        "0001_held.sql",
+        f"""
+        INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
+        SELECT PROJECT_ID, 'held' FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';
+        INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
+        SELECT PIPELINE_ID, 'pull', 'PYTHON' FROM CFG_PIPELINES WHERE PIPELINE_CODE = 'held';
+        INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
+        SELECT PIPELINE_ID, 'after', 'PYTHON' FROM CFG_PIPELINES WHERE PIPELINE_CODE = 'held';
+        INSERT INTO CFG_TASK_DEPENDENCY (TASK_ID, DEPENDS_ON_TASK_ID)
+        SELECT d.TASK_ID, u.TASK_ID FROM CFG_TASKS d, CFG_TASKS u
+         WHERE d.TASK_CODE = 'after' AND u.TASK_CODE = 'pull';
+        INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
+        SELECT k.TASK_ID, x.N, x.V FROM CFG_TASKS k JOIN (
+          SELECT 'pull' AS T, 'SCRIPT' AS N, 'hold.py' AS V
+          UNION ALL SELECT 'pull', 'INPUT_PARAMS',
+                           '{{"started": "{started}", "release": "{release}"}}'
+          UNION ALL SELECT 'pull', 'RETRIES', '1'
+          UNION ALL SELECT 'pull', 'RETRY_DELAY_SECONDS', '0'
+          UNION ALL SELECT 'pull', 'OFFSET_TYPE', 'TEXT'
+          UNION ALL SELECT 'after', 'SCRIPT', 'quick.py'
+        ) x ON x.T = k.TASK_CODE;
+        """,
+    )
 
 
 def chaos_env(fault: str | None = None) -> dict[str, str]:
@@ -121,7 +160,7 @@ class Processes:
             code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             raise AssertionError(
-                f"etl-craft {process.args} still runs after {timeout:g}s"
+                f"etl-craft {process.args!r} still runs after {timeout:g}s"
             ) from None
         output = self.folder / f"etl-craft-{self.started.index(process)}.out"
         return Done(code, output.read_text(errors="replace"))
