@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.projects import ProjectOnDisk, make_project
-from tests.integration.control.conftest import cli  # noqa: F401  (the CLI fixture, reused)
+from tests.integration.control.conftest import cli
 from tests.integration.running.test_gates import FAILING
 from tests.integration.running.test_ready_set import QUICK
+
+__all__ = ["DATED", "cli", "cross_edge", "project"]
 
 # Fails on the run dates listed in its input parameter fail_on, succeeds on every other date.
 DATED = """

@@ -142,6 +142,4 @@ def test_a_manual_run_does_not_take_over_a_live_backfill_run(
     assert f"BACKFILL run {backfilling} (key backfill:2026-01-01:test" in done.err
     assert "a new run waits until it ends" in done.err
     assert [(run["kind"], run["status"]) for run in runs(project)] == [("BACKFILL", "IN-PROGRESS")]
-    with project.engine.read() as conn:
-        attempts = rows(project, "SELECT ATTEMPT_ID FROM AUD_TASK_ATTEMPTS")
-    assert attempts == []
+    assert rows(project, "SELECT ATTEMPT_ID FROM AUD_TASK_ATTEMPTS") == []
