@@ -12,14 +12,17 @@ from etl_craft.enginedb.connection import EngineConnection
 class RunControls:
     paused: bool
     cancel_pending: bool
+    reopened: bool  # reopened after it ended: its next SUCCESS is a repair
 
 
 def read_controls(conn: EngineConnection, run_id: int) -> RunControls:
     row = conn.one("run_controls", pipeline_run_id=run_id)
     if row is None:
-        return RunControls(paused=False, cancel_pending=False)
+        return RunControls(paused=False, cancel_pending=False, reopened=False)
     return RunControls(
-        paused=int(row["open_pauses"]) > 0, cancel_pending=row["last_control"] == "CANCEL"
+        paused=int(row["open_pauses"]) > 0,
+        cancel_pending=row["last_control"] == "CANCEL",
+        reopened=row["last_control"] == "REOPEN",
     )
 
 

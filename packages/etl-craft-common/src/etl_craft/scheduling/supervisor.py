@@ -187,7 +187,7 @@ class RunSupervisor:
             return None
         self._cancel_requested(rows)
         if decided.outcome is not None and not self.running:
-            return self._finalize(run, decided.outcome)
+            return self._finalize(run, decided.outcome, reopened=controls.reopened)
         self._dispatch(run, shape)
         self._wait(run_id)
         return None
@@ -366,10 +366,19 @@ class RunSupervisor:
         for attempt_id in list(self.running):
             stop_for_cancel(self.engine, self.running.pop(attempt_id), SYSTEM, reason)
 
-    def _finalize(self, run: RunRow, status: RunStatus) -> RunRow:
+    def _finalize(self, run: RunRow, status: RunStatus, *, reopened: bool) -> RunRow:
         sla = _sla(run, utc_now())
         with self.engine.transaction(SYSTEM) as conn:
-            finish_run(conn, run.pipeline_run_id, SYSTEM, status=status, sla_status=sla)
+            # A reopened run that ends SUCCESS is a repair: it publishes a new output revision,
+            # which dependencies with CONSUME_REPAIRS consume again.
+            finish_run(
+                conn,
+                run.pipeline_run_id,
+                SYSTEM,
+                status=status,
+                sla_status=sla,
+                new_revision=reopened and status is RunStatus.SUCCESS,
+            )
             # What the run consumed comes from the decisions that admitted it, never re-judged.
             conn.run("gate_consume_decisions", pipeline_run_id=run.pipeline_run_id)
         fault_point("after_finalize")
