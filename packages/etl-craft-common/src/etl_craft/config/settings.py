@@ -27,6 +27,8 @@ class ServiceSettings(BaseSettings):
     heartbeat_seconds: int = Field(default=15, gt=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["text", "json"] = "text"
+    # fork: the owner's fork server forks each task process; spawn: a fresh interpreter each.
+    task_start: Literal["fork", "spawn"] = "fork"
 
     @field_validator("engine_url")
     @classmethod

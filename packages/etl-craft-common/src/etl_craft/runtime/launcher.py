@@ -1,15 +1,14 @@
 """Starting an attempt's task process and settling what it leaves behind.
 
-The owner starts a fresh interpreter in a session of its own, with its output going to the
-attempt log. The child records its own outcome; the owner records one only when the child
-could not: it died, it ran out of time, or it was cancelled.
+The owner starts the task process in a session of its own, with its output going to the
+attempt log: forked by its fork server or a fresh interpreter (runtime/starter). The child
+records its own outcome; the owner records one only when the child could not: it died, it
+ran out of time, or it was cancelled.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from etl_craft.enginedb.transitions import (
 from etl_craft.runtime.logfile import tail
 from etl_craft.runtime.processes import stop_group
 from etl_craft.runtime.reconcile import LedgerLookup
+from etl_craft.runtime.starter import TaskProcess, start_task
 
 STOP_GRACE_SECONDS = 5.0
 
@@ -47,7 +47,7 @@ class LaunchSpec:
 @dataclass
 class RunningAttempt:
     spec: LaunchSpec
-    process: subprocess.Popen[bytes]
+    process: TaskProcess
     started: float
 
     @property
@@ -70,10 +70,7 @@ class RunningAttempt:
 
 def launch(spec: LaunchSpec) -> RunningAttempt:
     spec.log_path.parent.mkdir(parents=True, exist_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "etl_craft.runtime.child",
+    argv = [
         "--attempt-id",
         str(spec.attempt_id),
         "--owner-id",
@@ -82,9 +79,9 @@ def launch(spec: LaunchSpec) -> RunningAttempt:
         spec.log_level,
     ]
     if spec.config is not None:
-        command += ["--config", str(spec.config)]
+        argv += ["--config", str(spec.config)]
     if spec.profile:
-        command += ["--profile", spec.profile]
+        argv += ["--profile", spec.profile]
     env = {
         **os.environ,
         **spec.extra_env,
@@ -92,15 +89,7 @@ def launch(spec: LaunchSpec) -> RunningAttempt:
         "ETL_CRAFT_ENGINE_URL": spec.engine_url,
         "ETL_CRAFT_LOG_PATH": str(spec.log_path),
     }
-    with spec.log_path.open("ab") as log:
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
-        )
+    process = start_task(argv, env, spec.log_path)
     return RunningAttempt(spec, process, time.monotonic())
 
 

@@ -288,7 +288,7 @@ class RunSupervisor:
                 timeout = min(timeout, left)
         descriptors = {}
         for attempt_id, running in self.running.items():
-            descriptors[os.pidfd_open(running.process.pid)] = attempt_id
+            descriptors[running.process.exit_descriptor()] = attempt_id
         try:
             if descriptors:
                 select.select(list(descriptors), [], [], timeout)

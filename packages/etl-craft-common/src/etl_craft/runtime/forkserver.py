@@ -1,0 +1,162 @@
+"""The fork server: one launcher process per owner that forks task processes.
+
+A fresh interpreter spends most of a task start importing SQLAlchemy, psycopg, DuckDB and
+sqlglot. The server imports them once, holds no connection and starts no thread, and forks a
+child per attempt. The child calls setsid, appends its output to the attempt log, takes the
+request's environment and working directory, and runs ``etl_craft.runtime.child`` with the
+request's arguments: the same task process as a fresh interpreter, minus the imports.
+
+Protocol, one JSON object per line; requests on the server's stdin, replies on its stdout:
+
+    request   {"argv": [...], "env": {...}, "log": "/path/attempt.log", "cwd": "/path"}
+    reply     {"pid": 1234}          the child was forked (replies come in request order)
+              {"error": "..."}       it could not be
+    notice    {"pid": 1234, "code": 0}   a child exited: its code as Popen.returncode gives it
+
+At stdin EOF (the owner closed it or died) the server takes no more requests, reaps its
+remaining children as they end, and exits: it never leaves a child of its own behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import traceback
+from pathlib import Path
+from types import FrameType
+from typing import Any, NoReturn
+
+# Imported up front so that every child has them already: the point of the server.
+import duckdb  # noqa: F401
+import psycopg  # noqa: F401
+import sqlalchemy.dialects.postgresql.psycopg
+import sqlalchemy.dialects.sqlite.pysqlite  # noqa: F401
+import sqlglot  # noqa: F401
+from setproctitle import setproctitle
+
+from etl_craft.runtime import child
+from etl_craft.runtime.starter import CHILD_MODULE
+
+REQUESTS, REPLIES = 0, 1
+SAFETY_POLL_SECONDS = 1.0
+
+
+class Server:
+    def __init__(self) -> None:
+        self.children: set[int] = set()
+        self.open = True
+        self.pending = b""
+        self.wakeup, wakeup_write = os.pipe()
+        self.wakeup_fds = (self.wakeup, wakeup_write)
+        for descriptor in self.wakeup_fds:
+            os.set_blocking(descriptor, False)
+        signal.set_wakeup_fd(wakeup_write)
+        signal.signal(signal.SIGCHLD, _ignore)
+
+    def serve(self) -> None:
+        while self.open or self.children:
+            watched = [REQUESTS, self.wakeup] if self.open else [self.wakeup]
+            readable = select.select(watched, [], [], SAFETY_POLL_SECONDS)[0]
+            if self.wakeup in readable:
+                _drain(self.wakeup)
+            self.reap()
+            if REQUESTS in readable:
+                self.take_requests()
+
+    def take_requests(self) -> None:
+        chunk = os.read(REQUESTS, 65536)
+        if not chunk:
+            self.open = False
+            return
+        *lines, self.pending = (self.pending + chunk).split(b"\n")
+        for line in lines:
+            self.reply(self.launch(json.loads(line)))
+
+    def launch(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            pid = os.fork()
+        except OSError as error:
+            return {"error": f"fork failed: {error}"}
+        if pid == 0:
+            run_child(request, close=self.wakeup_fds)
+        self.children.add(pid)
+        return {"pid": pid}
+
+    def reap(self) -> None:
+        while self.children:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                return
+            self.children.discard(pid)
+            self.reply({"pid": pid, "code": os.waitstatus_to_exitcode(status)})
+
+    def reply(self, message: dict[str, Any]) -> None:
+        if not self.open:
+            return  # nobody listens any more
+        try:
+            os.write(REPLIES, json.dumps(message).encode() + b"\n")
+        except BrokenPipeError:
+            self.open = False
+
+
+def run_child(request: dict[str, Any], close: tuple[int, ...]) -> NoReturn:
+    """In the forked child: become the task process of ``request``, never return."""
+    code = 1
+    try:
+        os.setsid()
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for descriptor in close:
+            os.close(descriptor)
+        _redirect(request["log"])
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        argv = [str(arg) for arg in request["argv"]]
+        sys.argv = [child.__file__ or CHILD_MODULE, *argv]
+        sys.path[0] = str(Path.cwd())  # as `python -m` started here would have it
+        setproctitle(" ".join([sys.executable, "-m", CHILD_MODULE, *argv]))
+        child.main(argv)  # exits the process itself
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(code)
+
+
+def _redirect(log_path: str) -> None:
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    os.close(null)
+
+
+def _drain(descriptor: int) -> None:
+    try:
+        while os.read(descriptor, 4096):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _ignore(signum: int, frame: FrameType | None) -> None:
+    """Only wakes the loop through the wakeup descriptor."""
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the owner decides; stdin EOF ends us
+    Server().serve()
+
+
+if __name__ == "__main__":
+    main()

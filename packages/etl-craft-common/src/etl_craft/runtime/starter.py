@@ -1,0 +1,189 @@
+"""Starting a task process: forked by this owner's fork server, or as a fresh interpreter.
+
+``ETL_CRAFT_TASK_START=fork`` (the default) asks the owner's fork server, which has imported
+the handlers and drivers once, to fork the child; ``spawn`` starts a fresh interpreter per
+attempt. Either way the task process runs ``etl_craft.runtime.child`` in a session of its own
+with its output appended to the attempt log. The protocol is described in runtime/forkserver.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+from etl_craft.config.settings import load_settings
+
+CHILD_MODULE = "etl_craft.runtime.child"
+SERVER_MODULE = "etl_craft.runtime.forkserver"
+CLOSE_TIMEOUT_SECONDS = 5.0
+
+
+class TaskProcess(Protocol):
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self) -> int: ...
+
+    def exit_descriptor(self) -> int:
+        """A new descriptor that turns readable when the process may have exited; close it."""
+        ...
+
+
+def start_task(argv: list[str], env: dict[str, str], log_path: Path) -> TaskProcess:
+    """Start ``python -m etl_craft.runtime.child *argv`` the way ETL_CRAFT_TASK_START says."""
+    if load_settings().task_start == "spawn":
+        return Spawned.start(argv, env, log_path)
+    return fork_server().start(argv, env, log_path)
+
+
+class Spawned:
+    """A fresh interpreter: its pid stays ours until poll() or wait() reaps it."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+
+    @classmethod
+    def start(cls, argv: list[str], env: dict[str, str], log_path: Path) -> Spawned:
+        with log_path.open("ab") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", CHILD_MODULE, *argv],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
+        return cls(process)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def poll(self) -> int | None:
+        return self.process.poll()
+
+    def wait(self) -> int:
+        return self.process.wait()
+
+    def exit_descriptor(self) -> int:
+        return os.pidfd_open(self.process.pid)
+
+
+class Forked:
+    """A child of the fork server: its exit code arrives as the server's notification."""
+
+    def __init__(self, server: ForkServer, pid: int) -> None:
+        self.server, self.pid = server, pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.server.exit_code(self.pid, block=False)
+        return self.returncode
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self.returncode = self.server.exit_code(self.pid, block=True)
+        assert self.returncode is not None
+        return self.returncode
+
+    def exit_descriptor(self) -> int:
+        # The server reaps its children, so a pidfd opened now could name a reused pid; its
+        # notifications pipe turns readable when any child has exited.
+        return os.dup(self.server.notifications)
+
+
+class ForkServer:
+    """The client of one fork server process; safe to use from several threads."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", SERVER_MODULE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,  # the terminal's ^C is for the owner, not for the server
+        )
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        self.requests = self.process.stdin
+        self.notifications = self.process.stdout.fileno()
+        self._lock = threading.Lock()
+        self._pending = b""
+        self._launched: list[dict[str, Any]] = []
+        self._codes: dict[int, int] = {}
+
+    def start(self, argv: list[str], env: dict[str, str], log_path: Path) -> Forked:
+        request = {"argv": argv, "env": env, "log": str(log_path), "cwd": str(Path.cwd())}
+        with self._lock:
+            self.requests.write(json.dumps(request).encode() + b"\n")
+            self.requests.flush()
+            while not self._launched:
+                self._read()
+            reply = self._launched.pop(0)
+        if "error" in reply:
+            raise OSError(f"the fork server could not start the task process: {reply['error']}")
+        return Forked(self, int(reply["pid"]))
+
+    def exit_code(self, pid: int, *, block: bool) -> int | None:
+        with self._lock:
+            ready = select.select([self.notifications], [], [], 0)[0]
+            while ready or (block and pid not in self._codes):
+                self._read()
+                ready = select.select([self.notifications], [], [], 0)[0]
+            return self._codes.pop(pid, None)
+
+    def close(self) -> None:
+        """The server exits once its last child has exited; it is waited for a short while."""
+        if not self.requests.closed:
+            self.requests.close()
+        # Should children still run, the server reaps them, then exits on its own.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(CLOSE_TIMEOUT_SECONDS)
+
+    def _read(self) -> None:
+        """Read what the server sent (blocking until something comes) and file each message."""
+        chunk = os.read(self.notifications, 65536)
+        if not chunk:
+            code = self.process.wait()
+            raise OSError(
+                f"the fork server (pid {self.process.pid}) exited with code {code}; its task "
+                "processes' exit codes are lost. See its output above; ETL_CRAFT_TASK_START=spawn "
+                "starts task processes without it"
+            )
+        *lines, self._pending = (self._pending + chunk).split(b"\n")
+        for line in lines:
+            message = json.loads(line)
+            if "code" in message:
+                self._codes[int(message["pid"])] = int(message["code"])
+            else:
+                self._launched.append(message)
+
+
+_servers: dict[int, ForkServer] = {}  # by owner pid: a forked owner starts its own
+
+
+def fork_server() -> ForkServer:
+    """This process's fork server, started on first use."""
+    server = _servers.get(os.getpid())
+    if server is None or server.requests.closed or server.process.poll() is not None:
+        server = _servers[os.getpid()] = ForkServer()
+        atexit.register(server.close)
+    return server
