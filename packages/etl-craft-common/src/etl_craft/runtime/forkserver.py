@@ -38,7 +38,7 @@ import sqlglot  # noqa: F401
 from setproctitle import setproctitle
 
 from etl_craft.runtime import child
-from etl_craft.runtime.starter import CHILD_MODULE
+from etl_craft.runtime.starter import CHILD_MODULE, SERVER_MODULE
 
 REQUESTS, REPLIES = 0, 1
 SAFETY_POLL_SECONDS = 1.0
@@ -155,6 +155,8 @@ def _ignore(signum: int, frame: FrameType | None) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the owner decides; stdin EOF ends us
+    # Set while the environment is whole: setproctitle makes room for titles from it.
+    setproctitle(" ".join([sys.executable, "-m", SERVER_MODULE]))
     Server().serve()
 
 

@@ -150,13 +150,15 @@ class ForkServer:
                 ready = select.select([self.notifications], [], [], 0)[0]
             return self._codes.pop(pid, None)
 
-    def close(self) -> None:
-        """The server exits once its last child has exited; it is waited for a short while."""
+    def close(self, timeout: float = CLOSE_TIMEOUT_SECONDS) -> None:
+        """The server exits once its last child has exited; it is waited for ``timeout``."""
         if not self.requests.closed:
             self.requests.close()
         # Should children still run, the server reaps them, then exits on its own.
         with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(CLOSE_TIMEOUT_SECONDS)
+            self.process.wait(timeout)
+            assert self.process.stdout is not None
+            self.process.stdout.close()
 
     def _read(self) -> None:
         """Read what the server sent (blocking until something comes) and file each message."""

@@ -1,0 +1,161 @@
+"""Task processes forked by the owner's fork server: isolated, logged, stoppable, never orphaned."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.fixtures.metadata import execute
+from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.integration.running.test_supervisor_sql import supervise
+
+from etl_craft.runtime.identity import process_start
+from etl_craft.runtime.starter import ForkServer, fork_server
+
+pytestmark = pytest.mark.integration
+
+PROBE = """
+import json, os, subprocess, time
+from pathlib import Path
+
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    params = context.input_params
+    helper = subprocess.Popen(["sleep", "60"]) if params["sleep"] else None
+    facts = {
+        "pid": os.getpid(),
+        "sid": os.getsid(0),
+        "ppid": os.getppid(),
+        "helper": helper.pid if helper else None,
+        "cmdline": Path("/proc/self/cmdline").read_bytes().decode(),
+        "rss": [l for l in Path("/proc/self/status").read_text().splitlines() if "VmRSS" in l],
+    }
+    Path(params["facts"]).write_text(json.dumps(facts))
+    print("probe ran in", os.getpid())
+    time.sleep(params["sleep"])
+    return ScriptResult(row_count=1)
+"""
+
+
+def pipeline(facts: Path, sleep: int, timeout: int | None) -> str:
+    params = json.dumps({"facts": str(facts), "sleep": sleep})
+    timeout_row = f"UNION ALL SELECT 'TASK_TIMEOUT_SECONDS', '{timeout}'" if timeout else ""
+    return f"""
+    INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
+    SELECT PROJECT_ID, 'probe' FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';
+    INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
+    SELECT PIPELINE_ID, 'look', 'PYTHON' FROM CFG_PIPELINES WHERE PIPELINE_CODE = 'probe';
+    INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
+    SELECT TASK_ID, x.N, x.V FROM CFG_TASKS,
+      (SELECT 'SCRIPT' AS N, 'probe.py' AS V UNION ALL SELECT 'INPUT_PARAMS', '{params}'
+       {timeout_row}) x
+     WHERE TASK_CODE = 'look';
+    """
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def project(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ProjectOnDisk]:
+    monkeypatch.setenv("ETL_CRAFT_TASK_START", "fork")
+    url = None if request.param == "sqlite" else str(request.getfixturevalue("pg_fresh_url"))
+    made = make_project(tmp_path / "etl-craft", url)
+    (made.root / "ingestion_scripts").mkdir()
+    (made.root / "ingestion_scripts" / "probe.py").write_text(PROBE)
+    yield made
+    made.engine.dispose()
+
+
+def attempt(project: ProjectOnDisk) -> tuple[str, str, str]:
+    with project.engine.read() as conn:
+        row = execute(conn, "SELECT STATUS, OUTCOME_SOURCE, LOG_PATH FROM AUD_TASK_ATTEMPTS").one()
+    return row[0], row[1], row[2]
+
+
+def gone(pid: int, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while process_start(pid) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return process_start(pid) is None
+
+
+def test_a_forked_task_runs_in_its_own_session_under_the_fork_server(
+    project: ProjectOnDisk, tmp_path: Path
+) -> None:
+    project.migrate("0001_probe.sql", pipeline(tmp_path / "facts.json", sleep=0, timeout=None))
+    assert supervise(project, project.new_run("probe")) == "SUCCESS"
+
+    facts = json.loads((tmp_path / "facts.json").read_text())
+    assert facts["sid"] == facts["pid"]
+    assert facts["ppid"] == fork_server().process.pid != os.getpid()
+    assert "-m etl_craft.runtime.child --attempt-id" in facts["cmdline"]
+    status, source, log_path = attempt(project)
+    assert (status, source) == ("SUCCESS", "CHILD")
+    log = Path(log_path).read_text()
+    assert f"probe ran in {facts['pid']}" in log
+    assert "look succeeded" in log
+
+
+def test_a_forked_task_past_its_timeout_is_stopped_with_its_process_group(
+    project: ProjectOnDisk, tmp_path: Path
+) -> None:
+    project.migrate("0001_probe.sql", pipeline(tmp_path / "facts.json", sleep=60, timeout=1))
+    started = time.monotonic()
+    assert supervise(project, project.new_run("probe")) == "FAILED"
+
+    assert time.monotonic() - started < 30
+    facts = json.loads((tmp_path / "facts.json").read_text())
+    assert facts["ppid"] == fork_server().process.pid
+    assert gone(facts["pid"])
+    assert gone(facts["helper"])
+    assert attempt(project)[0] == "TIMED_OUT"
+
+
+def test_a_closed_fork_server_exits_once_its_last_child_has_ended(tmp_path: Path) -> None:
+    # The child blocks reading its --config, a FIFO, until this test writes to it.
+    fifo = tmp_path / "craft-connector.yml"
+    os.mkfifo(fifo)
+    server = ForkServer()
+    argv = ["--attempt-id", "1", "--owner-id", "test", "--config", str(fifo)]
+    child = server.start(argv, dict(os.environ), tmp_path / "attempt.log")
+
+    server.close(timeout=0.5)
+    assert server.process.poll() is None, "the server left while its child still ran"
+    assert process_start(child.pid) is not None
+    with fifo.open("w") as writer:
+        writer.write("not: [a connector\n")
+    server.close(timeout=10)
+    assert server.process.returncode == 0
+    assert gone(child.pid)
+    assert "ConfigurationError" in (tmp_path / "attempt.log").read_text()
+
+
+def test_the_fork_server_exits_when_its_owner_dies(tmp_path: Path) -> None:
+    owner_code = (
+        "import os, sys, time\n"
+        "from etl_craft.runtime.starter import fork_server\n"
+        "server = fork_server()\n"
+        f"child = server.start(['--bogus'], dict(os.environ), __import__('pathlib').Path("
+        f"{str(tmp_path / 'attempt.log')!r}))\n"
+        "print(server.process.pid, child.wait(), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", owner_code], stdout=subprocess.PIPE, text=True
+    ) as owner:
+        assert owner.stdout is not None
+        server_pid, child_code = (int(word) for word in owner.stdout.readline().split())
+        owner.send_signal(signal.SIGKILL)
+    assert child_code == 2  # argparse refused it, as in a fresh interpreter
+    log = (tmp_path / "attempt.log").read_text()
+    assert "the following arguments are required: --attempt-id" in log
+    assert gone(server_pid), "the fork server outlived its owner"
