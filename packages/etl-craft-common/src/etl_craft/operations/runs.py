@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,13 +13,15 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import RowMapping
 
 from etl_craft.config.settings import load_settings
+from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import RunStatus, TriggerKind
-from etl_craft.core.errors import NotFoundError, RunStateError
+from etl_craft.core.errors import NotFoundError, RunStateError, StaleTransitionError
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
-from etl_craft.enginedb.transitions import create_run
+from etl_craft.enginedb.transitions import claim_run_lease, create_run
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
+from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.reconcile import (
     LedgerLookup,
     ReconcileReport,
@@ -27,7 +30,11 @@ from etl_craft.runtime.reconcile import (
 )
 from etl_craft.scheduling.admission import admit
 from etl_craft.scheduling.gatekeeper import Bypass
-from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
+from etl_craft.scheduling.supervisor import (
+    RunSupervisor,
+    SupervisorSettings,
+    supervised_elsewhere,
+)
 
 
 @dataclass(frozen=True)
@@ -58,13 +65,15 @@ def admitted_run(ctx: OperationContext, request: RunRequest, bypass: Bypass | No
     run = _run_to_supervise(ctx, request)
     if run.status is RunStatus.QUEUED:
         settings = supervisor_settings(ctx)
-        admit(
-            ctx.engine,
-            run.pipeline_run_id,
-            wait_minutes=settings.gate_wait_minutes,
-            poll_seconds=settings.poll_seconds,
-            bypass=bypass,
-        )
+        # Another caller may admit (or skip) it while this one judges the gate.
+        with contextlib.suppress(StaleTransitionError):
+            admit(
+                ctx.engine,
+                run.pipeline_run_id,
+                wait_minutes=settings.gate_wait_minutes,
+                poll_seconds=settings.poll_seconds,
+                bypass=bypass,
+            )
         with ctx.engine.read() as conn:
             return read_run(conn, run.pipeline_run_id)
     return run
@@ -123,6 +132,18 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
 def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
     with ctx.engine.transaction(ctx.actor) as conn:
         run = find_or_create_run(conn, ctx, request)
+        if not run.status.terminal:
+            # Taken with the pipeline's lock held, so a second caller is refused here at once.
+            try:
+                claim_run_lease(
+                    conn,
+                    run.pipeline_run_id,
+                    SYSTEM,
+                    owner_id=owner_id(),
+                    lease_seconds=float(load_settings().lease_seconds),
+                )
+            except StaleTransitionError:
+                raise supervised_elsewhere(read_run(conn, run.pipeline_run_id)) from None
     if run.status.terminal:
         raise RunStateError(
             f"run {run.pipeline_run_id} of {run.pipeline_code} has ended {run.status}; to run it "

@@ -111,11 +111,7 @@ class RunSupervisor:
         except StaleTransitionError:
             with self.engine.read() as conn:
                 held = read_run(conn, run_id)
-            raise RunStateError(
-                f"run {run_id} of {held.pipeline_code} is supervised by {held.owner_id} (lease "
-                f"until {held.lease_expires_at}); follow it with etl-craft status, or wait for the "
-                "lease to expire if that process is gone (etl-craft reconcile settles it then)"
-            ) from None
+            raise supervised_elsewhere(held) from None
         heartbeat = Heartbeat(
             self.engine,
             SYSTEM,
@@ -384,6 +380,14 @@ class RunSupervisor:
         fault_point("after_finalize")
         with self.engine.read() as conn:
             return read_run(conn, run.pipeline_run_id)
+
+
+def supervised_elsewhere(run: RunRow) -> RunStateError:
+    return RunStateError(
+        f"run {run.pipeline_run_id} of {run.pipeline_code} is supervised by {run.owner_id} "
+        f"(lease until {run.lease_expires_at}); follow it with etl-craft status, or wait for "
+        "the lease to expire if that process is gone (etl-craft reconcile settles it then)"
+    )
 
 
 def _gated(shape: RunShape, task_id: int) -> list[Dependency]:
