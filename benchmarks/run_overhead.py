@@ -26,8 +26,8 @@ from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
 from etl_craft.core.time import as_utc
+from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
 from etl_craft.runtime.reconcile import warehouse_ledger
-from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
 
 NOOP = """
 from etl_craft.scripting import ScriptContext, ScriptResult

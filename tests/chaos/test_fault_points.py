@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
+from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
 from tests.chaos.harness import (
     APPENDED,
     LOADS,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
 from etl_craft.runtime.reconcile import warehouse_ledger
-from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
 from tests.fixtures.metadata import TESTER, execute
 from tests.integration.rehash.rehash_site import SOURCE, TARGET, Site
 

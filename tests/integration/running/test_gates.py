@@ -13,8 +13,8 @@ from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 from tests.integration.running.test_supervisor_sql import task_statuses
 
+from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
 from etl_craft.runtime.reconcile import warehouse_ledger
-from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
 
 pytestmark = pytest.mark.integration
 

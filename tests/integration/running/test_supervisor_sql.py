@@ -10,8 +10,8 @@ import pytest
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
+from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
 from etl_craft.runtime.reconcile import warehouse_ledger
-from etl_craft.scheduling.supervisor import RunSupervisor, SupervisorSettings
 
 pytestmark = pytest.mark.integration
 

@@ -91,3 +91,10 @@ def expired_attempts(conn: EngineConnection) -> list[ExpiredAttempt]:
         )
         for row in conn.all("expired_attempts")
     ]
+
+
+def cancel_requests(conn: EngineConnection, owner_id: str) -> list[int]:
+    """The owner's live attempts whose cancellation was requested."""
+    return [
+        int(row["attempt_id"]) for row in conn.all("cancel_requests_of_owner", owner_id=owner_id)
+    ]

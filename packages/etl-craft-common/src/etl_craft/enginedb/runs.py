@@ -14,6 +14,7 @@ from etl_craft.core.enums import (
     Handler,
     RunCondition,
     RunStatus,
+    SlotKind,
     TaskRunStatus,
 )
 from etl_craft.core.errors import NotFoundError
@@ -183,9 +184,24 @@ def read_pipeline_shape(conn: EngineConnection, pipeline_id: int) -> PipelineSha
     return PipelineShape(tasks, dependencies, MappingProxyType(frozen))
 
 
-def queued_attempts(conn: EngineConnection, run_id: int) -> list[tuple[int, int, datetime | None]]:
-    """(attempt id, task id, not before) of the run's QUEUED attempts, in queue order."""
+@dataclass(frozen=True)
+class QueuedAttemptRow:
+    attempt_id: int
+    task_id: int
+    attempt_number: int
+    not_before: datetime | None
+    slot_kind: SlotKind
+
+
+def queued_attempts(conn: EngineConnection, run_id: int) -> list[QueuedAttemptRow]:
+    """The run's QUEUED attempts, in queue order."""
     return [
-        (int(row["attempt_id"]), int(row["task_id"]), as_utc(row["not_before"]))
+        QueuedAttemptRow(
+            attempt_id=int(row["attempt_id"]),
+            task_id=int(row["task_id"]),
+            attempt_number=int(row["attempt_number"]),
+            not_before=as_utc(row["not_before"]),
+            slot_kind=SlotKind(row["slot_kind"]),
+        )
         for row in conn.all("queued_attempts_of_run", pipeline_run_id=run_id)
     ]

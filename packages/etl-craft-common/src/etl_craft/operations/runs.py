@@ -21,6 +21,7 @@ from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import claim_run_lease, create_run
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
+from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.reconcile import (
     LedgerLookup,
@@ -29,12 +30,8 @@ from etl_craft.runtime.reconcile import (
     warehouse_ledger,
 )
 from etl_craft.scheduling.admission import admit
+from etl_craft.scheduling.driver import supervised_elsewhere
 from etl_craft.scheduling.gatekeeper import Bypass
-from etl_craft.scheduling.supervisor import (
-    RunSupervisor,
-    SupervisorSettings,
-    supervised_elsewhere,
-)
 
 
 @dataclass(frozen=True)

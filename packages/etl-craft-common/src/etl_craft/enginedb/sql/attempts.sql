@@ -40,3 +40,10 @@ SELECT a.ATTEMPT_ID AS attempt_id, a.OWNER_ID AS owner_id, a.STATUS AS status,
   JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID
  WHERE a.STATUS IN ('CLAIMED', 'RUNNING') AND a.LEASE_EXPIRES_AT < etl_craft_now()
  ORDER BY a.ATTEMPT_ID;
+
+-- name: cancel_requests_of_owner --
+-- The live attempts of one owner that an operator asked to stop.
+SELECT ATTEMPT_ID AS attempt_id
+  FROM AUD_TASK_ATTEMPTS
+ WHERE OWNER_ID = :owner_id AND STATUS IN ('CLAIMED', 'RUNNING') AND CANCEL_REQUESTED_AT IS NOT NULL
+ ORDER BY ATTEMPT_ID;

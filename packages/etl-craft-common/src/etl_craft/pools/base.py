@@ -1,0 +1,83 @@
+"""The Pool protocol: how the overseer and the foreground CLI hand attempts to whoever runs them.
+
+A pool runs QUEUED attempts: the local provider on this host as child processes, the queue
+provider through worker agents that claim from the Engine DB. Owners talk to a pool only
+through this interface; everything a pool knows it can rebuild from the tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from etl_craft.core.enums import Handler, SlotKind
+
+
+class HandleStatus(StrEnum):
+    QUEUED = "QUEUED"  # waiting for a slot or a claim
+    RUNNING = "RUNNING"  # claimed by an owner and, as far as it knows, running
+    ENDED = "ENDED"  # settled: the attempt is terminal
+    UNKNOWN = "UNKNOWN"  # the pool never saw it, or can't tell
+
+
+@dataclass(frozen=True)
+class AttemptSpec:
+    attempt_id: int
+    pipeline_run_id: int
+    pipeline_code: str
+    task_code: str
+    attempt_number: int
+    handler: Handler
+    slot_kind: SlotKind
+    timeout_seconds: float | None
+
+
+@dataclass(frozen=True)
+class Capacity:
+    slots: Mapping[SlotKind, int]
+    used: Mapping[SlotKind, int] = field(default_factory=dict)
+
+    def free(self, kind: SlotKind) -> int:
+        return max(0, self.slots.get(kind, 0) - self.used.get(kind, 0))
+
+
+class Pool(Protocol):
+    name: str
+
+    def capacity(self) -> Capacity:
+        """Slots per kind and how many are in use."""
+        ...
+
+    def submit(self, spec: AttemptSpec) -> int:
+        """Hand over a QUEUED attempt; idempotent per attempt id. The handle is the attempt id."""
+        ...
+
+    def status(self, handle: int) -> HandleStatus:
+        """UNKNOWN for a handle this pool never saw, never an exception."""
+        ...
+
+    def cancel(self, handle: int, reason: str) -> None:
+        """Stop the attempt, or ask its owner to; a settled one stays as it is."""
+        ...
+
+    def reconcile(self) -> dict[int, HandleStatus]:
+        """What the pool can confirm of the attempts it holds, after a restart or lost contact."""
+        ...
+
+    def poll(self) -> None:
+        """Settle what ended, ran out of time, or was asked to stop."""
+        ...
+
+    def wait(self, timeout: float) -> None:
+        """Until something the pool holds changes, or ``timeout`` seconds."""
+        ...
+
+    def live(self) -> list[int]:
+        """Attempts this process owns and whose leases it must renew."""
+        ...
+
+    def stop(self, reason: str) -> None:
+        """Stop every attempt this process runs."""
+        ...

@@ -1,0 +1,265 @@
+"""Driving one run from the tables: plan it, queue what may start within limits, finalize it.
+
+A driver never touches a process. It reads the run, plans (skips, starts, retries, or the
+end), queues attempts through transitions, asks owners to stop attempts of a cancelled run,
+and finalizes the run once everything settled. Whoever owns the attempts (the local pool of
+the foreground CLI or of the overseer, or a worker agent) starts and stops the processes.
+Everything comes from the tables, so a driver built after a crash picks up where the last one
+stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from etl_craft.core.actor import SYSTEM, Actor
+from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus
+from etl_craft.core.errors import RunStateError, StaleTransitionError, WaitingError
+from etl_craft.core.faults import fault_point
+from etl_craft.core.graph import TaskOutcome
+from etl_craft.core.time import utc_now
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.controls import read_controls
+from etl_craft.enginedb.limits import project_headroom
+from etl_craft.enginedb.runs import (
+    RunRow,
+    TaskRunRow,
+    read_pipeline_shape,
+    read_run,
+    read_task_runs,
+)
+from etl_craft.enginedb.transitions import (
+    cancel_queued_attempt,
+    cancel_run,
+    create_task_run,
+    finish_run,
+    queue_attempt,
+    request_cancel,
+    skip_task_run,
+)
+from etl_craft.scheduling.gatekeeper import Bypass, Dependency, Gatekeeper, outcome_of
+from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES
+from etl_craft.scheduling.plan import Plan, TaskRunState, graph_state, plan, task_run_state
+from etl_craft.scheduling.shape import RunShape, build_shape
+
+log = logging.getLogger(__name__)
+CANCELLED = "cancelled by an operator"
+
+
+@dataclass(frozen=True)
+class DriverSettings:
+    default_retries: int = 0
+    default_parallel_tasks: int = 4
+    gate_wait_minutes: float = DEFAULT_WAIT_MINUTES
+
+
+class Step(StrEnum):
+    """What one look at a run found."""
+
+    APPLIED = "APPLIED"  # a plan was applied: look again at once
+    BUSY = "BUSY"  # attempts are queued or live; wait for one to change
+    HOLD = "HOLD"  # paused or cancelling: live attempts finish, nothing new starts
+    ENDED = "ENDED"  # the run is terminal
+    PAUSED = "PAUSED"  # its pipeline is paused and nothing of it is live
+    DONE = "DONE"  # the tasks a partial run was asked for have settled
+
+
+class RunDriver:
+    def __init__(
+        self,
+        engine: EngineDB,
+        run_id: int,
+        settings: DriverSettings,
+        requested_by: Actor,
+        bypass: Bypass | None = None,  # run --ignore-dependencies: outcomes don't matter
+        only: frozenset[int] | None = None,  # run --task_code: only these tasks
+    ) -> None:
+        self.engine, self.run_id, self.settings = engine, run_id, settings
+        self.requested_by, self.bypass, self.only = requested_by, bypass, only
+        self.gates = Gatekeeper(engine, run_id, settings.gate_wait_minutes, bypass)
+        with engine.read() as conn:
+            run = read_run(conn, run_id)
+            shape = build_shape(
+                read_pipeline_shape(conn, run.pipeline_id), settings.default_retries
+            )
+        self.shape = shape.ignoring_outcomes(bypass.tasks) if bypass is not None else shape
+
+    def step(self) -> tuple[Step, RunRow]:
+        """One look at the tables and what follows from it."""
+        with self.engine.read() as conn:
+            run = read_run(conn, self.run_id)
+            rows = read_task_runs(conn, self.run_id)
+            controls = read_controls(conn, self.run_id)
+        if run.status.terminal:
+            return Step.ENDED, run
+        if run.status is not RunStatus.IN_PROGRESS:
+            raise RunStateError(
+                f"run {self.run_id} is {run.status}; it must be admitted before it can run"
+            )
+        live = [row for row in rows.values() if row.attempt_status in LIVE_ATTEMPT_STATUSES]
+        if controls.cancel_pending:
+            return self._cancel(run, live)
+        shape = self.shape
+        states = {task_id: task_run_state(row) for task_id, row in rows.items()}
+        decided = plan(shape.graph, states, shape.policies, shape.handlers, self._gated(states))
+        if controls.paused:
+            if not live:
+                log.warning("run %s stops here: its pipeline is paused", self.run_id)
+                return Step.PAUSED, run
+            return Step.HOLD, run
+        if self.only is not None:
+            decided = _restricted(decided, self.only)
+            if not live and decided.idle:
+                if self._only_settled(states) and decided.outcome is None:
+                    return Step.DONE, run
+                self._only_waiting(states)
+        if not decided.idle and self._apply(run, decided, len(live)):
+            return Step.APPLIED, run
+        if decided.outcome is not None and not live:
+            return Step.ENDED, self._finalize(run, decided.outcome, reopened=controls.reopened)
+        return Step.BUSY, run
+
+    def _gated(self, states: dict[int, TaskRunState]) -> dict[int, TaskOutcome]:
+        """Judge, when due, the gates of tasks that have not started; final ones become outcomes."""
+        outcomes: dict[int, TaskOutcome] = {}
+        waiting = [d for d in self.shape.external if d.task_id not in states]
+        for dependency, judgement in self.gates.judge_all(waiting).items():
+            outcome = outcome_of(judgement)
+            if outcome is not None and dependency.upstream_task_id is not None:
+                outcomes[dependency.upstream_task_id] = outcome
+        return outcomes
+
+    def _headroom(self, run: RunRow, live: int) -> int:
+        """How many more attempts may be queued: the pipeline's and the project's limits."""
+        room = (run.max_parallel_tasks or self.settings.default_parallel_tasks) - live
+        with self.engine.read() as conn:
+            project = project_headroom(conn, run.pipeline_run_id)
+        return max(0, room if project is None else min(room, project))
+
+    def _apply(self, run: RunRow, decided: Plan, live: int) -> int:
+        """Skip, retry and start what the plan says and the limits allow; how many changed."""
+        shape = self.shape
+        with self.engine.transaction(SYSTEM) as conn:
+            for skipped in decided.skip:
+                task_id = skipped.task.task_id
+                self.gates.record(conn, _gated(shape, task_id))
+                reason = self.gates.skip_reason(task_id, skipped.reason)
+                skip_task_run(conn, run.pipeline_run_id, task_id, SYSTEM, message=reason)
+        room = self._headroom(run, live) if decided.start or decided.retry else 0
+        # Retries first: their task runs have waited longest. What doesn't fit waits unqueued,
+        # holding nothing, and is planned again after the next completion.
+        for retry in decided.retry[:room]:
+            settings = shape.tasks[retry.task_id]
+            with self.engine.transaction(SYSTEM) as conn:
+                queue_attempt(
+                    conn,
+                    retry.task_run_id,
+                    SYSTEM,
+                    slot_kind=settings.slot_kind,
+                    pool=settings.pool or run.default_pool,
+                    priority=run.priority,
+                    not_before=retry.not_before,
+                )
+        retried = min(room, len(decided.retry))
+        room -= retried
+        for task in decided.start[:room]:
+            settings = shape.tasks[task.task_id]
+            with self.engine.transaction(self.requested_by) as conn:
+                self.gates.record(conn, _gated(shape, task.task_id))
+                task_run_id = create_task_run(
+                    conn, run.pipeline_run_id, task.task_id, self.requested_by
+                )
+                queue_attempt(
+                    conn,
+                    task_run_id,
+                    self.requested_by,
+                    slot_kind=settings.slot_kind,
+                    pool=settings.pool or run.default_pool,
+                    priority=run.priority,
+                )
+        return len(decided.skip) + retried + len(decided.start[:room])
+
+    def _only_settled(self, states: dict[int, TaskRunState]) -> bool:
+        assert self.only is not None
+        pending = graph_state(states, self.shape.policies).outcomes
+        return all(task in pending and pending[task].status.terminal for task in self.only)
+
+    def _only_waiting(self, states: dict[int, TaskRunState]) -> None:
+        """Nothing of ``only`` can start: its upstreams have not settled yet."""
+        assert self.only is not None
+        waiting = [task for task in self.only if task not in states]
+        if waiting:
+            names = ", ".join(self.shape.tasks[task].code for task in waiting)
+            raise WaitingError(
+                f"task(s) {names} can't start yet: their dependencies are not met in this run; "
+                "nothing was recorded. Run the upstream tasks first, or the whole pipeline"
+            )
+
+    def _cancel(self, run: RunRow, live: list[TaskRunRow]) -> tuple[Step, RunRow]:
+        """Drop what waits, ask owners to stop what runs; end CANCELLED once nothing is live."""
+        dropped = 0
+        for row in live:
+            assert row.attempt_id is not None
+            # An attempt may be claimed or end meanwhile: the next look sees what it became.
+            with self.engine.transaction(SYSTEM) as conn, suppress(StaleTransitionError):
+                if row.attempt_status is AttemptStatus.QUEUED:
+                    cancel_queued_attempt(conn, row.attempt_id, SYSTEM, message=CANCELLED)
+                    dropped += 1
+                elif row.cancel_requested_at is None:
+                    request_cancel(conn, row.attempt_id, SYSTEM)
+        if dropped < len(live):
+            return Step.HOLD, run
+        with self.engine.transaction(SYSTEM) as conn:
+            cancel_run(conn, run.pipeline_run_id, SYSTEM, message=CANCELLED)
+        with self.engine.read() as conn:
+            return Step.ENDED, read_run(conn, run.pipeline_run_id)
+
+    def _finalize(self, run: RunRow, status: RunStatus, *, reopened: bool) -> RunRow:
+        sla = _sla(run, utc_now())
+        with self.engine.transaction(SYSTEM) as conn:
+            # A reopened run that ends SUCCESS is a repair: it publishes a new output revision,
+            # which dependencies with CONSUME_REPAIRS consume again.
+            finish_run(
+                conn,
+                run.pipeline_run_id,
+                SYSTEM,
+                status=status,
+                sla_status=sla,
+                new_revision=reopened and status is RunStatus.SUCCESS,
+            )
+            # What the run consumed comes from the decisions that admitted it, never re-judged.
+            conn.run("gate_consume_decisions", pipeline_run_id=run.pipeline_run_id)
+        fault_point("after_finalize")
+        with self.engine.read() as conn:
+            return read_run(conn, run.pipeline_run_id)
+
+
+def supervised_elsewhere(run: RunRow) -> RunStateError:
+    return RunStateError(
+        f"run {run.pipeline_run_id} of {run.pipeline_code} is supervised by {run.owner_id} "
+        f"(lease until {run.lease_expires_at}); follow it with etl-craft status, or wait for "
+        "the lease to expire if that process is gone (etl-craft reconcile settles it then)"
+    )
+
+
+def _gated(shape: RunShape, task_id: int) -> list[Dependency]:
+    return [dependency for dependency in shape.external if dependency.task_id == task_id]
+
+
+def _restricted(decided: Plan, only: frozenset[int]) -> Plan:
+    return Plan(
+        skip=tuple(item for item in decided.skip if item.task.task_id in only),
+        start=tuple(task for task in decided.start if task.task_id in only),
+        retry=tuple(item for item in decided.retry if item.task_id in only),
+        outcome=decided.outcome,
+    )
+
+
+def _sla(run: RunRow, now: datetime) -> str | None:
+    if run.sla_minutes is None or run.start_date is None:
+        return None
+    return "MISSED" if (now - run.start_date).total_seconds() > run.sla_minutes * 60 else "MET"
