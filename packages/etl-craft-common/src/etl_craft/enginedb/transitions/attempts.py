@@ -102,8 +102,10 @@ def claim_next_attempt(
     )
     if row is None:
         return None
-    notify(conn, Entity.ATTEMPT, int(row["attempt_id"]), AttemptStatus.CLAIMED.value)
-    return int(row["attempt_id"])
+    attempt_id = int(row["attempt_id"])
+    notify(conn, Entity.ATTEMPT, attempt_id, AttemptStatus.CLAIMED.value)
+    _summarise(conn, int(row["task_run_id"]), attempt_id, AttemptStatus.CLAIMED, actor)
+    return attempt_id
 
 
 def start_attempt(

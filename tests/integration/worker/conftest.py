@@ -1,0 +1,16 @@
+"""Worker fixtures: a PostgreSQL Engine DB of each test's own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from etl_craft.enginedb.connection import EngineDB
+
+
+@pytest.fixture
+def db(pg_fresh_url: str) -> Iterator[EngineDB]:
+    engine = EngineDB(pg_fresh_url)
+    yield engine
+    engine.dispose()
