@@ -104,3 +104,9 @@ class SlotKind(StrEnum):
 class MigrationStream(StrEnum):
     ENGINE = "ENGINE"
     PROJECT = "PROJECT"
+
+
+class WorkerStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    DRAINING = "DRAINING"  # finishes what it runs, claims nothing new
+    GONE = "GONE"

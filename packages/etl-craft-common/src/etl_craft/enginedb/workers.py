@@ -1,0 +1,148 @@
+"""Worker agents in the Engine DB: registration, heartbeats with lease renewal, and their end.
+
+Workers exist only on a PostgreSQL Engine DB (the queue needs row locks that skip), so these
+statements are PostgreSQL's alone. The caller owns the transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import RowMapping
+
+from etl_craft.core.enums import AttemptStatus, MigrationStream, WorkerStatus
+from etl_craft.core.errors import NotFoundError
+from etl_craft.core.time import as_utc
+from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.migrations import ENGINE_SCOPE
+
+# The overseer declares a worker GONE once this many heartbeat intervals pass without one.
+SILENT_INTERVALS = 3
+
+
+@dataclass(frozen=True)
+class WorkerRegistration:
+    worker_id: str
+    pool: str
+    host: str
+    pid: int
+    version: str
+    schema_version: int
+    ingestion_slots: int
+    warehouse_slots: int
+
+
+@dataclass(frozen=True)
+class WorkerRow:
+    registration: WorkerRegistration
+    started_at: datetime
+    heartbeat_at: datetime
+    status: WorkerStatus
+
+    @property
+    def worker_id(self) -> str:
+        return self.registration.worker_id
+
+
+@dataclass(frozen=True)
+class OwnedAttempt:
+    attempt_id: int
+    cancel_requested_at: datetime | None
+
+
+@dataclass(frozen=True)
+class WorkerBeat:
+    """What a heartbeat found: the worker's status (None: no such worker) and its attempts."""
+
+    status: WorkerStatus | None
+    attempts: tuple[OwnedAttempt, ...]
+
+
+@dataclass(frozen=True)
+class AttemptEnd:
+    status: AttemptStatus
+    error_message: str | None
+
+
+def register_worker(conn: EngineConnection, worker: WorkerRegistration) -> None:
+    conn.run(
+        "worker_register",
+        worker_id=worker.worker_id,
+        pool=worker.pool,
+        host=worker.host,
+        pid=worker.pid,
+        version=worker.version,
+        schema_version=worker.schema_version,
+        ingestion_slots=worker.ingestion_slots,
+        warehouse_slots=worker.warehouse_slots,
+    )
+
+
+def beat(conn: EngineConnection, worker_id: str, lease_seconds: float) -> WorkerBeat:
+    """Heartbeat the worker and renew the lease of every attempt it owns, in one statement."""
+    rows = conn.all("worker_beat", worker_id=worker_id, lease_seconds=lease_seconds)
+    if not rows:
+        return WorkerBeat(None, ())
+    attempts = tuple(
+        OwnedAttempt(int(row["attempt_id"]), as_utc(row["cancel_requested_at"]))
+        for row in rows
+        if row["attempt_id"] is not None
+    )
+    return WorkerBeat(WorkerStatus(rows[0]["worker_status"]), attempts)
+
+
+def set_worker_status(conn: EngineConnection, worker_id: str, status: WorkerStatus) -> bool:
+    """DRAINING or GONE (which stamps STOPPED_AT); False when the worker is GONE already."""
+    if status is WorkerStatus.ACTIVE:
+        raise ValueError("a worker is ACTIVE when it registers; it never becomes ACTIVE again")
+    changed = conn.all("worker_set_status", worker_id=worker_id, status=status.value)
+    return bool(changed)
+
+
+def mark_silent_workers_gone(conn: EngineConnection, interval_seconds: float) -> list[str]:
+    """Declare GONE the workers silent for SILENT_INTERVALS heartbeat intervals; their ids."""
+    rows = conn.all("worker_mark_silent_gone", silence_seconds=SILENT_INTERVALS * interval_seconds)
+    return sorted(str(row["worker_id"]) for row in rows)
+
+
+def live_workers(conn: EngineConnection, pool: str) -> list[WorkerRow]:
+    return [_worker(row) for row in conn.all("worker_live", pool=pool)]
+
+
+def project_pool(conn: EngineConnection, project_code: str) -> str | None:
+    """The DEFAULT_POOL of the active project with this code; None when there is no such project."""
+    row = conn.one("worker_project_pool", project_code=project_code)
+    return None if row is None else str(row["default_pool"])
+
+
+def applied_schema_version(conn: EngineConnection) -> int | None:
+    """The highest ENGINE-stream migration applied; None on a database never initialised."""
+    if not conn.scalar("ledger_exists"):
+        return None
+    rows = conn.all("applied_migrations", stream=MigrationStream.ENGINE.value, scope=ENGINE_SCOPE)
+    return max((int(row["version"]) for row in rows), default=None)
+
+
+def attempt_end(conn: EngineConnection, attempt_id: int) -> AttemptEnd:
+    row = conn.one("worker_attempt_outcome", attempt_id=attempt_id)
+    if row is None:
+        raise NotFoundError(f"attempt {attempt_id} does not exist in this Engine DB")
+    return AttemptEnd(AttemptStatus(row["status"]), row["error_message"])
+
+
+def _worker(row: RowMapping) -> WorkerRow:
+    registration = WorkerRegistration(
+        worker_id=str(row["worker_id"]),
+        pool=str(row["pool"]),
+        host=str(row["host"]),
+        pid=int(row["pid"]),
+        version=str(row["version"]),
+        schema_version=int(row["schema_version"]),
+        ingestion_slots=int(row["ingestion_slots"]),
+        warehouse_slots=int(row["warehouse_slots"]),
+    )
+    started, heartbeat = as_utc(row["started_at"]), as_utc(row["heartbeat_at"])
+    assert started is not None
+    assert heartbeat is not None
+    return WorkerRow(registration, started, heartbeat, WorkerStatus(row["status"]))
