@@ -3,15 +3,134 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import signal
+from types import FrameType
 
+from etl_craft.cli.context import operation_context
 from etl_craft.cli.main import main as cli_main
-from etl_craft.cli.registry import Command, not_yet_available
+from etl_craft.cli.registry import Command
+from etl_craft.config.settings import load_settings
+from etl_craft.core.enums import SlotKind
+from etl_craft.core.errors import UsageError
+from etl_craft.operations.context import OperationContext
+from etl_craft.operations.runs import ledger_lookup, supervisor_settings
+from etl_craft.pools.base import Pool
+from etl_craft.pools.local import LocalPool, LocalSettings
+from etl_craft.pools.queue import QueuePool
+from etl_craft.runtime.identity import owner_id
+from etl_craft_overseer.overseer import Overseer, OverseerSettings
+
+log = logging.getLogger(__name__)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pool-provider",
+        choices=("local", "queue"),
+        default="local",
+        help="local: task processes on this host (the only choice on SQLite); queue: worker "
+        "agents (etl-craft worker) claim attempts from the PostgreSQL Engine DB",
+    )
+    parser.add_argument("--pool", default="default", help="the queue provider's pool")
+    parser.add_argument(
+        "--standby",
+        action="store_true",
+        help="when another server leads, wait and take over when it stops instead of exiting",
+    )
+    parser.add_argument(
+        "--ingestion-slots",
+        type=int,
+        metavar="N",
+        help="local provider: PYTHON tasks at once (default: Orchestration max_parallel_tasks)",
+    )
+    parser.add_argument(
+        "--warehouse-slots",
+        type=int,
+        metavar="M",
+        help="local provider: warehouse tasks at once (default: Orchestration max_parallel_tasks)",
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    ctx = operation_context(args)
+    try:
+        overseer = build_overseer(ctx, args)
+
+        def stop(signum: int, frame: FrameType | None) -> None:
+            log.info("signal %s: the overseer admits nothing more and stops", signum)
+            overseer.stop()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        overseer.serve(standby=args.standby)
+    finally:
+        ctx.close()
+    return 0
+
+
+def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
+    settings = load_settings()
+    run = supervisor_settings(ctx)
+    orchestration = ctx.connector.orchestration if ctx.connector else None
+    owner = owner_id()
+    pool: Pool
+    if args.pool_provider == "queue":
+        if ctx.engine.dialect != "postgresql":
+            raise UsageError(
+                "--pool-provider queue needs a PostgreSQL Engine DB (workers claim with row "
+                "locks); this one is SQLite. Use the local provider, or move the Engine DB"
+            )
+        pool = QueuePool(ctx.engine, args.pool)
+    else:
+        slots = run.default_parallel_tasks
+        pool = LocalPool(
+            ctx.engine,
+            LocalSettings(
+                owner_id=owner,
+                engine_url=run.engine_url,
+                config_path=run.config_path,
+                profile=run.profile,
+                logs_dir=run.logs_dir,
+                lease_seconds=run.lease_seconds,
+                log_level=settings.log_level,
+            ),
+            {
+                SlotKind.INGESTION: _slots(args.ingestion_slots, slots, "--ingestion-slots"),
+                SlotKind.WAREHOUSE: _slots(args.warehouse_slots, slots, "--warehouse-slots"),
+            },
+            ledger_lookup(ctx),
+        )
+    return Overseer(
+        ctx.engine,
+        OverseerSettings(
+            driver=run.driver,
+            lease_seconds=run.lease_seconds,
+            heartbeat_seconds=run.heartbeat_seconds,
+            poll_seconds=run.poll_seconds,
+            shutdown_grace_seconds=(
+                float(orchestration.shutdown_grace_seconds) if orchestration else 60.0
+            ),
+        ),
+        pool,
+        ledger_lookup(ctx),
+        owner,
+    )
+
+
+def _slots(given: int | None, default: int, option: str) -> int:
+    if given is None:
+        return default
+    if given < 0:
+        raise UsageError(f"{option} {given} is negative; expected 0 or more slots")
+    return given
+
 
 COMMAND = Command(
     name="server",
-    help="run the overseer (schedules, admission, dispatch)",
-    configure=None,
-    handler=not_yet_available("server", "the overseer (schedules, admission, dispatch)"),
+    help="run the overseer: schedules, admission, dispatch and reconciliation",
+    configure=configure,
+    handler=handle,
 )
 
 

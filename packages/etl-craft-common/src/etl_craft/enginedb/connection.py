@@ -134,6 +134,18 @@ class EngineDB:
             tx.rollback()
 
     @contextmanager
+    def session(self) -> Iterator[EngineConnection]:
+        """A dedicated autocommit connection held for as long as the caller needs it.
+
+        For what lives with a session rather than a transaction: the overseer's leadership lock
+        and LISTEN. Writes through it are not marked, so guarded tables refuse them.
+        """
+        with self._translated(), self.engine.connect() as plain:
+            yield EngineConnection(
+                plain.execution_options(isolation_level="AUTOCOMMIT"), self.dialect
+            )
+
+    @contextmanager
     def _translated(self) -> Iterator[None]:
         try:
             yield

@@ -7,7 +7,7 @@ through this interface; everything a pool knows it can rebuild from the tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -70,8 +70,9 @@ class Pool(Protocol):
         """Settle what ended, ran out of time, or was asked to stop."""
         ...
 
-    def wait(self, timeout: float) -> None:
-        """Until something the pool holds changes, or ``timeout`` seconds."""
+    def wait(self, timeout: float, also: Sequence[int] = ()) -> None:
+        """Until something the pool holds changes, a descriptor in ``also`` is readable, or
+        ``timeout`` seconds."""
         ...
 
     def live(self) -> list[int]:
@@ -79,5 +80,9 @@ class Pool(Protocol):
         ...
 
     def stop(self, reason: str) -> None:
-        """Stop every attempt this process runs."""
+        """Stop every attempt this process runs; they end CANCELLED."""
+        ...
+
+    def release(self, reason: str) -> None:
+        """Stop every attempt this process runs because it goes away; they end FAILED and retry."""
         ...

@@ -102,7 +102,7 @@ class RunSupervisor:
             self.owner,
             self.settings.lease_seconds,
             self.settings.heartbeat_seconds,
-            run_id,
+            lambda: (run_id,),
             pool.live,
         )
         try:

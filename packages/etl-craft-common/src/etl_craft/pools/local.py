@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import select
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from etl_craft.runtime.launcher import (
     launch,
     settle_exit,
     stop_for_cancel,
+    stop_for_drain,
     stop_for_timeout,
 )
 from etl_craft.runtime.logfile import attempt_log_path
@@ -62,6 +63,7 @@ class LocalPool:
         self.kinds: dict[int, SlotKind] = {}
         self.ledgered: set[int] = set()
         self.seen: set[int] = set()
+        self.starting: set[int] = set()  # claimed, process not started yet: leases still renewed
 
     def capacity(self) -> Capacity:
         used: dict[SlotKind, int] = {}
@@ -85,6 +87,14 @@ class LocalPool:
                 )
         except StaleTransitionError:
             return spec.attempt_id  # cancelled or claimed by another owner meanwhile
+        self.starting.add(spec.attempt_id)
+        try:
+            self._start(spec)
+        finally:
+            self.starting.discard(spec.attempt_id)
+        return spec.attempt_id
+
+    def _start(self, spec: AttemptSpec) -> None:
         fault_point("after_claim")
         where = (spec.pipeline_code, spec.pipeline_run_id, spec.task_code, spec.attempt_number)
         self.running[spec.attempt_id] = launch(
@@ -103,7 +113,6 @@ class LocalPool:
         if spec.handler in LEDGERED:
             self.ledgered.add(spec.attempt_id)
         fault_point("after_launch")
-        return spec.attempt_id
 
     def status(self, handle: int) -> HandleStatus:
         if handle not in self.seen:
@@ -143,16 +152,16 @@ class LocalPool:
             for attempt_id in requested:
                 self.cancel(attempt_id, CANCELLED)
 
-    def wait(self, timeout: float) -> None:
-        """Until a child exits, a time limit comes due, or ``timeout`` passes."""
+    def wait(self, timeout: float, also: Sequence[int] = ()) -> None:
+        """Until a child exits, a time limit comes due, ``also`` is readable, or ``timeout``."""
         for running in self.running.values():
             left = running.seconds_left()
             if left is not None:
                 timeout = min(timeout, left)
         descriptors = [running.process.exit_descriptor() for running in self.running.values()]
         try:
-            if descriptors:
-                select.select(descriptors, [], [], timeout)
+            if descriptors or also:
+                select.select([*descriptors, *also], [], [], timeout)
             else:
                 time.sleep(timeout)
         finally:
@@ -161,8 +170,13 @@ class LocalPool:
 
     def live(self) -> list[int]:
         # An exited child's attempt is settled, or about to be: only live ones are renewed.
-        return [a for a, running in self.running.items() if running.exit_code() is None]
+        live = [a for a, running in list(self.running.items()) if running.exit_code() is None]
+        return [*self.starting, *live]
 
     def stop(self, reason: str) -> None:
         for attempt_id in list(self.running):
             self.cancel(attempt_id, reason)
+
+    def release(self, reason: str) -> None:
+        for attempt_id in list(self.running):
+            stop_for_drain(self.engine, self.running.pop(attempt_id), SYSTEM, reason)

@@ -1,14 +1,14 @@
-"""The owner's heartbeat: renews the leases of its run and of its live attempts."""
+"""The owner's heartbeat: renews the leases of its runs and of its live attempts."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.errors import EngineDBError, StaleTransitionError
-from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.transitions import renew_attempt_lease, renew_run_lease
 
 log = logging.getLogger(__name__)
@@ -24,12 +24,13 @@ class Heartbeat:
         owner_id: str,
         lease_seconds: float,
         interval: float,
-        run_id: int | None,
-        attempts: Callable[[], list[int]],
+        runs: Callable[[], Iterable[int]],
+        attempts: Callable[[], Iterable[int]],
+        also: Callable[[EngineConnection], None] | None = None,  # e.g. the overseer's own row
     ) -> None:
         self.engine, self.actor, self.owner_id = engine, actor, owner_id
         self.lease_seconds, self.interval = lease_seconds, interval
-        self.run_id, self.attempts = run_id, attempts
+        self.runs, self.attempts, self.also = runs, attempts, also
         self.lost: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="etl-craft-heartbeat", daemon=True)
@@ -45,17 +46,19 @@ class Heartbeat:
     def beat(self) -> None:
         """Renew every lease once; a refused renewal means someone else owns the row now."""
         with self.engine.transaction(self.actor) as conn:
-            if self.run_id is not None:
+            if self.also is not None:
+                self.also(conn)
+            for run_id in self.runs():
                 try:
                     renew_run_lease(
                         conn,
-                        self.run_id,
+                        run_id,
                         self.actor,
                         owner_id=self.owner_id,
                         lease_seconds=self.lease_seconds,
                     )
                 except StaleTransitionError as refused:
-                    self._lost(f"run {self.run_id}", refused)
+                    self._lost(f"run {run_id}", refused)
             for attempt_id in self.attempts():
                 try:
                     renew_attempt_lease(

@@ -22,7 +22,7 @@ from etl_craft.core.time import utc_now
 from etl_craft.enginedb.attempts import ExpiredAttempt, expired_attempts
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import lose_attempt, recover_attempt
-from etl_craft.runtime.identity import ProcessIdentity, alive_here, parse_owner
+from etl_craft.runtime.identity import ProcessIdentity, alive_here, owner_id, parse_owner
 from etl_craft.runtime.processes import stop_group
 from etl_craft.warehouse import connect
 from etl_craft.warehouse.ledger import applied
@@ -84,6 +84,8 @@ def _settle(
     lease_seconds: float,
     now: datetime,
 ) -> Settled | None:
+    if attempt.owner_id == owner_id():
+        return None  # ours and alive: a late heartbeat of this very process renews it
     owner = parse_owner(attempt.owner_id)
     if owner is not None and alive_here(owner) is None:
         grace = attempt.lease_expires_at + timedelta(seconds=2 * lease_seconds)

@@ -39,21 +39,39 @@ def admit(
     bypass: Bypass | None = None,
 ) -> RunStatus:
     """Judge the pipeline gate until it decides; IN-PROGRESS when admitted, else SKIPPED."""
-    with engine.read() as conn:
-        run = read_run(conn, run_id)
-    dependencies = pipeline_dependencies(engine, run.pipeline_id)
-    gates = Gatekeeper(engine, run_id, wait_minutes, bypass)
-    while True:
-        judgements = gates.judge_all(dependencies)
-        if all(judgement.final for judgement in judgements.values()):
-            break
+    admission = Admission(engine, run_id, wait_minutes, bypass)
+    while (decided := admission.try_admit()) is None:
         # The foreground waits here as an overseer would: the wait is also a row a restart resumes.
         time.sleep(poll_seconds)
-    refused = [j.reason for j in judgements.values() if j.result is GateResult.UNSATISFIED]
-    with engine.transaction(SYSTEM) as conn:
-        gates.record(conn, dependencies)
-        if refused:
-            skip_run(conn, run_id, SYSTEM, message="; ".join(refused))
-            return RunStatus.SKIPPED
-        admit_run(conn, run_id, SYSTEM)
-    return RunStatus.IN_PROGRESS
+    return decided
+
+
+class Admission:
+    """A QUEUED run's pipeline gate, judged without blocking: the overseer looks once a pass."""
+
+    def __init__(
+        self,
+        engine: EngineDB,
+        run_id: int,
+        wait_minutes: float = DEFAULT_WAIT_MINUTES,
+        bypass: Bypass | None = None,
+    ) -> None:
+        self.engine, self.run_id = engine, run_id
+        with engine.read() as conn:
+            run = read_run(conn, run_id)
+        self.dependencies = pipeline_dependencies(engine, run.pipeline_id)
+        self.gates = Gatekeeper(engine, run_id, wait_minutes, bypass)
+
+    def try_admit(self) -> RunStatus | None:
+        """IN-PROGRESS or SKIPPED once every gate decided; None while one still waits."""
+        judgements = self.gates.judge_all(self.dependencies)
+        if not all(judgement.final for judgement in judgements.values()):
+            return None
+        refused = [j.reason for j in judgements.values() if j.result is GateResult.UNSATISFIED]
+        with self.engine.transaction(SYSTEM) as conn:
+            self.gates.record(conn, self.dependencies)
+            if refused:
+                skip_run(conn, self.run_id, SYSTEM, message="; ".join(refused))
+                return RunStatus.SKIPPED
+            admit_run(conn, self.run_id, SYSTEM)
+        return RunStatus.IN_PROGRESS

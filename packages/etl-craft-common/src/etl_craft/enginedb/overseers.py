@@ -1,0 +1,158 @@
+"""The overseer's leadership, its row in AUD_OVERSEERS, the runs it looks at, and its wake-ups.
+
+Leadership is a lock that lives as long as the leading process: a PostgreSQL session advisory
+lock on a dedicated connection, or an exclusive file lock beside an SQLite Engine DB. A
+process killed with -9 loses it with its connection or file descriptor, so the next server
+takes over without anyone cleaning up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import select
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from etl_craft.core.actor import Actor
+from etl_craft.core.enums import RunStatus
+from etl_craft.core.time import as_utc
+from etl_craft.enginedb.connection import EngineConnection, EngineDB
+
+
+@dataclass(frozen=True)
+class ActiveOverseer:
+    overseer_id: str
+    host: str
+    pid: int
+    heartbeat_at: datetime | None
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    pipeline_run_id: int
+    pipeline_id: int
+    status: RunStatus
+    owner_id: str | None
+    lease_expired: bool
+
+    def free_for(self, owner: str) -> bool:
+        """Nobody else holds it: unowned, ours, or its holder's lease ran out."""
+        return self.owner_id is None or self.owner_id == owner or self.lease_expired
+
+
+class Leadership:
+    """Holds the overseer lock from ``acquire`` until ``release`` or the process ends."""
+
+    def __init__(self, engine: EngineDB) -> None:
+        self.engine = engine
+        self._stack = ExitStack()
+        self._file: IO[bytes] | None = None
+
+    def acquire(self) -> bool:
+        """Take the lock if it is free; False (holding nothing) when another process has it."""
+        if self._locked():
+            return True
+        self.release()
+        return False
+
+    def _locked(self) -> bool:
+        if self.engine.dialect == "postgresql":
+            conn = self._stack.enter_context(self.engine.session())
+            return bool(conn.scalar("try_overseer_lock"))
+        path = _sqlite_lock_path(self.engine)
+        handle = self._stack.enter_context(path.open("ab"))
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        self._file = handle
+        return True
+
+    def release(self) -> None:
+        if self._file is not None:
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+            self._file = None
+        self._stack.close()
+        self._stack = ExitStack()
+
+
+class Listener:
+    """Wakes on transitions' NOTIFY on PostgreSQL; SQLite has none, so loops poll."""
+
+    def __init__(self, engine: EngineDB) -> None:
+        self.engine = engine
+        self._stack = ExitStack()
+        self._driver: Any = None
+
+    def __enter__(self) -> Listener:
+        if self.engine.dialect == "postgresql":
+            conn = self._stack.enter_context(self.engine.session())
+            conn.run("listen_events")
+            self._driver = conn.connection.connection.driver_connection
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stack.close()
+
+    def descriptor(self) -> int | None:
+        return None if self._driver is None else int(self._driver.fileno())
+
+    def drain(self) -> int:
+        """Consume pending notifications; how many there were."""
+        if self._driver is None:
+            return 0
+        return sum(1 for _ in self._driver.notifies(timeout=0))
+
+    def wait(self, timeout: float) -> None:
+        descriptor = self.descriptor()
+        if descriptor is None:
+            return
+        with contextlib.suppress(InterruptedError):
+            select.select([descriptor], [], [], timeout)
+
+
+def register_overseer(conn: EngineConnection, overseer_id: str, version: str) -> None:
+    host, pid = overseer_id.split(":", maxsplit=1)[0], os.getpid()
+    conn.run("register_overseer", overseer_id=overseer_id, host=host, pid=pid, version=version)
+
+
+def beat_overseer(conn: EngineConnection, overseer_id: str) -> None:
+    conn.run("beat_overseer", overseer_id=overseer_id)
+
+
+def stop_overseer(engine: EngineDB, actor: Actor, overseer_id: str) -> None:
+    with engine.transaction(actor) as conn:
+        conn.run("stop_overseer", overseer_id=overseer_id)
+
+
+def active_overseer(conn: EngineConnection) -> ActiveOverseer | None:
+    row = conn.one("latest_overseer")
+    if row is None:
+        return None
+    return ActiveOverseer(
+        str(row["overseer_id"]), str(row["host"]), int(row["pid"]), as_utc(row["heartbeat_at"])
+    )
+
+
+def live_runs(conn: EngineConnection) -> Iterator[LiveRun]:
+    for row in conn.all("overseer_runs"):
+        yield LiveRun(
+            pipeline_run_id=int(row["pipeline_run_id"]),
+            pipeline_id=int(row["pipeline_id"]),
+            status=RunStatus(row["status"]),
+            owner_id=row["owner_id"],
+            lease_expired=bool(row["lease_expired"]),
+        )
+
+
+def _sqlite_lock_path(engine: EngineDB) -> Path:
+    database = engine.url.database
+    if not database or database == ":memory:":
+        raise ValueError("an in-memory SQLite Engine DB can't be shared with an overseer")
+    return Path(f"{database}.overseer.lock")

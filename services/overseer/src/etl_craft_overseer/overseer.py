@@ -1,0 +1,223 @@
+"""The overseer: one leader that turns schedules into runs and drives every live run.
+
+Each pass reconciles expired leases, retires silent workers, creates runs for due schedule
+ticks, admits QUEUED runs through non-blocking gates, plans every IN-PROGRESS run it may hold
+(queuing ready attempts within limits), hands due attempts to its pool, settles what ended,
+and finalizes settled runs. It then waits for a notification, a child's exit, the poll
+interval or a stop. Its working set is the live runs and their graphs only; after a restart
+it is rebuilt from the tables.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+
+from etl_craft import __version__
+from etl_craft.core.actor import SYSTEM, Actor, ActorKind
+from etl_craft.core.enums import RunStatus
+from etl_craft.core.errors import RunStateError, StaleTransitionError
+from etl_craft.core.time import utc_now
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.overseers import (
+    Leadership,
+    Listener,
+    LiveRun,
+    active_overseer,
+    beat_overseer,
+    live_runs,
+    register_overseer,
+    stop_overseer,
+)
+from etl_craft.enginedb.runs import read_run
+from etl_craft.enginedb.transitions import claim_run_lease, release_run_lease
+from etl_craft.enginedb.workers import mark_silent_workers_gone
+from etl_craft.pools.base import Pool
+from etl_craft.pools.dispatch import submit_queued
+from etl_craft.runtime.heartbeat import Heartbeat
+from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.reconcile import LedgerLookup, reconcile
+from etl_craft.scheduling.admission import Admission
+from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
+from etl_craft.scheduling.schedules import create_due_runs
+
+log = logging.getLogger(__name__)
+OVERSEER = Actor("overseer", ActorKind.ORCHESTRATOR)
+WORKER_HEARTBEAT_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class OverseerSettings:
+    driver: DriverSettings
+    lease_seconds: float = 60.0
+    heartbeat_seconds: float = 15.0
+    poll_seconds: float = 1.0
+    shutdown_grace_seconds: float = 60.0
+    worker_heartbeat_seconds: float = WORKER_HEARTBEAT_SECONDS
+
+
+class Overseer:
+    def __init__(
+        self,
+        engine: EngineDB,
+        settings: OverseerSettings,
+        pool: Pool,
+        ledger: LedgerLookup | None = None,
+        owner: str | None = None,
+    ) -> None:
+        self.engine, self.settings, self.pool, self.ledger = engine, settings, pool, ledger
+        self.owner = owner or owner_id()
+        self.stopping = threading.Event()
+        self.drivers: dict[int, RunDriver] = {}
+        self.admissions: dict[int, Admission] = {}
+        self.held: tuple[int, ...] = ()  # the runs whose leases the heartbeat renews
+
+    def serve(self, *, standby: bool = False) -> None:
+        """Lead until stopped. When another overseer leads: refuse naming it, or with
+        ``standby`` wait and take over the moment its lock is released (or its process dies)."""
+        leadership = Leadership(self.engine)
+        if not leadership.acquire():
+            if not standby:
+                raise RunStateError(self._refusal())
+            log.info("standing by: %s", self._refusal())
+            while not leadership.acquire():
+                if self.stopping.wait(self.settings.poll_seconds):
+                    return
+        try:
+            with self.engine.transaction(OVERSEER) as conn:
+                register_overseer(conn, self.owner, __version__)
+            log.info("overseer %s leads (etl-craft %s)", self.owner, __version__)
+            heartbeat = Heartbeat(
+                self.engine,
+                SYSTEM,
+                self.owner,
+                self.settings.lease_seconds,
+                self.settings.heartbeat_seconds,
+                lambda: self.held,
+                self.pool.live,
+                lambda conn: beat_overseer(conn, self.owner),
+            )
+            with heartbeat, Listener(self.engine) as listener:
+                while not self.stopping.is_set():
+                    self.run_pass()
+                    if not self.stopping.is_set():
+                        self._wait(listener)
+                self._shut_down()
+            stop_overseer(self.engine, OVERSEER, self.owner)
+        finally:
+            leadership.release()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run_pass(self) -> None:
+        now = utc_now()
+        report = reconcile(self.engine, self.ledger, self.settings.lease_seconds)
+        for settled in report.settled:
+            log.info("reconciled attempt %s: %s", settled.attempt_id, settled.message)
+        if self.engine.dialect == "postgresql":
+            with self.engine.transaction(OVERSEER) as conn:
+                gone = mark_silent_workers_gone(conn, self.settings.worker_heartbeat_seconds)
+            for worker in gone:
+                log.warning("worker %s went silent: marked GONE", worker)
+        for tick in create_due_runs(self.engine, now):
+            log.info("schedule of %s: run %s %s", tick.pipeline_code, tick.run_id, tick.outcome)
+        with self.engine.read() as conn:
+            runs = list(live_runs(conn))
+        active = {run.pipeline_id for run in runs if run.status is RunStatus.IN_PROGRESS}
+        for run in runs:
+            if self.stopping.is_set():
+                return
+            if not run.free_for(self.owner):
+                self._forget(run.pipeline_run_id)
+            elif run.status is RunStatus.QUEUED:
+                # A QUEUED sibling waits while its pipeline has a run in progress (QUEUE overlap).
+                if run.pipeline_id not in active and self._admit(run):
+                    active.add(run.pipeline_id)
+            else:
+                self._drive(run)
+        self.pool.poll()
+
+    def _admit(self, run: LiveRun) -> bool:
+        """Judge the run's pipeline gate once; True when it was admitted."""
+        admission = self.admissions.get(run.pipeline_run_id)
+        if admission is None:
+            admission = Admission(
+                self.engine, run.pipeline_run_id, self.settings.driver.gate_wait_minutes
+            )
+            self.admissions[run.pipeline_run_id] = admission
+        try:
+            decided = admission.try_admit()
+        except StaleTransitionError:
+            decided = None  # a foreground caller admitted or skipped it meanwhile
+        if decided is None:
+            return False
+        del self.admissions[run.pipeline_run_id]
+        log.info("run %s admitted as %s", run.pipeline_run_id, decided)
+        return decided is RunStatus.IN_PROGRESS
+
+    def _drive(self, run: LiveRun) -> None:
+        run_id = run.pipeline_run_id
+        driver = self.drivers.get(run_id)
+        if driver is None:
+            try:
+                with self.engine.transaction(SYSTEM) as conn:
+                    claim_run_lease(
+                        conn,
+                        run_id,
+                        SYSTEM,
+                        owner_id=self.owner,
+                        lease_seconds=self.settings.lease_seconds,
+                    )
+            except StaleTransitionError:
+                return  # taken by a foreground caller since we looked
+            driver = RunDriver(self.engine, run_id, self.settings.driver, OVERSEER)
+            self.drivers[run_id] = driver
+            self.held = tuple(self.drivers)
+            log.info("driving run %s", run_id)
+        step = Step.APPLIED
+        while step is Step.APPLIED:
+            step, row = driver.step()
+            if step in (Step.APPLIED, Step.BUSY):
+                submit_queued(self.engine, self.pool, row, driver.shape)
+        if step is Step.ENDED:
+            log.info("run %s of %s ended %s", run_id, row.pipeline_code, row.status)
+            self._forget(run_id)
+
+    def _forget(self, run_id: int) -> None:
+        self.admissions.pop(run_id, None)
+        if self.drivers.pop(run_id, None) is None:
+            return
+        self.held = tuple(self.drivers)
+        with self.engine.transaction(SYSTEM) as conn:
+            if read_run(conn, run_id).owner_id == self.owner:
+                release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
+
+    def _wait(self, listener: Listener) -> None:
+        descriptor = listener.descriptor()
+        self.pool.wait(self.settings.poll_seconds, () if descriptor is None else (descriptor,))
+        listener.drain()
+        self.pool.poll()
+
+    def _shut_down(self) -> None:
+        """Admit and start nothing more; give local attempts the grace, then stop them."""
+        deadline = utc_now() + timedelta(seconds=self.settings.shutdown_grace_seconds)
+        while self.pool.live() and utc_now() < deadline:
+            self.pool.wait(min(self.settings.poll_seconds, 1.0), ())
+            self.pool.poll()
+        self.pool.release("the overseer stopped before the attempt ended")
+        for run_id in list(self.drivers):
+            self._forget(run_id)
+
+    def _refusal(self) -> str:
+        with self.engine.read() as conn:
+            active = active_overseer(conn)
+        if active is None:
+            return "another overseer holds the leadership lock; only one server runs at a time"
+        return (
+            f"overseer {active.overseer_id} on {active.host} (pid {active.pid}, last heartbeat "
+            f"{active.heartbeat_at}) is active; only one server runs at a time. Stop it first, "
+            "or let this one stand by and start it again when that one is gone"
+        )
