@@ -156,6 +156,13 @@ def stop_for_cancel(engine: EngineDB, running: RunningAttempt, actor: Actor, rea
         pass  # the child recorded its outcome before it stopped
 
 
+def stop_for_drain(engine: EngineDB, running: RunningAttempt, actor: Actor, reason: str) -> None:
+    """Its owner is going away: stop the child and record FAILED, retryable, with ``reason``."""
+    stop_group(running.process.pid, STOP_GRACE_SECONDS)
+    running.process.wait()
+    _finish_for_child(engine, running, actor, reason, running.process.returncode)
+
+
 def _finish_for_child(
     engine: EngineDB, running: RunningAttempt, actor: Actor, message: str, code: int | None
 ) -> None:

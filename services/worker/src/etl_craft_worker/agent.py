@@ -1,0 +1,386 @@
+"""The worker agent: claims QUEUED attempts of its pool and runs each in a task process.
+
+One loop, one thread. Each pass settles children that exited or ran out of time, beats when
+due (one statement renews the leases of every attempt the worker owns and reads their cancel
+requests), then claims while slots of a kind are free. Between passes it waits for a child
+to exit, a signal, a due beat, a time limit or the poll interval, whichever comes first.
+
+SIGTERM or SIGINT drains: the worker is marked DRAINING, claims nothing new, waits up to
+the drain time for its attempts, stops the rest (FAILED, retryable) and ends GONE. A second
+signal ends the wait at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType, TracebackType
+
+from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
+from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
+from etl_craft.core.errors import EngineDBError, MetadataError
+from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.runs import read_pipeline_shape
+from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
+from etl_craft.enginedb.workers import (
+    WorkerBeat,
+    WorkerRegistration,
+    attempt_end,
+    beat,
+    register_worker,
+    set_worker_status,
+)
+from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.launcher import (
+    LaunchSpec,
+    RunningAttempt,
+    launch,
+    settle_exit,
+    stop_for_cancel,
+    stop_for_drain,
+    stop_for_timeout,
+)
+from etl_craft.runtime.logfile import attempt_log_path
+from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
+from etl_craft.scheduling.shape import TaskSettings, build_shape
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    pool: str
+    slots: Mapping[SlotKind, int]
+    drain_seconds: float
+    heartbeat_seconds: float
+    lease_seconds: float
+    poll_seconds: float
+    engine_url: str
+    config_path: Path | None
+    profile: str | None
+    logs_dir: Path
+    log_level: str
+
+
+@dataclass(frozen=True)
+class Job:
+    """An attempt this worker claimed and whose task process it started."""
+
+    running: RunningAttempt
+    kind: SlotKind
+    ledgered: bool
+    context: Mapping[str, object]  # pipeline, task and ids, for every log record about it
+
+
+class Signals:
+    """SIGTERM and SIGINT counted for the loop, and a descriptor that wakes its select."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.wakeup, self._write = os.pipe()
+        for descriptor in (self.wakeup, self._write):
+            os.set_blocking(descriptor, False)
+
+    def __enter__(self) -> Signals:
+        self._previous = {
+            signum: signal.signal(signum, self._count) for signum in (signal.SIGTERM, signal.SIGINT)
+        }
+        self._previous_fd = signal.set_wakeup_fd(self._write)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        signal.set_wakeup_fd(self._previous_fd)
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        os.close(self.wakeup)
+        os.close(self._write)
+
+    def clear(self) -> None:
+        try:
+            while os.read(self.wakeup, 512):
+                pass
+        except BlockingIOError:
+            pass
+
+    def _count(self, signum: int, frame: FrameType | None) -> None:
+        self.count += 1
+
+
+class WorkerAgent:
+    def __init__(
+        self, engine: EngineDB, settings: WorkerSettings, ledger: LedgerLookup | None
+    ) -> None:
+        self.engine, self.settings, self.ledger = engine, settings, ledger
+        self.worker_id = owner_id()
+        self.actor = Actor(self.worker_id[:MAX_ACTOR_LENGTH], ActorKind.WORKER)
+        self.jobs: dict[int, Job] = {}
+        self.signals = Signals()
+        self.signals_seen = 0
+        self.drain_deadline: float | None = None
+        self.next_beat = 0.0
+
+    def serve(self, registration: WorkerRegistration) -> None:
+        """Register, run until drained, and end GONE whatever happens."""
+        with self.engine.transaction(self.actor) as conn:
+            register_worker(conn, registration)
+        log.info(
+            "worker %s claims from pool %s with %s ingestion and %s warehouse slot(s)",
+            self.worker_id,
+            self.settings.pool,
+            self.settings.slots[SlotKind.INGESTION],
+            self.settings.slots[SlotKind.WAREHOUSE],
+        )
+        try:
+            with self.signals:
+                self._loop()
+        except BaseException:
+            self._stop_all(f"worker {self.worker_id} stopped after an unexpected error")
+            raise
+        finally:
+            self._gone()
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                if self._pass():
+                    return
+            except EngineDBError as error:
+                # Children keep running and their leases hold for a while; retry the pass.
+                log.warning("worker %s: %s; retrying", self.worker_id, error)
+            self._wait()
+
+    def _pass(self) -> bool:
+        """One look at the children and the tables; True once the worker has drained."""
+        self._reap()
+        if time.monotonic() >= self.next_beat:
+            self._beat()
+            self.next_beat = time.monotonic() + self.settings.heartbeat_seconds
+        if self.signals.count > self.signals_seen:
+            self.signals_seen = self.signals.count
+            self._drain("it was asked to stop")
+        if self.drain_deadline is None:
+            self._claim_while_free()
+            return False
+        if not self.jobs:
+            return True
+        if time.monotonic() >= self.drain_deadline:
+            seconds = self.settings.drain_seconds
+            self._stop_all(
+                f"worker {self.worker_id} drained: the attempt was still running after "
+                f"--drain-seconds={seconds:g}, so its task process was stopped; it may be retried"
+            )
+            return True
+        return False
+
+    def _claim_while_free(self) -> None:
+        while self.signals.count == self.signals_seen:
+            free = self._free_kinds()
+            if not free:
+                return
+            with self.engine.transaction(self.actor) as conn:
+                attempt_id = claim_next_attempt(
+                    conn,
+                    self.actor,
+                    pool=self.settings.pool,
+                    free_kinds=free,
+                    owner_id=self.worker_id,
+                    lease_seconds=self.settings.lease_seconds,
+                )
+            if attempt_id is None:
+                return
+            self._start(attempt_id)
+
+    def _free_kinds(self) -> list[SlotKind]:
+        used = [job.kind for job in self.jobs.values()]
+        return [kind for kind, slots in self.settings.slots.items() if used.count(kind) < slots]
+
+    def _start(self, attempt_id: int) -> None:
+        with self.engine.read() as conn:
+            invocation = read_invocation(conn, attempt_id)
+            pipeline = read_pipeline_shape(conn, invocation.pipeline_id)
+        try:
+            task = build_shape(pipeline, 0).tasks[invocation.task_id]
+        except MetadataError as error:
+            self._refuse(invocation, str(error))
+            return
+        context = _context(invocation)
+        self.jobs[attempt_id] = Job(
+            self._launch(invocation, task), task.slot_kind, task.handler in LEDGERED, context
+        )
+        log.info(
+            "claimed attempt %s: run %s, task %s.%s, attempt %s, %s slot",
+            attempt_id,
+            invocation.pipeline_run_id,
+            invocation.pipeline_code,
+            invocation.task_code,
+            invocation.attempt_number,
+            task.slot_kind.value,
+            extra=context,
+        )
+
+    def _launch(self, invocation: AttemptInvocation, task: TaskSettings) -> RunningAttempt:
+        where = (
+            invocation.pipeline_code,
+            invocation.pipeline_run_id,
+            invocation.task_code,
+            invocation.attempt_number,
+        )
+        return launch(
+            LaunchSpec(
+                attempt_id=invocation.attempt_id,
+                owner_id=self.worker_id,
+                engine_url=self.settings.engine_url,
+                log_path=attempt_log_path(self.settings.logs_dir, *where),
+                timeout_seconds=task.timeout_seconds,
+                config=self.settings.config_path,
+                profile=self.settings.profile,
+                log_level=self.settings.log_level,
+            )
+        )
+
+    def _refuse(self, invocation: AttemptInvocation, problem: str) -> None:
+        """The attempt can't start from its metadata: record why, so it doesn't wait for a lease."""
+        message = f"worker {self.worker_id} could not start the task: {problem}"
+        self._fail(invocation.attempt_id, message, retryable=False)
+        log.error("attempt %s ended FAILED: %s", invocation.attempt_id, message)
+
+    def _fail(self, attempt_id: int, message: str, *, retryable: bool) -> None:
+        outcome = AttemptOutcome(
+            AttemptStatus.FAILED, error_message=message, retryable=retryable, source="OWNER"
+        )
+        with self.engine.transaction(self.actor) as conn:
+            finish_attempt(conn, attempt_id, self.actor, owner_id=self.worker_id, outcome=outcome)
+
+    def _reap(self) -> None:
+        for attempt_id, job in list(self.jobs.items()):
+            if job.running.exit_code() is not None:
+                settle_exit(self.engine, job.running, self.actor, self._ledger(job))
+            elif job.running.overdue():
+                stop_for_timeout(self.engine, job.running, self.actor)
+            else:
+                continue
+            self._ended(attempt_id)
+
+    def _ledger(self, job: Job) -> LedgerLookup | None:
+        return self.ledger if job.ledgered else None
+
+    def _beat(self) -> None:
+        with self.engine.transaction(self.actor) as conn:
+            found = beat(conn, self.worker_id, self.settings.lease_seconds)
+        self._notice_gone(found)
+        for owned in found.attempts:
+            if owned.attempt_id not in self.jobs:
+                self._release_orphan(owned.attempt_id)
+            elif owned.cancel_requested_at is not None:
+                reason = (
+                    f"cancelled on request (at {owned.cancel_requested_at.isoformat()}); "
+                    f"worker {self.worker_id} stopped its task process"
+                )
+                stop_for_cancel(
+                    self.engine, self.jobs[owned.attempt_id].running, self.actor, reason
+                )
+                self._ended(owned.attempt_id)
+
+    def _notice_gone(self, found: WorkerBeat) -> None:
+        if found.status is WorkerStatus.GONE or found.status is None:
+            state = "GONE" if found.status else "missing"
+            if self.drain_deadline is None:
+                log.error(
+                    "worker %s is %s in the Engine DB (declared so after it missed heartbeats); "
+                    "it claims nothing more and exits once its attempts end",
+                    self.worker_id,
+                    state,
+                )
+                self._drain(f"it is {state} in the Engine DB")
+
+    def _release_orphan(self, attempt_id: int) -> None:
+        """Claimed here but never started (the Engine DB failed in between): free it for a retry."""
+        message = (
+            f"worker {self.worker_id} claimed the attempt but could not start its task process"
+        )
+        self._fail(attempt_id, message, retryable=True)
+        log.warning("attempt %s ended FAILED: %s", attempt_id, message)
+
+    def _drain(self, why: str) -> None:
+        if self.drain_deadline is not None:
+            self.drain_deadline = time.monotonic()  # asked twice: stop waiting
+            return
+        self.drain_deadline = time.monotonic() + self.settings.drain_seconds
+        with self.engine.transaction(self.actor) as conn:
+            set_worker_status(conn, self.worker_id, WorkerStatus.DRAINING)
+        log.info(
+            "worker %s drains (%s): it claims nothing new and waits up to %gs for %s attempt(s)",
+            self.worker_id,
+            why,
+            self.settings.drain_seconds,
+            len(self.jobs),
+        )
+
+    def _stop_all(self, reason: str) -> None:
+        for attempt_id, job in list(self.jobs.items()):
+            try:
+                stop_for_drain(self.engine, job.running, self.actor, reason)
+            except EngineDBError as error:
+                log.error("attempt %s: its outcome was not recorded: %s", attempt_id, error)
+            self.jobs.pop(attempt_id)
+            log.warning("attempt %s stopped: %s", attempt_id, reason, extra=job.context)
+
+    def _ended(self, attempt_id: int) -> None:
+        job = self.jobs.pop(attempt_id)
+        with self.engine.read() as conn:
+            end = attempt_end(conn, attempt_id)
+        detail = f": {end.error_message.splitlines()[0]}" if end.error_message else ""
+        level = logging.INFO if end.status is AttemptStatus.SUCCESS else logging.WARNING
+        log.log(
+            level, "attempt %s ended %s%s", attempt_id, end.status.value, detail, extra=job.context
+        )
+
+    def _gone(self) -> None:
+        try:
+            with self.engine.transaction(self.actor) as conn:
+                set_worker_status(conn, self.worker_id, WorkerStatus.GONE)
+        except EngineDBError as error:
+            log.error("worker %s could not record that it is GONE: %s", self.worker_id, error)
+            return
+        log.info("worker %s is GONE", self.worker_id)
+
+    def _wait(self) -> None:
+        """Until a child exits, a signal comes, or the next beat, time limit or poll is due."""
+        descriptors = [job.running.process.exit_descriptor() for job in self.jobs.values()]
+        try:
+            select.select([self.signals.wakeup, *descriptors], [], [], self._timeout())
+        finally:
+            for descriptor in descriptors:
+                os.close(descriptor)
+        self.signals.clear()
+
+    def _timeout(self) -> float:
+        now = time.monotonic()
+        due = [self.settings.poll_seconds, self.next_beat - now]
+        if self.drain_deadline is not None:
+            due.append(self.drain_deadline - now)
+        limits = [job.running.seconds_left(now) for job in self.jobs.values()]
+        due += [left for left in limits if left is not None]
+        return max(0.0, min(due))
+
+
+def _context(invocation: AttemptInvocation) -> dict[str, object]:
+    return {
+        "pipeline": invocation.pipeline_code,
+        "task": invocation.task_code,
+        "pipeline_run_id": invocation.pipeline_run_id,
+        "task_run_id": invocation.task_run_id,
+        "attempt": invocation.attempt_number,
+    }
