@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -21,9 +22,9 @@ from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import RunStateError, StaleTransitionError
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.events import Listener
 from etl_craft.enginedb.overseers import (
     Leadership,
-    Listener,
     LiveRun,
     active_overseer,
     beat_overseer,
@@ -73,6 +74,7 @@ class Overseer:
         self.drivers: dict[int, RunDriver] = {}
         self.admissions: dict[int, Admission] = {}
         self.held: tuple[int, ...] = ()  # the runs whose leases the heartbeat renews
+        self.next_housekeeping = 0.0
 
     def serve(self, *, standby: bool = False) -> None:
         """Lead until stopped. When another overseer leads: refuse naming it, or with
@@ -113,7 +115,17 @@ class Overseer:
         self.stopping.set()
 
     def run_pass(self) -> None:
-        now = utc_now()
+        # Leases, workers and schedules move on the scale of seconds: once per poll interval is
+        # enough, while a wake-up from a completion only needs the runs looked at again.
+        if time.monotonic() >= self.next_housekeeping:
+            self._housekeeping()
+            self.next_housekeeping = time.monotonic() + self.settings.poll_seconds
+        with self.engine.read() as conn:
+            runs = list(live_runs(conn))
+        self._look_at_runs(runs)
+        self.pool.poll()
+
+    def _housekeeping(self) -> None:
         report = reconcile(self.engine, self.ledger, self.settings.lease_seconds)
         for settled in report.settled:
             log.info("reconciled attempt %s: %s", settled.attempt_id, settled.message)
@@ -122,10 +134,10 @@ class Overseer:
                 gone = mark_silent_workers_gone(conn, self.settings.worker_heartbeat_seconds)
             for worker in gone:
                 log.warning("worker %s went silent: marked GONE", worker)
-        for tick in create_due_runs(self.engine, now):
+        for tick in create_due_runs(self.engine, utc_now()):
             log.info("schedule of %s: run %s %s", tick.pipeline_code, tick.run_id, tick.outcome)
-        with self.engine.read() as conn:
-            runs = list(live_runs(conn))
+
+    def _look_at_runs(self, runs: list[LiveRun]) -> None:
         active = {run.pipeline_id for run in runs if run.status is RunStatus.IN_PROGRESS}
         for run in runs:
             if self.stopping.is_set():
@@ -138,7 +150,6 @@ class Overseer:
                     active.add(run.pipeline_id)
             else:
                 self._drive(run)
-        self.pool.poll()
 
     def _admit(self, run: LiveRun) -> bool:
         """Judge the run's pipeline gate once; True when it was admitted."""

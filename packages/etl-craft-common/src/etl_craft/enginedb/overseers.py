@@ -8,16 +8,14 @@ takes over without anyone cleaning up.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
-import select
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import RunStatus
@@ -80,41 +78,6 @@ class Leadership:
             self._file = None
         self._stack.close()
         self._stack = ExitStack()
-
-
-class Listener:
-    """Wakes on transitions' NOTIFY on PostgreSQL; SQLite has none, so loops poll."""
-
-    def __init__(self, engine: EngineDB) -> None:
-        self.engine = engine
-        self._stack = ExitStack()
-        self._driver: Any = None
-
-    def __enter__(self) -> Listener:
-        if self.engine.dialect == "postgresql":
-            conn = self._stack.enter_context(self.engine.session())
-            conn.run("listen_events")
-            self._driver = conn.connection.connection.driver_connection
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stack.close()
-
-    def descriptor(self) -> int | None:
-        return None if self._driver is None else int(self._driver.fileno())
-
-    def drain(self) -> int:
-        """Consume pending notifications; how many there were."""
-        if self._driver is None:
-            return 0
-        return sum(1 for _ in self._driver.notifies(timeout=0))
-
-    def wait(self, timeout: float) -> None:
-        descriptor = self.descriptor()
-        if descriptor is None:
-            return
-        with contextlib.suppress(InterruptedError):
-            select.select([descriptor], [], [], timeout)
 
 
 def register_overseer(conn: EngineConnection, overseer_id: str, version: str) -> None:

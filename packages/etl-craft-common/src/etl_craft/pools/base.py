@@ -45,6 +45,9 @@ class Capacity:
 
 class Pool(Protocol):
     name: str
+    # True when an attempt starts only once submitted (local); False when owners claim it
+    # from the queue themselves, so queuing it was the submission.
+    submits: bool
 
     def capacity(self) -> Capacity:
         """Slots per kind and how many are in use."""

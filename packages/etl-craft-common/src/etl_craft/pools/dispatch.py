@@ -11,6 +11,8 @@ from etl_craft.scheduling.shape import RunShape
 
 def submit_queued(engine: EngineDB, pool: Pool, run: RunRow, shape: RunShape) -> int:
     """Submit what fits; returns how many attempts were submitted."""
+    if not pool.submits:
+        return 0
     with engine.read() as conn:
         queued = queued_attempts(conn, run.pipeline_run_id)
     now = utc_now()

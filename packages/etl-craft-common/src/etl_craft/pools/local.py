@@ -50,6 +50,7 @@ class LocalSettings:
 
 class LocalPool:
     name = "local"
+    submits = True
 
     def __init__(
         self,

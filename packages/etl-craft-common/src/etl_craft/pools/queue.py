@@ -22,6 +22,8 @@ from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus
 
 
 class QueuePool:
+    submits = False
+
     def __init__(self, engine: EngineDB, name: str = "default") -> None:
         self.engine, self.name = engine, name
 

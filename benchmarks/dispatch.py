@@ -1,0 +1,165 @@
+"""Dispatch through the overseer and a worker agent: a 40-task chain and a 200-task fan-out.
+
+Run by hand (never in CI), from the repository root, with a PostgreSQL admin URL:
+
+    ETL_CRAFT_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \
+        uv run python benchmarks/dispatch.py
+
+The overseer (`etl-craft server --pool-provider queue`) and one worker (`etl-craft worker`) run
+as separate processes on a fresh Engine DB; runs of no-op PYTHON tasks are queued and the
+overseer admits them. Prints, per task start mode (fork server, fresh interpreter) and shape:
+end-to-end wall time (run queued to run ended), ready->running latency p50/p99 (a task's last
+upstream ending, or its run's admission, to its task process running), tasks/s, and the
+resident memory of the task processes sampled while they ran.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.run_overhead import NOOP, overheads, percentile, shape_sql
+from tests.fixtures.databases import create_database, drop_database, initialise, unique_name
+from tests.fixtures.metadata import TESTER, execute
+from tests.fixtures.projects import ProjectOnDisk, make_project
+
+from etl_craft.core.enums import TriggerKind
+from etl_craft.core.time import as_utc
+from etl_craft.enginedb.transitions import create_run
+
+ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
+SHAPES = (("chain", 40, True, 4), ("fan-out", 200, False, 16))
+SLOTS = 16
+
+
+def services(project: ProjectOnDisk, start: str) -> list[subprocess.Popen[bytes]]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
+    env.update(ETL_CRAFT_TASK_START=start, ETL_CRAFT_LOG_LEVEL="WARNING")
+    started = []
+    for args in (
+        ["server", "--pool-provider", "queue"],
+        ["worker", "--ingestion-slots", str(SLOTS), "--warehouse-slots", "0"],
+    ):
+        started.append(
+            subprocess.Popen(
+                [ETL_CRAFT, *args],
+                cwd=project.root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=(project.root / f"{args[0]}.log").open("wb"),
+            )
+        )
+    return started
+
+
+class RssSampler(threading.Thread):
+    """Samples the resident memory of this project's task processes while they run."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(daemon=True)
+        self.root, self.samples, self.stopped = str(root), list[float](), threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(0.01):
+            for entry in Path("/proc").iterdir():
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    command = (entry / "cmdline").read_bytes().decode(errors="replace")
+                    if "etl_craft.runtime.child" not in command or self.root not in command:
+                        continue
+                    status = (entry / "status").read_text()
+                except OSError:
+                    continue
+                for line in status.splitlines():
+                    if line.startswith("VmRSS:"):
+                        self.samples.append(int(line.split()[1]) / 1024)
+
+
+def measure(project: ProjectOnDisk, pipeline: str) -> tuple[float, list[float]]:
+    with project.engine.transaction(TESTER) as conn:
+        run_id = create_run(
+            conn,
+            pipeline_id=project.pipeline_id(pipeline),
+            run_key=f"bench:{time.monotonic_ns()}",
+            trigger_kind=TriggerKind.MANUAL,
+            run_date=date.today(),
+            actor=TESTER,
+        )
+    query = (
+        "SELECT STATUS, QUEUED_AT, END_DATE FROM AUD_PIPELINES_RUN_LOG WHERE PIPELINE_RUN_ID = :r"
+    )
+    deadline = time.monotonic() + 600
+    while True:
+        with project.engine.read() as conn:
+            status, queued, ended = execute(conn, query, r=run_id).one()
+        if status in ("SUCCESS", "FAILED", "CANCELLED", "SKIPPED"):
+            break
+        if time.monotonic() > deadline:
+            raise SystemExit(f"run {run_id} of {pipeline} still {status} after 600 s")
+        time.sleep(0.01)
+    assert status == "SUCCESS", f"run {run_id} of {pipeline} ended {status}"
+    wall = (as_utc(ended) - as_utc(queued)).total_seconds()  # type: ignore[operator]
+    return wall, overheads(project, run_id)
+
+
+def bench(admin: str, start: str, shape: tuple[str, int, bool, int]) -> list[float]:
+    """One shape on a fresh Engine DB (task codes repeat across shapes); the RSS samples."""
+    name, tasks, chain, parallel = shape
+    with tempfile.TemporaryDirectory() as folder:
+        database = unique_name("etl_craft_dispatch")
+        url = create_database(admin, database)
+        initialise(url)
+        project = make_project(Path(folder) / "etl-craft", url)
+        scripts = project.root / "ingestion_scripts"
+        scripts.mkdir()
+        (scripts / "noop.py").write_text(NOOP)
+        project.migrate("0001_bench.sql", shape_sql("bench", tasks, chain, parallel))
+        started = services(project, start)
+        sampler = RssSampler(project.root)
+        sampler.start()
+        try:
+            wall, delays = measure(project, "bench")
+        finally:
+            sampler.stopped.set()
+            for process in started:
+                process.send_signal(signal.SIGTERM)
+            for process in started:
+                process.wait(timeout=60)
+            project.engine.dispose()
+            drop_database(admin, database)
+    print(
+        f"{start:<6} {name:<8} {tasks:>3} tasks (MAX_PARALLEL_TASKS {parallel:>2}): "
+        f"end-to-end {wall:6.2f} s, {tasks / wall:6.1f} tasks/s, ready->running "
+        f"p50 {percentile(delays, 0.5) * 1000:6.1f} ms, "
+        f"p99 {percentile(delays, 0.99) * 1000:6.1f} ms",
+        flush=True,
+    )
+    return sampler.samples
+
+
+def main() -> None:
+    admin = os.environ.get("ETL_CRAFT_TEST_DATABASE_URL")
+    if not admin:
+        raise SystemExit("set ETL_CRAFT_TEST_DATABASE_URL to a PostgreSQL admin URL")
+    for start in sys.argv[1:] or ["fork", "spawn"]:
+        samples = [sample for shape in SHAPES for sample in bench(admin, start, shape)]
+        if samples:
+            print(
+                f"{start:<6} task process RSS: median {percentile(samples, 0.5):.1f} MB, "
+                f"max {max(samples):.1f} MB ({len(samples)} samples)"
+            )
+
+
+if __name__ == "__main__":
+    main()
