@@ -25,8 +25,10 @@ from types import FrameType, TracebackType
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError, MetadataError
+from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.events import Listener
 from etl_craft.enginedb.runs import read_pipeline_shape
 from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
 from etl_craft.enginedb.workers import (
@@ -130,6 +132,7 @@ class WorkerAgent:
         self.signals_seen = 0
         self.drain_deadline: float | None = None
         self.next_beat = 0.0
+        self.listener: Listener | None = None
 
     def serve(self, registration: WorkerRegistration) -> None:
         """Register, run until drained, and end GONE whatever happens."""
@@ -143,7 +146,8 @@ class WorkerAgent:
             self.settings.slots[SlotKind.WAREHOUSE],
         )
         try:
-            with self.signals:
+            with self.signals, Listener(self.engine) as listener:
+                self.listener = listener
                 self._loop()
         except BaseException:
             self._stop_all(f"worker {self.worker_id} stopped after an unexpected error")
@@ -200,6 +204,7 @@ class WorkerAgent:
                 )
             if attempt_id is None:
                 return
+            fault_point("after_claim")
             self._start(attempt_id)
 
     def _free_kinds(self) -> list[SlotKind]:
@@ -359,12 +364,17 @@ class WorkerAgent:
     def _wait(self) -> None:
         """Until a child exits, a signal comes, or the next beat, time limit or poll is due."""
         descriptors = [job.running.process.exit_descriptor() for job in self.jobs.values()]
+        # A NOTIFY (an attempt queued, a cancel asked) wakes the worker at once.
+        listening = self.listener.descriptor() if self.listener is not None else None
+        wake = [self.signals.wakeup, *descriptors] + ([] if listening is None else [listening])
         try:
-            select.select([self.signals.wakeup, *descriptors], [], [], self._timeout())
+            select.select(wake, [], [], self._timeout())
         finally:
             for descriptor in descriptors:
                 os.close(descriptor)
         self.signals.clear()
+        if self.listener is not None:
+            self.listener.drain()
 
     def _timeout(self) -> float:
         now = time.monotonic()
