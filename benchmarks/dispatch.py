@@ -86,6 +86,21 @@ class RssSampler(threading.Thread):
                         self.samples.append(int(line.split()[1]) / 1024)
 
 
+def stages(project: ProjectOnDisk, run_id: int) -> dict[str, list[float]]:
+    """Per attempt: queued->claimed (the worker's claim) and claimed->started (process start)."""
+    with project.engine.read() as conn:
+        found = execute(
+            conn,
+            "SELECT a.QUEUED_AT, a.CLAIMED_AT, a.STARTED_AT FROM AUD_TASK_ATTEMPTS a JOIN "
+            "AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID WHERE t.PIPELINE_RUN_ID = :r",
+            r=run_id,
+        ).all()
+    return {
+        "claim": [(claimed - queued).total_seconds() for queued, claimed, _ in found],
+        "start": [(started - claimed).total_seconds() for _, claimed, started in found],
+    }
+
+
 def measure(project: ProjectOnDisk, pipeline: str) -> tuple[float, list[float]]:
     with project.engine.transaction(TESTER) as conn:
         run_id = create_run(
@@ -110,6 +125,11 @@ def measure(project: ProjectOnDisk, pipeline: str) -> tuple[float, list[float]]:
         time.sleep(0.01)
     assert status == "SUCCESS", f"run {run_id} of {pipeline} ended {status}"
     wall = (as_utc(ended) - as_utc(queued)).total_seconds()  # type: ignore[operator]
+    for stage, values in stages(project, run_id).items():
+        print(
+            f"    {stage:<5} p50 {percentile(values, 0.5) * 1000:6.1f} ms, "
+            f"p99 {percentile(values, 0.99) * 1000:6.1f} ms"
+        )
     return wall, overheads(project, run_id)
 
 

@@ -40,6 +40,7 @@ from etl_craft.pools.dispatch import submit_queued
 from etl_craft.runtime.heartbeat import Heartbeat
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.reconcile import LedgerLookup, reconcile
+from etl_craft.runtime.starter import prepare_task_start
 from etl_craft.scheduling.admission import Admission
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
 from etl_craft.scheduling.schedules import create_due_runs
@@ -88,6 +89,8 @@ class Overseer:
                 if self.stopping.wait(self.settings.poll_seconds):
                     return
         try:
+            if self.pool.submits:
+                prepare_task_start()
             with self.engine.transaction(OVERSEER) as conn:
                 register_overseer(conn, self.owner, __version__)
             log.info("overseer %s leads (etl-craft %s)", self.owner, __version__)

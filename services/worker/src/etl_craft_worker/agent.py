@@ -51,9 +51,11 @@ from etl_craft.runtime.launcher import (
 )
 from etl_craft.runtime.logfile import attempt_log_path
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
-from etl_craft.scheduling.shape import TaskSettings, build_shape
+from etl_craft.runtime.starter import prepare_task_start
+from etl_craft.scheduling.shape import RunShape, TaskSettings, build_shape
 
 log = logging.getLogger(__name__)
+SHAPES_KEPT = 32  # runs whose task settings are kept between claims
 
 
 @dataclass(frozen=True)
@@ -133,9 +135,11 @@ class WorkerAgent:
         self.drain_deadline: float | None = None
         self.next_beat = 0.0
         self.listener: Listener | None = None
+        self.shapes: dict[int, RunShape] = {}
 
     def serve(self, registration: WorkerRegistration) -> None:
         """Register, run until drained, and end GONE whatever happens."""
+        prepare_task_start()
         with self.engine.transaction(self.actor) as conn:
             register_worker(conn, registration)
         log.info(
@@ -214,9 +218,16 @@ class WorkerAgent:
     def _start(self, attempt_id: int) -> None:
         with self.engine.read() as conn:
             invocation = read_invocation(conn, attempt_id)
-            pipeline = read_pipeline_shape(conn, invocation.pipeline_id)
+            shape = self.shapes.get(invocation.pipeline_run_id)
+            if shape is None:
+                pipeline = read_pipeline_shape(conn, invocation.pipeline_id)
         try:
-            task = build_shape(pipeline, 0).tasks[invocation.task_id]
+            if shape is None:
+                shape = build_shape(pipeline, 0)
+                # Attempts of one run share its tasks' settings: read them once per run.
+                kept = list(self.shapes.items())[-SHAPES_KEPT:]
+                self.shapes = {**dict(kept), invocation.pipeline_run_id: shape}
+            task = shape.tasks[invocation.task_id]
         except MetadataError as error:
             self._refuse(invocation, str(error))
             return

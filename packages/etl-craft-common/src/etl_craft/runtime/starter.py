@@ -49,6 +49,13 @@ def start_task(argv: list[str], env: dict[str, str], log_path: Path) -> TaskProc
     return fork_server().start(argv, env, log_path)
 
 
+def prepare_task_start() -> None:
+    """Start the fork server now, so that a long-running owner's first task starts as fast as
+    the next (its imports take a second or two); nothing to do for fresh interpreters."""
+    if load_settings().task_start == "fork":
+        fork_server()
+
+
 class Spawned:
     """A fresh interpreter: its pid stays ours until poll() or wait() reaps it."""
 
