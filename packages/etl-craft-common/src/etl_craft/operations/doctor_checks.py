@@ -63,6 +63,11 @@ DATABASE_CHECKS = (
     CONNECTIONS,
 )
 CONNECTION_WARNING_SHARE = 0.8
+# Connections each process holds at most: the overseer's loop, heartbeat thread, leadership
+# lock and LISTEN; a worker's single-threaded loop and LISTEN; a task process (NullPool) one.
+OVERSEER_CONNECTIONS = 4
+WORKER_CONNECTIONS = 2
+TASK_CONNECTIONS = 1
 INIT_REMEDY = "run etl-craft init-db"
 
 # Triggers each reserved table carries, by kind, as enginedb/sql/<dialect>/guards.sql installs them.
@@ -300,14 +305,26 @@ def _connections(db: EngineDB) -> Check:
         return Check(CONNECTIONS, CheckStatus.SKIP, "skipped: SQLite has no connection limit")
     with db.read() as conn:
         row = conn.one("connection_budget")
+        demand = conn.one("connection_demand")
     assert row is not None
+    assert demand is not None
     limit, used = int(row["max_connections"]), int(row["connections"])
-    detail = f"{used} of max_connections={limit} in use"
-    if used > CONNECTION_WARNING_SHARE * limit:
+    overseers = max(1, int(demand["overseers"]))  # the budget plans for the server
+    workers, tasks = int(demand["workers"]), int(demand["tasks"])
+    budget = (
+        overseers * OVERSEER_CONNECTIONS + workers * WORKER_CONNECTIONS + tasks * TASK_CONNECTIONS
+    )
+    detail = (
+        f"budget {budget} = {overseers} overseer x {OVERSEER_CONNECTIONS} + {workers} worker(s) x "
+        f"{WORKER_CONNECTIONS} + {tasks} running task(s) x {TASK_CONNECTIONS}, of "
+        f"max_connections={limit} ({budget / limit:.0%}); {used} in use now"
+    )
+    if max(budget, used) > CONNECTION_WARNING_SHARE * limit:
         return Check(
             CONNECTIONS,
             CheckStatus.WARN,
             f"{detail}, above {CONNECTION_WARNING_SHARE:.0%}",
-            "raise max_connections, put PgBouncer in front, or run fewer workers",
+            "raise max_connections, put PgBouncer (transaction mode) in front of workers and "
+            "tasks (the overseer needs a direct session for its lock), or run fewer workers",
         )
     return Check(CONNECTIONS, CheckStatus.PASS, detail)

@@ -35,3 +35,10 @@ SELECT upper(c.relname) AS table_name,
 -- The server's connection limit and how many connections are open now.
 SELECT CAST(current_setting('max_connections') AS integer) AS max_connections,
        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend') AS connections;
+
+-- name: connection_demand --
+-- What etl-craft's processes need from the server: leading overseers, live workers, running task processes.
+SELECT (SELECT count(*) FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL
+          AND HEARTBEAT_AT > now() - interval '5 minutes') AS overseers,
+       (SELECT count(*) FROM AUD_WORKERS WHERE STATUS <> 'GONE') AS workers,
+       (SELECT count(*) FROM AUD_TASK_ATTEMPTS WHERE STATUS IN ('CLAIMED', 'RUNNING')) AS tasks;
