@@ -59,11 +59,10 @@ def run(args: argparse.Namespace) -> int:
     connector = load_connector(args.config, profile=args.profile) if args.config else None
     engine = EngineDB(resolve_engine_url(load_settings(), connector), null_pool=True)
     actor = Actor(args.owner_id[:128], ActorKind.WORKER)
-    with engine.read() as conn:
-        invocation = read_invocation(conn, args.attempt_id)
-    logger = configure_task_logging(invocation, args.log_level)
-    if not _record_start(engine, invocation, args.owner_id, actor):
+    invocation = _start(engine, args.attempt_id, args.owner_id, actor)
+    if invocation is None:
         return int(ExitCode.STALE_TRANSITION)
+    logger = configure_task_logging(invocation, args.log_level)
     fault_point("child_started")
     project = Project(args.config.parent) if args.config else None
     assert connector is not None, "a task process needs its project's craft-connector.yml"
@@ -75,15 +74,18 @@ def run(args: argparse.Namespace) -> int:
     return reported
 
 
-def _record_start(
-    engine: EngineDB, invocation: AttemptInvocation, owner_id: str, actor: Actor
-) -> bool:
+def _start(
+    engine: EngineDB, attempt_id: int, owner_id: str, actor: Actor
+) -> AttemptInvocation | None:
+    """Read what to run and record RUNNING in one transaction: one connection, not two, on the
+    way from the claim to the running task. None when the attempt is no longer ours to start."""
     me = current_process()
     try:
         with engine.transaction(actor) as conn:
+            invocation = read_invocation(conn, attempt_id)
             start_attempt(
                 conn,
-                invocation.attempt_id,
+                attempt_id,
                 actor,
                 owner_id=owner_id,
                 host=me.host,
@@ -93,8 +95,8 @@ def _record_start(
             )
     except StaleTransitionError as refused:
         log.error("not starting: %s", refused)
-        return False
-    return True
+        return None
+    return invocation
 
 
 def _execute(task: Task) -> tuple[AttemptOutcome, Offset | None, int]:
