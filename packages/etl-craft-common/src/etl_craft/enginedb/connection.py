@@ -8,6 +8,7 @@ table refuse a write whose transaction carries no actor.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,19 +16,30 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from prometheus_client import Histogram
 from sqlalchemy import URL, Connection, CursorResult, Engine, RowMapping, create_engine, event
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExecutionContext, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.errors import EngineDBError, StaleTransitionError, WriteGuardError
 from etl_craft.core.time import SQLITE_TIMESTAMP_FORMAT, to_sqlite_text, utc_now
-from etl_craft.enginedb.queries import statement
+from etl_craft.enginedb.queries import STATEMENT_OPTION, statement
 
 WRITE_OPTION = "etl_craft_write"
 _STATE_KEY = "etl_craft"
+_STARTED = "_etl_craft_started"
 GUARD_MARKER = "is written only by etl-craft"
+
+STATEMENT_SECONDS = Histogram(
+    "etl_craft_enginedb_statement_seconds",
+    "Time from sending an Engine DB statement to its result, by statement name "
+    "(unnamed: plus the SQL verb, for BEGIN, PRAGMA and scripts' statements)",
+    ["statement"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
+_timers: dict[str, Histogram] = {}  # one labelled child per statement, found without a lock
 
 
 def normalize_url(url: str) -> URL:
@@ -74,6 +86,42 @@ def _register_sqlite(dbapi: sqlite3.Connection, record: ConnectionPoolEntry) -> 
         dbapi.execute(f"PRAGMA {pragma}")
 
 
+def _statement_sent(
+    conn: Connection,
+    cursor: object,
+    sql: str,
+    parameters: object,
+    context: ExecutionContext | None,
+    executemany: bool,
+) -> None:
+    if context is not None:
+        setattr(context, _STARTED, time.perf_counter())
+
+
+def _statement_done(
+    conn: Connection,
+    cursor: object,
+    sql: str,
+    parameters: object,
+    context: ExecutionContext | None,
+    executemany: bool,
+) -> None:
+    started: float | None = getattr(context, _STARTED, None)
+    if started is None:
+        return
+    assert context is not None
+    name = context.execution_options.get(STATEMENT_OPTION) or _unnamed(sql)
+    timer = _timers.get(name)
+    if timer is None:
+        timer = _timers[name] = STATEMENT_SECONDS.labels(name)
+    timer.observe(time.perf_counter() - started)
+
+
+def _unnamed(sql: str) -> str:
+    verb = sql.split(None, 1)[0].upper() if sql.strip() else ""
+    return f"unnamed:{verb if verb.isalpha() else 'OTHER'}"
+
+
 def _begin_sqlite(conn: Connection) -> None:
     mode = "IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "DEFERRED"
     conn.exec_driver_sql(f"BEGIN {mode}")
@@ -105,10 +153,13 @@ class EngineDB:
                 "prepare_threshold": None,
             }
             options["pool_pre_ping"] = True
-            return create_engine(self.url, **options)
-        engine = create_engine(self.url, **options)
-        event.listen(engine, "connect", _register_sqlite)
-        event.listen(engine, "begin", _begin_sqlite)
+            engine = create_engine(self.url, **options)
+        else:
+            engine = create_engine(self.url, **options)
+            event.listen(engine, "connect", _register_sqlite)
+            event.listen(engine, "begin", _begin_sqlite)
+        event.listen(engine, "before_cursor_execute", _statement_sent)
+        event.listen(engine, "after_cursor_execute", _statement_done)
         return engine
 
     @contextmanager
