@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any, ClassVar
 
 from etl_craft.core.errors import NotFoundError
+from etl_craft.core.redaction import mask_parameter
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.interventions import audit_actions, audit_metadata_changes
 from etl_craft.operations.context import OperationContext
@@ -113,10 +114,18 @@ def _change(row: Any) -> MetadataChangeEntry:
         table_name=str(row["table_name"]),
         row_key=str(row["row_key"]),
         operation=str(row["operation"]),
-        before=_json(row["before_json"]),
-        after=_json(row["after_json"]),
+        before=_masked(_json(row["before_json"])),
+        after=_masked(_json(row["after_json"])),
         migration=row["migration"],
     )
+
+
+def _masked(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A parameter row with its value masked when the parameter's name looks secret (S7.C)."""
+    if row is None or "parameter_name" not in row or "parameter_value" not in row:
+        return row
+    value = mask_parameter(str(row["parameter_name"]), row["parameter_value"])
+    return {**row, "parameter_value": value}
 
 
 def _instant(value: Any) -> datetime:

@@ -11,14 +11,16 @@ other pipelines is the gatekeeper's rule (S2.A.5), read from the run's TRIGGER_K
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import ClassVar
 
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.core.errors import RunStateError, UsageError
+from etl_craft.enginedb.transitions import create_run
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, perform, require_reason
+from etl_craft.operations.interventions import Acting, perform, require_reason, view_of
 from etl_craft.operations.run_views import RunView
 from etl_craft.operations.runs import RunRequest, find_or_create_run, run_pipeline
 
@@ -98,6 +100,57 @@ def backfill(ctx: OperationContext, request: BackfillRequest) -> Backfill:
     return Backfill(
         request.pipeline_code, dates[0], dates[-1], tuple(views), len(views), True, message, None
     )
+
+
+def queue_backfill(ctx: OperationContext, request: BackfillRequest) -> Backfill:
+    """Queue one BACKFILL run per date for etl-craft server, which runs them in date order.
+
+    All dates are queued in one transaction, and only while the pipeline has no live run: the
+    server admits a pipeline's QUEUED runs one at a time, oldest first.
+    """
+    reason = require_reason(request.reason, "backfill")
+    dates = backfill_dates(request.dates)
+
+    def body(acting: Acting) -> list[int]:
+        pipeline_id = acting.pipeline(request.pipeline_code)
+        acting.conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
+        live = acting.conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
+        if live:
+            listed = ", ".join(f"run {row['pipeline_run_id']} ({row['status']})" for row in live)
+            raise RunStateError(
+                f"pipeline {request.pipeline_code} has {listed} live; a backfill is queued only "
+                "when none is: let them end, or cancel them, then ask again"
+            )
+        return [_queue_date(acting, pipeline_id, day, reason) for day in dates]
+
+    arguments: dict[str, object] = {
+        "pipeline_code": request.pipeline_code,
+        "backfill": request.dates,
+        "queued": True,
+        "reason": reason,
+    }
+    run_ids, _ = perform(ctx, "run", arguments, body)
+    views = tuple(view_of(ctx, run_id) for run_id in run_ids)
+    message = (
+        f"queued {len(dates)} backfill run(s) of {request.pipeline_code}, {dates[0]} to "
+        f"{dates[-1]}; etl-craft server runs them one at a time in date order"
+    )
+    return Backfill(request.pipeline_code, dates[0], dates[-1], views, 0, False, message, None)
+
+
+def _queue_date(acting: Acting, pipeline_id: int, day: date, reason: str) -> int:
+    connector = acting.ctx.connector
+    run_id = create_run(
+        acting.conn,
+        pipeline_id=pipeline_id,
+        run_key=f"backfill:{day.isoformat()}:{uuid.uuid4()}",
+        trigger_kind=TriggerKind.BACKFILL,
+        run_date=day,
+        actor=acting.ctx.actor,
+        config_sha256=connector.fingerprint() if connector else None,
+    )
+    acting.intervene(run_id, "BACKFILL", reason, to_status=RunStatus.QUEUED.value)
+    return run_id
 
 
 def _open_date(ctx: OperationContext, request: BackfillRequest, day: date, reason: str) -> int:

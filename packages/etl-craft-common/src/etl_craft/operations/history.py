@@ -7,10 +7,10 @@ from datetime import date, datetime
 from typing import ClassVar
 
 from etl_craft.core.enums import RunStatus
-from etl_craft.core.errors import RunStateError
+from etl_craft.core.errors import NotFoundError, RunStateError
 from etl_craft.core.time import as_utc
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import RunView, read_run_view
+from etl_craft.operations.run_views import RunView, TaskRunView, read_run_view
 from etl_craft.operations.runs import pipeline_id_of
 
 
@@ -33,10 +33,27 @@ class History:
     runs: tuple[RunSummary, ...]
 
 
-def history(ctx: OperationContext, pipeline_code: str, limit: int = 20) -> History:
+@dataclass(frozen=True)
+class RunTasks:
+    schema: ClassVar[str] = "etl-craft/run-tasks/1"
+    run_id: int
+    pipeline_code: str
+    status: RunStatus
+    tasks: tuple[TaskRunView, ...]
+
+
+def history(
+    ctx: OperationContext, pipeline_code: str, limit: int = 20, before: int | None = None
+) -> History:
+    """The pipeline's newest runs; with ``before``, the page of runs older than that run id."""
     with ctx.engine.read() as conn:
         pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code)
-        rows = conn.all("runs_of_pipeline", pipeline_id=pipeline_id, limit=limit)
+        if before is None:
+            rows = conn.all("runs_of_pipeline", pipeline_id=pipeline_id, limit=limit)
+        else:
+            rows = conn.all(
+                "runs_of_pipeline_before", pipeline_id=pipeline_id, before=before, limit=limit
+            )
     runs = tuple(
         RunSummary(
             run_id=int(row["pipeline_run_id"]),
@@ -79,3 +96,25 @@ def run_status(ctx: OperationContext, pipeline_code: str, run_id: int | None) ->
             "check the --run-id"
         )
     return view
+
+
+def pipeline_of_run(ctx: OperationContext, run_id: int) -> str:
+    """The code of the pipeline a run of this project belongs to, found by the run's id."""
+    with ctx.engine.read() as conn:
+        row = conn.one("run_pipeline_code", run_id=run_id, project_code=ctx.project_code)
+    if row is None:
+        raise NotFoundError(
+            f"project {ctx.project_code} has no run {run_id}; list a pipeline's runs with "
+            "etl-craft history --pipeline_code P"
+        )
+    return str(row["pipeline_code"])
+
+
+def run_by_id(ctx: OperationContext, run_id: int) -> RunView:
+    """A run of this project by its id alone: the status document of that run."""
+    return run_status(ctx, pipeline_of_run(ctx, run_id), run_id)
+
+
+def run_tasks(ctx: OperationContext, run_id: int) -> RunTasks:
+    view = run_by_id(ctx, run_id)
+    return RunTasks(view.run_id, view.pipeline_code, view.status, view.tasks)

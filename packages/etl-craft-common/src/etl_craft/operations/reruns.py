@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from etl_craft.core.enums import RunStatus, TaskRunStatus
-from etl_craft.core.errors import RunStateError
+from etl_craft.core.errors import RunStateError, UsageError
 from etl_craft.core.graph import RunState, TaskOutcome
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.interventions import ActionScope, operator_decisions
@@ -70,16 +70,11 @@ class Rerun:
 def rerun(ctx: OperationContext, request: RerunRequest) -> Rerun:
     """Queue the task's next attempt, supervise the run, then redo its downstream in stages."""
     reason = require_reason(request.reason, "run --rerun")
-    arguments: dict[str, object] = {
-        "pipeline_code": request.pipeline_code,
-        "task_code": request.task_code,
-        "run_id": request.run_id,
-        "rerun": True,
-        "with_downstream": request.with_downstream,
-        "reason": reason,
-    }
     (run_id, task_id), action_id = perform(
-        ctx, "run", arguments, lambda acting: _first_stage(acting, request, reason)
+        ctx,
+        "run",
+        _arguments(request, reason),
+        lambda acting: _first_stage(acting, request, reason),
     )
     stages: list[tuple[str, ...]] = [(request.task_code,)]
     redone = {task_id}
@@ -93,6 +88,44 @@ def rerun(ctx: OperationContext, request: RerunRequest) -> Rerun:
         view = run_pipeline(ctx, RunRequest(request.pipeline_code, run_id=run_id))
     left = _still_to_rerun(ctx, run_id, task_id, redone, request.with_downstream)
     return Rerun(action_id, _message(request, view, stages, left), tuple(stages), left, view)
+
+
+def queue_rerun(ctx: OperationContext, request: RerunRequest) -> Rerun:
+    """Queue the task's next attempt and leave the run to etl-craft server (the HTTP API's rerun).
+
+    Only the first stage: the server runs the queued attempt and plans tasks that have no task
+    run, but it does not redo downstream task runs; rerun (the CLI) does that in the foreground.
+    """
+    reason = require_reason(request.reason, "rerun")
+    if request.with_downstream:
+        raise UsageError(
+            f"a queued rerun of {request.task_code} can't redo its downstream tasks; run "
+            f"etl-craft run --pipeline_code {request.pipeline_code} --rerun --with-downstream "
+            "in the foreground instead"
+        )
+    (run_id, _), action_id = perform(
+        ctx,
+        "run",
+        _arguments(request, reason),
+        lambda acting: _first_stage(acting, request, reason),
+    )
+    view = view_of(ctx, run_id)
+    message = (
+        f"queued a rerun of {request.task_code} in run {run_id}; etl-craft server runs it "
+        "(downstream task runs are not redone: rerun them one by one once it ends)"
+    )
+    return Rerun(action_id, message, ((request.task_code,),), (), view)
+
+
+def _arguments(request: RerunRequest, reason: str) -> dict[str, object]:
+    return {
+        "pipeline_code": request.pipeline_code,
+        "task_code": request.task_code,
+        "run_id": request.run_id,
+        "rerun": True,
+        "with_downstream": request.with_downstream,
+        "reason": reason,
+    }
 
 
 def _first_stage(acting: Acting, request: RerunRequest, reason: str) -> tuple[int, int]:

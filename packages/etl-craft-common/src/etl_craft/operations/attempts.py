@@ -1,0 +1,85 @@
+"""Reading one attempt of a task run, and where its log file is."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from etl_craft.core.enums import AttemptStatus
+from etl_craft.core.errors import NotFoundError
+from etl_craft.core.time import as_utc
+from etl_craft.operations.context import OperationContext
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    schema: ClassVar[str] = "etl-craft/attempt/1"
+    attempt_id: int
+    attempt_number: int
+    status: AttemptStatus
+    run_id: int
+    task_run_id: int
+    pipeline_code: str
+    task_code: str
+    pool: str
+    slot_kind: str
+    queued_at: datetime | None
+    not_before: datetime | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    owner_id: str | None
+    host: str | None
+    exit_code: int | None
+    rows_written: int | None
+    error: str | None
+    outcome_source: str | None
+    requested_by: str
+    ended_by: str | None
+    cancel_requested_at: datetime | None
+    has_log: bool
+
+
+def attempt(ctx: OperationContext, attempt_id: int) -> AttemptView:
+    row = _row(ctx, attempt_id)
+    times = ("queued_at", "not_before", "started_at", "ended_at", "cancel_requested_at")
+    fields: dict[str, Any] = {
+        field.name: as_utc(row[field.name]) if field.name in times else row[field.name]
+        for field in dataclasses.fields(AttemptView)
+        if field.name not in ("status", "has_log")
+    }
+    return AttemptView(
+        **fields,
+        status=AttemptStatus(row["status"]),
+        has_log=row["log_path"] is not None,
+    )
+
+
+def attempt_log(ctx: OperationContext, attempt_id: int) -> Path:
+    """The attempt's log file; NotFoundError when it has none, or none is left on this host."""
+    row = _row(ctx, attempt_id)
+    if row["log_path"] is None:
+        raise NotFoundError(
+            f"attempt {attempt_id} has no log file ({row['status']}): its task process has not "
+            "started, or it ran where no log is kept"
+        )
+    path = Path(str(row["log_path"]))
+    if not path.is_file():
+        raise NotFoundError(
+            f"the log file of attempt {attempt_id} is not on this host: it was written by "
+            f"{row['host'] or 'another host'}; read it there"
+        )
+    return path
+
+
+def _row(ctx: OperationContext, attempt_id: int) -> dict[str, Any]:
+    with ctx.engine.read() as conn:
+        row = conn.one("attempt_view", attempt_id=attempt_id, project_code=ctx.project_code)
+    if row is None:
+        raise NotFoundError(
+            f"project {ctx.project_code} has no attempt {attempt_id}; etl-craft status shows a "
+            "run's tasks, and explain a task's attempts"
+        )
+    return dict(row)

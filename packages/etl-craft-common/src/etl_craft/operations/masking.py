@@ -1,0 +1,16 @@
+"""What a service must never show: the project's secret parameters and its resolved secrets."""
+
+from __future__ import annotations
+
+from etl_craft.core.redaction import Redactor, parameter_secrets
+from etl_craft.operations.context import OperationContext
+
+
+def secrets_redactor(ctx: OperationContext) -> Redactor:
+    """Masks, in any text, every value of a parameter with a secret-looking name (S7.C) and
+    every secret the configuration resolved."""
+    with ctx.engine.read() as conn:
+        rows = conn.all("project_parameter_values", project_code=ctx.project_code)
+    found = parameter_secrets((str(row["name"]), row["value"]) for row in rows)
+    resolved = ctx.connector.secrets if ctx.connector else frozenset()
+    return Redactor(found | resolved)

@@ -1,0 +1,208 @@
+"""HTTP API bearer tokens: create (the token is shown once), revoke, list, and authenticate.
+
+Only a token's SHA-256 is stored (CFG_API_TOKENS.TOKEN_SHA256); the token itself exists in
+the answer to ``create_token`` and nowhere else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from etl_craft.core.actor import Actor, ActorKind
+from etl_craft.core.errors import AuthenticationError, NotFoundError, UsageError
+from etl_craft.core.text import CODE_RULE, is_code
+from etl_craft.core.time import as_utc, utc_now
+from etl_craft.operations.context import OperationContext
+from etl_craft.operations.interventions import Acting, perform
+
+TOKEN_PREFIX = "etlc_"  # noqa: S105 (marks a string as an etl-craft token; not a secret)
+TOKEN_BYTES = 32
+_EXPIRY = re.compile(r"([1-9][0-9]{0,4})([dh])")
+_UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1)}
+
+
+class Role(StrEnum):
+    VIEWER = "viewer"  # reads only
+    OPERATOR = "operator"  # also run controls: trigger, cancel, pause, mark, rerun, backfill
+    ADMIN = "admin"  # also tokens
+
+    def allows(self, needed: Role) -> bool:
+        order = list(Role)
+        return order.index(self) >= order.index(needed)
+
+
+@dataclass(frozen=True)
+class TokenRequest:
+    name: str
+    role: str
+    expires: str | None = None  # <N>d or <N>h; None never expires
+
+
+@dataclass(frozen=True)
+class TokenView:
+    name: str
+    role: Role
+    project_code: str | None  # None: every project
+    created_by: str | None
+    created_at: datetime | None
+    expires_at: datetime | None
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True)
+class CreatedToken:
+    schema: ClassVar[str] = "etl-craft/token/1"
+    action_id: int
+    name: str
+    role: Role
+    project_code: str
+    expires_at: datetime | None
+    token: str  # shown once: only its SHA-256 is kept
+
+
+@dataclass(frozen=True)
+class RevokedToken:
+    schema: ClassVar[str] = "etl-craft/token-revoked/1"
+    action_id: int
+    name: str
+    role: Role
+    revoked_at: datetime
+
+
+@dataclass(frozen=True)
+class TokenList:
+    schema: ClassVar[str] = "etl-craft/tokens/1"
+    project_code: str
+    tokens: tuple[TokenView, ...]
+
+
+@dataclass(frozen=True)
+class TokenIdentity:
+    name: str
+    role: Role
+
+    @property
+    def actor(self) -> Actor:
+        # HUMAN: a token is held by a person or by the automation a person set up (CI), just
+        # as ETL_CRAFT_ACTOR=github:alice is; the token's name only replaces user@host (S3.I).
+        # The other kinds name etl-craft's own components, which never hold a token.
+        return Actor(self.name, ActorKind.HUMAN)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def expiry(text: str | None) -> timedelta | None:
+    if text is None:
+        return None
+    found = _EXPIRY.fullmatch(text.strip())
+    if found is None:
+        raise UsageError(
+            f"--expires {text!r} is not a duration; expected days or hours such as 90d or 12h, "
+            "or leave --expires out for a token that never expires"
+        )
+    return int(found[1]) * _UNITS[found[2]]
+
+
+def role_of(text: str) -> Role:
+    try:
+        return Role(text)
+    except ValueError:
+        raise UsageError(
+            f"--role {text!r} is not a role; expected one of {', '.join(Role)}"
+        ) from None
+
+
+def create_token(ctx: OperationContext, request: TokenRequest) -> CreatedToken:
+    if not is_code(request.name):
+        raise UsageError(f"token name {request.name[:140]!r} is not valid; expected {CODE_RULE}")
+    role, lifetime = role_of(request.role), expiry(request.expires)
+    token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+    expires_at = None if lifetime is None else utc_now() + lifetime
+
+    def body(acting: Acting) -> None:
+        found = acting.conn.one("live_api_token_by_name", name=request.name)
+        if found is not None:
+            raise UsageError(
+                f"token {request.name} exists already (role {found['role']}, created by "
+                f"{found['created_by']}); revoke it first (etl-craft token revoke --name "
+                f"{request.name}) or choose another name"
+            )
+        acting.conn.run(
+            "insert_api_token",
+            name=request.name,
+            token_sha256=hash_token(token),
+            role=role.value,
+            project_code=ctx.project_code,
+            expires_at=expires_at,
+        )
+
+    arguments = {"action": "create", "name": request.name, "role": role.value}
+    _, action_id = perform(ctx, "token", {**arguments, "expires": request.expires}, body)
+    return CreatedToken(action_id, request.name, role, ctx.project_code, expires_at, token)
+
+
+def revoke_token(ctx: OperationContext, name: str) -> RevokedToken:
+    def body(acting: Acting) -> Any:
+        row = acting.conn.one("revoke_api_token", name=name)
+        if row is None:
+            raise NotFoundError(
+                f"no live token is named {name[:140]!r}; etl-craft token list shows the tokens"
+            )
+        return row
+
+    row, action_id = perform(ctx, "token", {"action": "revoke", "name": name}, body)
+    revoked_at = as_utc(row["revoked_at"])
+    assert revoked_at is not None
+    return RevokedToken(action_id, str(row["name"]), Role(row["role"]), revoked_at)
+
+
+def list_tokens(ctx: OperationContext) -> TokenList:
+    with ctx.engine.read() as conn:
+        rows = conn.all("api_tokens", project_code=ctx.project_code)
+    views = tuple(
+        TokenView(
+            name=str(row["name"]),
+            role=Role(row["role"]),
+            project_code=row["project_code"],
+            created_by=row["created_by"],
+            created_at=as_utc(row["created_at"]),
+            expires_at=as_utc(row["expires_at"]),
+            revoked_at=as_utc(row["revoked_at"]),
+        )
+        for row in rows
+    )
+    return TokenList(ctx.project_code, views)
+
+
+def authenticate(ctx: OperationContext, presented: str) -> TokenIdentity:
+    """The identity of a presented bearer token; AuthenticationError when it may not act."""
+    with ctx.engine.read() as conn:
+        row = conn.one("api_token_by_sha256", token_sha256=hash_token(presented))
+    if row is None:
+        raise AuthenticationError(
+            "the bearer token is not known; ask an admin for one (etl-craft token create)"
+        )
+    name = str(row["name"])
+    revoked_at, expires_at = as_utc(row["revoked_at"]), as_utc(row["expires_at"])
+    if revoked_at is not None:
+        raise AuthenticationError(
+            f"token {name} was revoked at {revoked_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a "
+            "new one"
+        )
+    if expires_at is not None and expires_at <= utc_now():
+        raise AuthenticationError(
+            f"token {name} expired at {expires_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a new one"
+        )
+    if row["project_code"] not in (None, ctx.project_code):
+        raise AuthenticationError(
+            f"token {name} is for project {row['project_code']}, not {ctx.project_code}"
+        )
+    return TokenIdentity(name, Role(row["role"]))
