@@ -1,22 +1,16 @@
-"""The `etl-craft api` command and its `etl-craft-api` console entry point."""
+"""`etl-craft api` and `etl-craft token`, and the `etl-craft-api` console entry point."""
 
 from __future__ import annotations
 
 import argparse
 
 from etl_craft.cli.main import main as cli_main
-from etl_craft.cli.registry import Command, not_yet_available
-
-COMMAND = Command(
-    name="api",
-    help="run the HTTP API",
-    configure=None,
-    handler=not_yet_available("api", "the HTTP API"),
-)
+from etl_craft_api.commands import API, TOKEN
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    COMMAND.add_to(subparsers)
+    API.add_to(subparsers)
+    TOKEN.add_to(subparsers)
 
 
 def main() -> None:

@@ -1,0 +1,46 @@
+"""The FastAPI application: health at the root, version 1 of the API under /api/v1.
+
+Other routers (metrics, say) are added to what ``create_app`` returns with include_router.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, FastAPI
+
+from etl_craft import __version__
+from etl_craft.operations.context import OperationContext
+from etl_craft_api import problems
+from etl_craft_api.routes import attempts, health, pipelines, project, runs, tokens
+
+PREFIX = "/api/v1"
+DESCRIPTION = """\
+The etl-craft HTTP API. Every request but health and readiness carries
+`Authorization: Bearer <token>` (etl-craft token create). Roles: viewer reads; operator also
+triggers, cancels, pauses, resumes, marks, reruns, skips and backfills; admin also manages
+tokens. The token's name is the actor recorded for every action it takes. Errors are
+problem documents (RFC 7807). Documents are those `etl-craft ... --format json` prints.
+"""
+
+
+def create_app(context: OperationContext | None) -> FastAPI:
+    """The app serving ``context``'s project; None builds it for its OpenAPI document only."""
+    app = FastAPI(
+        title="etl-craft",
+        version=__version__,
+        description=DESCRIPTION,
+        openapi_url=f"{PREFIX}/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.context = context
+    problems.install(app)
+    app.include_router(health.router)
+    app.include_router(version_1())
+    return app
+
+
+def version_1() -> APIRouter:
+    router = APIRouter(prefix=PREFIX)
+    for module in (pipelines, runs, attempts, project, tokens):
+        router.include_router(module.router)
+    return router

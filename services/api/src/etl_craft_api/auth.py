@@ -1,0 +1,62 @@
+"""Bearer tokens and roles: who calls, and whether their role allows the endpoint.
+
+The presented token is hashed and looked up, never logged or stored; the token's name
+becomes the actor of everything the request does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException
+
+from etl_craft.core.errors import AuthenticationError
+from etl_craft.operations.context import OperationContext
+from etl_craft.operations.tokens import Role, TokenIdentity, authenticate
+
+bearer = HTTPBearer(auto_error=False, description="an etl-craft API token")
+
+
+def service_context(request: Request) -> OperationContext:
+    context = request.app.state.context
+    if not isinstance(context, OperationContext):
+        raise RuntimeError("the API app was created without an operation context")
+    return context
+
+
+def caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> TokenIdentity:
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise AuthenticationError(
+            "this endpoint needs a bearer token: send 'Authorization: Bearer <token>' (create "
+            "one with etl-craft token create)"
+        )
+    return authenticate(service_context(request), credentials.credentials)
+
+
+def acting_as(needed: Role) -> Callable[..., OperationContext]:
+    """A dependency: the service's context acting as the caller, when its role allows ``needed``."""
+
+    def context(
+        request: Request, identity: Annotated[TokenIdentity, Depends(caller)]
+    ) -> OperationContext:
+        if not identity.role.allows(needed):
+            raise HTTPException(
+                403,
+                f"token {identity.name} has role {identity.role}; this request needs {needed} "
+                "or above: ask an admin for a token with that role",
+            )
+        return dataclasses.replace(service_context(request), actor=identity.actor)
+
+    return context
+
+
+Viewer = Annotated[OperationContext, Depends(acting_as(Role.VIEWER))]
+Operator = Annotated[OperationContext, Depends(acting_as(Role.OPERATOR))]
+Admin = Annotated[OperationContext, Depends(acting_as(Role.ADMIN))]

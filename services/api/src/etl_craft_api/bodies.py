@@ -1,0 +1,61 @@
+"""Request bodies: every field typed and bounded, and an unknown field refused (422)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from etl_craft.core.text import CODE_PATTERN
+
+CODE = f"^{CODE_PATTERN.pattern}$"
+MAX_REASON = 1000
+
+Reason = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON)
+]
+Code = Annotated[str, StringConstraints(pattern=CODE, max_length=128)]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Trigger(Body):
+    run_date: date | None = Field(default=None, description="YYYY-MM-DD; default: today")
+    run_key: Annotated[str, StringConstraints(min_length=1, max_length=512)] | None = Field(
+        default=None, description="the run to act on, created when no run has this key"
+    )
+    reason: Reason | None = None
+
+
+class BackfillDates(Body):
+    first: date = Field(alias="from", description="the first run date, YYYY-MM-DD")
+    last: date = Field(alias="to", description="the last run date, YYYY-MM-DD, included")
+    reason: Reason
+
+
+class Why(Body):
+    reason: Reason
+
+
+class RunMark(Body):
+    status: Literal["SUCCESS", "FAILED", "SKIPPED"]
+    reason: Reason
+
+
+class TaskMark(RunMark):
+    rows: Annotated[int, Field(ge=0, le=2**62)] | None = None
+
+
+class NewToken(Body):
+    name: Code
+    role: Literal["viewer", "operator", "admin"]
+    expires: Annotated[str, StringConstraints(pattern=r"^[1-9][0-9]{0,4}[dh]$")] | None = Field(
+        default=None, description="a lifetime such as 90d or 12h; default: never expires"
+    )
+
+
+class MaybeWhy(Body):
+    reason: Reason | None = None

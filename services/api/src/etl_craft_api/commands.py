@@ -1,0 +1,121 @@
+"""`etl-craft api` (serve the HTTP API, or write its OpenAPI document) and `etl-craft token`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import uvicorn
+
+from etl_craft.cli.context import operation_context
+from etl_craft.cli.output import emit
+from etl_craft.cli.registry import Command
+from etl_craft.operations.tokens import (
+    CreatedToken,
+    Role,
+    TokenList,
+    TokenRequest,
+    create_token,
+    list_tokens,
+    revoke_token,
+)
+from etl_craft_api.app import create_app
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8730
+
+
+def configure_api(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    parser.add_argument(
+        "--write-openapi",
+        metavar="PATH",
+        type=Path,
+        help="write the OpenAPI document to PATH and exit, without serving",
+    )
+
+
+def handle_api(args: argparse.Namespace) -> int:
+    if args.write_openapi is not None:
+        write_openapi(args.write_openapi)
+        return 0
+    ctx = operation_context(args)
+    try:
+        # Logging stays etl-craft's (--log-level, --log-format); uvicorn's loggers propagate.
+        uvicorn.run(create_app(ctx), host=args.host, port=args.port, log_config=None)
+    finally:
+        ctx.close()
+    return 0
+
+
+def openapi_text() -> str:
+    return json.dumps(create_app(None).openapi(), indent=2, sort_keys=True) + "\n"
+
+
+def write_openapi(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(openapi_text())
+
+
+def configure_token(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    create = actions.add_parser("create", help="create a token and print it, once")
+    create.add_argument("--name", required=True, help="the token's name: the actor of its actions")
+    create.add_argument("--role", required=True, choices=[role.value for role in Role])
+    create.add_argument("--expires", metavar="90d|12h", help="its lifetime (default: never ends)")
+    revoke = actions.add_parser("revoke", help="revoke the live token with this name")
+    revoke.add_argument("--name", required=True)
+    listing = actions.add_parser("list", help="list the tokens, without secrets")
+    for sub in (create, revoke, listing):
+        sub.add_argument("--format", choices=("text", "json"), default=argparse.SUPPRESS)
+
+
+def handle_token(args: argparse.Namespace) -> int:
+    ctx = operation_context(args)
+    try:
+        if args.action == "create":
+            created = create_token(ctx, TokenRequest(args.name, args.role, args.expires))
+            emit(created, args.format, render_created(created))
+        elif args.action == "revoke":
+            revoked = revoke_token(ctx, args.name)
+            emit(revoked, args.format, f"token {revoked.name} ({revoked.role}) revoked")
+        else:
+            found = list_tokens(ctx)
+            emit(found, args.format, render_list(found))
+    finally:
+        ctx.close()
+    return 0
+
+
+def render_created(created: CreatedToken) -> str:
+    until = f"until {created.expires_at:%Y-%m-%d %H:%M}Z" if created.expires_at else "no expiry"
+    return (
+        f"{created.token}\n"
+        f"token {created.name} ({created.role}, project {created.project_code}, {until}); "
+        "it is shown only now: keep it in a secret store"
+    )
+
+
+def render_list(found: TokenList) -> str:
+    if not found.tokens:
+        return f"project {found.project_code} has no API token"
+    lines = []
+    for token in found.tokens:
+        state = "live"
+        if token.revoked_at:
+            state = f"revoked {token.revoked_at:%Y-%m-%d %H:%M}Z"
+        elif token.expires_at:
+            state = f"expires {token.expires_at:%Y-%m-%d %H:%M}Z"
+        lines.append(f"{token.name:<24} {token.role:<8} {state:<28} by {token.created_by}")
+    return "\n".join(lines)
+
+
+API = Command(
+    "api",
+    f"serve the HTTP API (default {DEFAULT_HOST}:{DEFAULT_PORT}), or write its OpenAPI document",
+    configure_api,
+    handle_api,
+)
+TOKEN = Command("token", "create, revoke and list HTTP API tokens", configure_token, handle_token)

@@ -1,0 +1,68 @@
+"""Attempts: one attempt, and its log file from a byte offset on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from etl_craft.core.redaction import Redactor
+from etl_craft.operations.attempts import attempt, attempt_log
+from etl_craft.operations.masking import secrets_redactor
+from etl_craft_api.auth import Viewer
+from etl_craft_api.documents import document
+from etl_craft_api.routes.params import MAX_ID, Id
+from etl_craft_api.routing import StrictRoute
+
+router = APIRouter(prefix="/attempts", tags=["attempts"], route_class=StrictRoute)
+CHUNK = 64 * 1024
+NEXT_OFFSET = "X-Next-Offset"
+
+Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="the byte to start from")]
+
+
+@router.get("/{attempt_id}", summary="one attempt: status, owner, times, rows and error")
+def get_attempt(attempt_id: Id, ctx: Viewer) -> JSONResponse:
+    return document(ctx, attempt(ctx, attempt_id))
+
+
+@router.get(
+    "/{attempt_id}/log",
+    summary="the attempt's log from a byte offset to its current end",
+    description=f"The {NEXT_OFFSET} header is the offset to ask for next to follow the log.",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/plain": {}}}},
+)
+def get_log(attempt_id: Id, ctx: Viewer, offset: Offset = 0) -> StreamingResponse:
+    path = attempt_log(ctx, attempt_id)
+    end = path.stat().st_size
+    start = min(offset, end)
+    return StreamingResponse(
+        _lines(path, start, end, secrets_redactor(ctx)),
+        media_type="text/plain; charset=utf-8",
+        headers={NEXT_OFFSET: str(end)},
+    )
+
+
+def _lines(path: Path, start: int, end: int, redactor: Redactor) -> Iterator[bytes]:
+    """The bytes from ``start`` to ``end``, whole lines at a time so a secret is masked whole."""
+    with path.open("rb") as log:
+        log.seek(start)
+        left, carried = end - start, b""
+        while left > 0:
+            chunk = log.read(min(CHUNK, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            lines, _, carried = (carried + chunk).rpartition(b"\n")
+            if lines:
+                yield _masked(lines + b"\n", redactor)
+        if carried:
+            yield _masked(carried, redactor)
+
+
+def _masked(data: bytes, redactor: Redactor) -> bytes:
+    return redactor(data.decode("utf-8", errors="replace")).encode("utf-8")
