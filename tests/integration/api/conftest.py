@@ -48,6 +48,13 @@ INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
 SELECT TASK_ID, 'INPUT_PARAMS', '{{"user": "etl", "password": "{SECRET_PASSWORD}"}}'
   FROM CFG_TASKS WHERE TASK_CODE = 'fetch';
 """
+FETCH = """
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    return ScriptResult(row_count=0)
+"""
 COUNTED = (
     "AUD_ACTIONS",
     "AUD_PIPELINES_RUN_LOG",
@@ -74,6 +81,11 @@ class Api:
     ) -> Response:
         headers = {} if role is None else {"Authorization": f"Bearer {self.tokens[role]}"}
         return self.client.request(method, path, headers=headers, json=body)
+
+    def call_with(self, token: str, method: str, path: str, body: Any = None) -> Response:
+        return self.client.request(
+            method, path, headers={"Authorization": f"Bearer {token}"}, json=body
+        )
 
     def token(self, name: str, role: str, expires: str | None = None) -> str:
         return create_token(self.tester, TokenRequest(name, role, expires)).token
@@ -155,6 +167,9 @@ def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         project = make_project(tmp_path_factory.mktemp("api") / "etl-craft", url)
         project.migrate("0001_orders.sql", CHAIN)
         project.migrate("0002_vault.sql", VAULT)
+        scripts = project.root / "ingestion_scripts"
+        scripts.mkdir(exist_ok=True)
+        (scripts / "fetch.py").write_text(FETCH)
         made = served(project)
         view = run_pipeline(made.tester, RunRequest("orders"))
         assert view.status.value == "SUCCESS", json.dumps(str(view))
