@@ -21,6 +21,7 @@ from etl_craft.pools.local import LocalPool, LocalSettings
 from etl_craft.runtime.heartbeat import Heartbeat
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.reconcile import LedgerLookup
+from etl_craft.runtime.tracing import span
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step, supervised_elsewhere
 from etl_craft.scheduling.gatekeeper import Bypass
 from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES
@@ -106,8 +107,16 @@ class RunSupervisor:
             pool.live,
         )
         try:
-            with heartbeat:
-                return self._loop(run_id, only, pool)
+            with heartbeat, span("etl_craft.run", {"etl_craft.run_id": run_id}) as traced:
+                ended = self._loop(run_id, only, pool)
+                traced.set_attributes(
+                    {
+                        "etl_craft.pipeline": ended.pipeline_code,
+                        "etl_craft.project": ended.project_code,
+                        "etl_craft.run.status": ended.status.value,
+                    }
+                )
+                return ended
         finally:
             pool.stop("the supervising etl-craft process stopped")
             with self.engine.transaction(SYSTEM) as conn:

@@ -14,16 +14,20 @@ import sys
 import threading
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
-from etl_craft.config.connector import load_connector
+from opentelemetry.trace import Span
+
+from etl_craft.config.connector import Connector, load_connector
 from etl_craft.config.project import Project
 from etl_craft.config.settings import load_settings, resolve_engine_url
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import EtlCraftError, ExitCode, StaleTransitionError
 from etl_craft.core.faults import fault_point
+from etl_craft.core.redaction import Redactor
 from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.offsets import Offset, finish_with_offset
@@ -33,6 +37,7 @@ from etl_craft.handlers.invocation import HandlerResult, Task, TaskEnvironment
 from etl_craft.runtime.context_logging import configure_task_logging
 from etl_craft.runtime.identity import current_process
 from etl_craft.runtime.logfile import tail
+from etl_craft.runtime.tracing import configure_tracing, flush_traces, span
 
 LOG_PATH_VARIABLE = "ETL_CRAFT_LOG_PATH"
 log = logging.getLogger("etl_craft.task")
@@ -59,19 +64,47 @@ def run(args: argparse.Namespace) -> int:
     connector = load_connector(args.config, profile=args.profile) if args.config else None
     engine = EngineDB(resolve_engine_url(load_settings(), connector), null_pool=True)
     actor = Actor(args.owner_id[:128], ActorKind.WORKER)
+    # The owner's span (TRACEPARENT) is the parent; never the console exporter: stderr is the log.
+    configure_tracing("etl-craft-task", inherit=True, console=False)
+    with span("etl_craft.task", {"etl_craft.attempt_id": args.attempt_id}) as traced:
+        return _attempt(args, connector, engine, actor, traced)
+
+
+def _attempt(
+    args: argparse.Namespace,
+    connector: Connector | None,
+    engine: EngineDB,
+    actor: Actor,
+    traced: Span,
+) -> int:
     invocation = _start(engine, args.attempt_id, args.owner_id, actor)
     if invocation is None:
         return int(ExitCode.STALE_TRANSITION)
-    logger = configure_task_logging(invocation, args.log_level)
+    traced.set_attributes(_span_attributes(invocation))
+    redactor = Redactor(connector.secrets if connector else ())
+    logger = configure_task_logging(invocation, args.log_level, redactor)
     fault_point("child_started")
     project = Project(args.config.parent) if args.config else None
     assert connector is not None, "a task process needs its project's craft-connector.yml"
     environment = TaskEnvironment(connector, project, engine, logging.LoggerAdapter(logger), actor)
     outcome, offset, code = _execute(Task(invocation, environment))
+    if outcome.error_message:
+        outcome = replace(outcome, error_message=redactor(outcome.error_message))
     fault_point("child_before_report")
     reported = _report(engine, invocation, args.owner_id, actor, outcome, offset, code)
     fault_point("child_after_report")
     return reported
+
+
+def _span_attributes(invocation: AttemptInvocation) -> dict[str, str | int]:
+    return {
+        "etl_craft.project": invocation.project_code,
+        "etl_craft.pipeline": invocation.pipeline_code,
+        "etl_craft.task": invocation.task_code,
+        "etl_craft.run_id": invocation.pipeline_run_id,
+        "etl_craft.task_run_id": invocation.task_run_id,
+        "etl_craft.attempt": invocation.attempt_number,
+    }
 
 
 def _start(
@@ -190,6 +223,7 @@ def _exit(code: int) -> None:
     ]
     if lingering:
         log.warning("exiting although threads still run: %s", ", ".join(lingering))
+    flush_traces()  # os._exit runs no exit handler, the exporter's among them
     _flush()
     logging.shutdown()
     os._exit(code)

@@ -1,19 +1,21 @@
-"""Log records of a task process carry the attempt they belong to."""
+"""Log records of a task process carry the attempt they belong to, secrets masked."""
 
 from __future__ import annotations
 
 import logging
 import sys
 
+from etl_craft.core.redaction import RedactingFilter, Redactor
 from etl_craft.enginedb.attempts import AttemptInvocation
+from etl_craft.runtime.tracing import trace_id
 
 CHATTY_LOGGERS = ("urllib3", "httpx", "httpcore", "botocore", "boto3", "s3transfer", "requests")
 
 
 class AttemptContext(logging.Filter):
-    """Stamps pipeline, task, run id, task run id and attempt number on every record."""
+    """Stamps pipeline, task, run id, task run id, attempt number and trace id on every record."""
 
-    def __init__(self, invocation: AttemptInvocation) -> None:
+    def __init__(self, invocation: AttemptInvocation, trace: str | None = None) -> None:
         super().__init__()
         self.fields = {
             "pipeline": invocation.pipeline_code,
@@ -21,6 +23,7 @@ class AttemptContext(logging.Filter):
             "pipeline_run_id": invocation.pipeline_run_id,
             "task_run_id": invocation.task_run_id,
             "attempt": invocation.attempt_number,
+            "trace_id": trace or "",
         }
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -35,11 +38,24 @@ TEXT_FORMAT = (
 )
 
 
-def configure_task_logging(invocation: AttemptInvocation, level: str) -> logging.Logger:
-    """Route every record of the process to stderr (the attempt log) with its context."""
+TRACED_FORMAT = TEXT_FORMAT.replace("]", " trace=%(trace_id)s]", 1)
+
+
+def configure_task_logging(
+    invocation: AttemptInvocation, level: str, redactor: Redactor
+) -> logging.Logger:
+    """Route every record of the process to stderr (the attempt log) with its context.
+
+    Call it inside the attempt's span: its trace id, when there is one, is on every line.
+    """
+    trace = trace_id()
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(TEXT_FORMAT))
-    handler.addFilter(AttemptContext(invocation))
+    handler.setFormatter(logging.Formatter(TRACED_FORMAT if trace else TEXT_FORMAT))
+    handler.addFilter(AttemptContext(invocation, trace))
+    if redactor:
+        # The first handler masks the record itself, so a script's capture handler, which
+        # comes after it, writes it masked too.
+        handler.addFilter(RedactingFilter(redactor))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from opentelemetry.trace import Span
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import AttemptStatus
@@ -27,6 +31,7 @@ from etl_craft.runtime.logfile import tail
 from etl_craft.runtime.processes import stop_group
 from etl_craft.runtime.reconcile import LedgerLookup
 from etl_craft.runtime.starter import TaskProcess, start_task
+from etl_craft.runtime.tracing import TRACEPARENT, carrier, start_span
 
 STOP_GRACE_SECONDS = 5.0
 
@@ -49,6 +54,7 @@ class RunningAttempt:
     spec: LaunchSpec
     process: TaskProcess
     started: float
+    span: Span  # the owner's side of the attempt, ended when the owner settles it
 
     @property
     def attempt_id(self) -> int:
@@ -82,21 +88,39 @@ def launch(spec: LaunchSpec) -> RunningAttempt:
         argv += ["--config", str(spec.config)]
     if spec.profile:
         argv += ["--profile", spec.profile]
+    span = start_span(
+        "etl_craft.attempt",
+        {"etl_craft.attempt_id": spec.attempt_id, "etl_craft.owner_id": spec.owner_id},
+    )
+    # The task process's parent span is this one, or none: never a context this owner inherited.
+    inherited = {key: value for key, value in os.environ.items() if key != TRACEPARENT}
     env = {
-        **os.environ,
+        **inherited,
         **spec.extra_env,
+        **carrier(span),
         "PYTHONUNBUFFERED": "1",
         "ETL_CRAFT_ENGINE_URL": spec.engine_url,
         "ETL_CRAFT_LOG_PATH": str(spec.log_path),
     }
-    process = start_task(argv, env, spec.log_path)
-    return RunningAttempt(spec, process, time.monotonic())
+    try:
+        process = start_task(argv, env, spec.log_path)
+    except BaseException:
+        span.end()
+        raise
+    return RunningAttempt(spec, process, time.monotonic(), span)
 
 
 def settle_exit(
     engine: EngineDB, running: RunningAttempt, actor: Actor, ledger: LedgerLookup | None
 ) -> None:
     """After the child exited without recording its outcome: the ledger's, else FAILED."""
+    with _settling(running, "exited"):
+        _settle_exit(engine, running, actor, ledger)
+
+
+def _settle_exit(
+    engine: EngineDB, running: RunningAttempt, actor: Actor, ledger: LedgerLookup | None
+) -> None:
     code = running.process.returncode
     committed = ledger(running.attempt_id) if ledger is not None else None
     if committed is not None:
@@ -124,6 +148,11 @@ def settle_exit(
 
 
 def stop_for_timeout(engine: EngineDB, running: RunningAttempt, actor: Actor) -> None:
+    with _settling(running, "timed_out"):
+        _stop_for_timeout(engine, running, actor)
+
+
+def _stop_for_timeout(engine: EngineDB, running: RunningAttempt, actor: Actor) -> None:
     limit = running.spec.timeout_seconds
     stop_group(running.process.pid, STOP_GRACE_SECONDS)
     running.process.wait()
@@ -145,22 +174,37 @@ def stop_for_timeout(engine: EngineDB, running: RunningAttempt, actor: Actor) ->
 
 
 def stop_for_cancel(engine: EngineDB, running: RunningAttempt, actor: Actor, reason: str) -> None:
-    stop_group(running.process.pid, STOP_GRACE_SECONDS)
-    running.process.wait()
-    try:
-        with engine.transaction(actor) as conn:
-            cancel_owned_attempt(
-                conn, running.attempt_id, actor, owner_id=running.spec.owner_id, message=reason
-            )
-    except StaleTransitionError:
-        pass  # the child recorded its outcome before it stopped
+    with _settling(running, "cancelled"):
+        stop_group(running.process.pid, STOP_GRACE_SECONDS)
+        running.process.wait()
+        try:
+            with engine.transaction(actor) as conn:
+                cancel_owned_attempt(
+                    conn, running.attempt_id, actor, owner_id=running.spec.owner_id, message=reason
+                )
+        except StaleTransitionError:
+            pass  # the child recorded its outcome before it stopped
 
 
 def stop_for_drain(engine: EngineDB, running: RunningAttempt, actor: Actor, reason: str) -> None:
     """Its owner is going away: stop the child and record FAILED, retryable, with ``reason``."""
-    stop_group(running.process.pid, STOP_GRACE_SECONDS)
-    running.process.wait()
-    _finish_for_child(engine, running, actor, reason, running.process.returncode)
+    with _settling(running, "stopped"):
+        stop_group(running.process.pid, STOP_GRACE_SECONDS)
+        running.process.wait()
+        _finish_for_child(engine, running, actor, reason, running.process.returncode)
+
+
+@contextmanager
+def _settling(running: RunningAttempt, how: str) -> Iterator[None]:
+    """End the owner's span of the attempt, whatever happens while it is settled."""
+    try:
+        yield
+    finally:
+        code = running.process.returncode
+        running.span.set_attribute("etl_craft.settled", how)
+        if code is not None:
+            running.span.set_attribute("etl_craft.exit_code", code)
+        running.span.end()
 
 
 def _finish_for_child(

@@ -13,6 +13,7 @@ from etl_craft.core.errors import ExitCode
 from etl_craft.operations.history import History, history, run_status
 from etl_craft.operations.run_views import RunView
 from etl_craft.operations.runs import RunRequest, reconcile_now, run_pipeline
+from etl_craft.runtime.tracing import configure_tracing
 
 
 def _pipeline(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +40,7 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    configure_tracing("etl-craft", inherit=True)
     ctx = operation_context(args)
     try:
         view = run_pipeline(

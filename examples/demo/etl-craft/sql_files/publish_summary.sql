@@ -1,1 +1,0 @@
-SELECT order_date, orders, revenue FROM dm.daily_orders
