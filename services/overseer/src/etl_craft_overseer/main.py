@@ -10,6 +10,7 @@ from types import FrameType
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.main import main as cli_main
 from etl_craft.cli.registry import Command
+from etl_craft.cli.telemetry import add_telemetry_options, start_telemetry
 from etl_craft.config.settings import load_settings
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
@@ -22,6 +23,7 @@ from etl_craft.runtime.identity import owner_id
 from etl_craft_overseer.overseer import Overseer, OverseerSettings
 
 log = logging.getLogger(__name__)
+METRICS_PORT = 9730
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -50,12 +52,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="M",
         help="local provider: warehouse tasks at once (default: Orchestration max_parallel_tasks)",
     )
+    add_telemetry_options(parser, METRICS_PORT)
 
 
 def handle(args: argparse.Namespace) -> int:
     ctx = operation_context(args)
     try:
         overseer = build_overseer(ctx, args)
+        # The Engine DB's series come from the overseer: one process per Engine DB exports them.
+        start_telemetry(args, "etl-craft-overseer", ctx.engine)
 
         def stop(signum: int, frame: FrameType | None) -> None:
             log.info("signal %s: the overseer admits nothing more and stops", signum)

@@ -39,8 +39,10 @@ from etl_craft.pools.base import Pool
 from etl_craft.pools.dispatch import submit_queued
 from etl_craft.runtime.heartbeat import Heartbeat
 from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.metrics import ADMISSION_SECONDS, OVERSEER_LEADING, RUNS_ENDED
 from etl_craft.runtime.reconcile import LedgerLookup, reconcile
 from etl_craft.runtime.starter import prepare_task_start
+from etl_craft.runtime.tracing import RunSpans
 from etl_craft.scheduling.admission import Admission
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
 from etl_craft.scheduling.schedules import create_due_runs
@@ -75,6 +77,7 @@ class Overseer:
         self.drivers: dict[int, RunDriver] = {}
         self.admissions: dict[int, Admission] = {}
         self.held: tuple[int, ...] = ()  # the runs whose leases the heartbeat renews
+        self.spans = RunSpans()
         self.next_housekeeping = 0.0
 
     def serve(self, *, standby: bool = False) -> None:
@@ -88,6 +91,7 @@ class Overseer:
             while not leadership.acquire():
                 if self.stopping.wait(self.settings.poll_seconds):
                     return
+        OVERSEER_LEADING.set(1)
         try:
             if self.pool.submits:
                 prepare_task_start()
@@ -112,6 +116,7 @@ class Overseer:
                 self._shut_down()
             stop_overseer(self.engine, OVERSEER, self.owner)
         finally:
+            OVERSEER_LEADING.set(0)
             leadership.release()
 
     def stop(self) -> None:
@@ -170,6 +175,12 @@ class Overseer:
             return False
         del self.admissions[run.pipeline_run_id]
         log.info("run %s admitted as %s", run.pipeline_run_id, decided)
+        if run.queued_at is not None:
+            waited = (utc_now() - run.queued_at).total_seconds()
+            admitted = decided is RunStatus.IN_PROGRESS
+            ADMISSION_SECONDS.labels("admitted" if admitted else "skipped").observe(
+                max(0.0, waited)
+            )
         return decided is RunStatus.IN_PROGRESS
 
     def _drive(self, run: LiveRun) -> None:
@@ -190,20 +201,32 @@ class Overseer:
             driver = RunDriver(self.engine, run_id, self.settings.driver, OVERSEER)
             self.drivers[run_id] = driver
             self.held = tuple(self.drivers)
+            self.spans.begin(run_id)
             log.info("driving run %s", run_id)
         step = Step.APPLIED
-        while step is Step.APPLIED:
-            step, row = driver.step()
-            if step in (Step.APPLIED, Step.BUSY):
-                submit_queued(self.engine, self.pool, row, driver.shape)
+        with self.spans.current(run_id):  # attempts started now are the run span's children
+            while step is Step.APPLIED:
+                step, row = driver.step()
+                if step in (Step.APPLIED, Step.BUSY):
+                    submit_queued(self.engine, self.pool, row, driver.shape)
         if step is Step.ENDED:
             log.info("run %s of %s ended %s", run_id, row.pipeline_code, row.status)
+            RUNS_ENDED.labels(row.project_code, row.status.value).inc()
+            self.spans.end(
+                run_id,
+                {
+                    "etl_craft.pipeline": row.pipeline_code,
+                    "etl_craft.project": row.project_code,
+                    "etl_craft.run.status": row.status.value,
+                },
+            )
             self._forget(run_id)
 
     def _forget(self, run_id: int) -> None:
         self.admissions.pop(run_id, None)
         if self.drivers.pop(run_id, None) is None:
             return
+        self.spans.end(run_id, {"etl_craft.run.released": True})
         self.held = tuple(self.drivers)
         with self.engine.transaction(SYSTEM) as conn:
             if read_run(conn, run_id).owner_id == self.owner:

@@ -38,6 +38,7 @@ class LiveRun:
     status: RunStatus
     owner_id: str | None
     lease_expired: bool
+    queued_at: datetime | None
 
     def free_for(self, owner: str) -> bool:
         """Nobody else holds it: unowned, ours, or its holder's lease ran out."""
@@ -111,6 +112,7 @@ def live_runs(conn: EngineConnection) -> Iterator[LiveRun]:
             status=RunStatus(row["status"]),
             owner_id=row["owner_id"],
             lease_expired=bool(row["lease_expired"]),
+            queued_at=as_utc(row["queued_at"]),
         )
 
 

@@ -98,6 +98,12 @@ def _date(value: Any) -> date:
     return value if isinstance(value, date) else date.fromisoformat(str(value))
 
 
+def _instant(value: Any) -> datetime:
+    found = as_utc(value)
+    assert found is not None, "a NOT NULL timestamp column read as NULL"
+    return found
+
+
 def read_run(conn: EngineConnection, run_id: int) -> RunRow:
     row = conn.one("run_row", pipeline_run_id=run_id)
     if row is None:
@@ -190,7 +196,13 @@ class QueuedAttemptRow:
     task_id: int
     attempt_number: int
     not_before: datetime | None
+    queued_at: datetime
     slot_kind: SlotKind
+
+    @property
+    def due_at(self) -> datetime:
+        """When it may be claimed: queued, or the end of a retry's delay."""
+        return max(self.queued_at, self.not_before or self.queued_at)
 
 
 def queued_attempts(conn: EngineConnection, run_id: int) -> list[QueuedAttemptRow]:
@@ -201,6 +213,7 @@ def queued_attempts(conn: EngineConnection, run_id: int) -> list[QueuedAttemptRo
             task_id=int(row["task_id"]),
             attempt_number=int(row["attempt_number"]),
             not_before=as_utc(row["not_before"]),
+            queued_at=_instant(row["queued_at"]),
             slot_kind=SlotKind(row["slot_kind"]),
         )
         for row in conn.all("queued_attempts_of_run", pipeline_run_id=run_id)

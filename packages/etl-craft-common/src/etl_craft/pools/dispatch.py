@@ -6,6 +6,7 @@ from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.runs import RunRow, queued_attempts
 from etl_craft.pools.base import AttemptSpec, Pool
+from etl_craft.runtime.metrics import DISPATCH_SECONDS
 from etl_craft.scheduling.shape import RunShape
 
 
@@ -17,6 +18,7 @@ def submit_queued(engine: EngineDB, pool: Pool, run: RunRow, shape: RunShape) ->
         queued = queued_attempts(conn, run.pipeline_run_id)
     now = utc_now()
     submitted = 0
+    dispatched = DISPATCH_SECONDS.labels("local")
     for attempt in queued:
         if attempt.not_before is not None and attempt.not_before > now:
             continue
@@ -35,5 +37,6 @@ def submit_queued(engine: EngineDB, pool: Pool, run: RunRow, shape: RunShape) ->
                 timeout_seconds=settings.timeout_seconds,
             )
         )
+        dispatched.observe(max(0.0, (utc_now() - attempt.due_at).total_seconds()))
         submitted += 1
     return submitted

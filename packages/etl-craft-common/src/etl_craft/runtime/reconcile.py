@@ -23,6 +23,7 @@ from etl_craft.enginedb.attempts import ExpiredAttempt, expired_attempts
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import lose_attempt, recover_attempt
 from etl_craft.runtime.identity import ProcessIdentity, alive_here, owner_id, parse_owner
+from etl_craft.runtime.metrics import LEASE_EXPIRIES
 from etl_craft.runtime.processes import stop_group
 from etl_craft.warehouse import connect
 from etl_craft.warehouse.ledger import applied
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 LedgerLookup = Callable[[int], Counts | None]
 # Handlers whose writes commit with a ledger row in the same warehouse transaction.
 LEDGERED = frozenset({Handler.SQL})
+EXPIRY_OUTCOMES = {"LOST": "lost", "SUCCESS": "recovered"}  # WAITING is not settled yet
 
 
 def warehouse_ledger(warehouse: Warehouse) -> LedgerLookup:
@@ -74,6 +76,8 @@ def reconcile(
         if settled is not None:
             log.warning("attempt %s: %s", settled.attempt_id, settled.message)
             report.settled.append(settled)
+            if settled.outcome in EXPIRY_OUTCOMES:
+                LEASE_EXPIRIES.labels(EXPIRY_OUTCOMES[settled.outcome]).inc()
     return report
 
 

@@ -21,7 +21,7 @@ SELECT OVERSEER_ID AS overseer_id, HOST AS host, PID AS pid, HEARTBEAT_AT AS hea
 -- name: overseer_runs --
 -- Live runs an overseer looks at, most urgent first, with who holds them.
 SELECT PIPELINE_RUN_ID AS pipeline_run_id, PIPELINE_ID AS pipeline_id, STATUS AS status,
-       OWNER_ID AS owner_id, LEASE_EXPIRES_AT AS lease_expires_at,
+       OWNER_ID AS owner_id, LEASE_EXPIRES_AT AS lease_expires_at, QUEUED_AT AS queued_at,
        CASE WHEN LEASE_EXPIRES_AT < etl_craft_now() THEN 1 ELSE 0 END AS lease_expired
   FROM AUD_PIPELINES_RUN_LOG
  WHERE STATUS IN ('QUEUED', 'IN-PROGRESS')

@@ -68,7 +68,8 @@ SELECT PIPELINE_RUN_ID AS pipeline_run_id, RUN_KEY AS run_key, TRIGGER_KIND AS t
 -- name: queued_attempts_of_run --
 -- The QUEUED attempts of one run, oldest first, with their task.
 SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.NOT_BEFORE AS not_before,
-       a.SLOT_KIND AS slot_kind, t.TASK_ID AS task_id, t.TASK_RUN_ID AS task_run_id
+       a.QUEUED_AT AS queued_at, a.SLOT_KIND AS slot_kind, t.TASK_ID AS task_id,
+       t.TASK_RUN_ID AS task_run_id
   FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
  WHERE t.PIPELINE_RUN_ID = :pipeline_run_id AND a.STATUS = 'QUEUED'
  ORDER BY a.PRIORITY DESC, a.QUEUED_AT, a.ATTEMPT_ID;

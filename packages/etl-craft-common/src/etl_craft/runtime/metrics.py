@@ -1,0 +1,85 @@
+"""Series a process observes as things happen, and serving /metrics from a long-running one.
+
+Gauges of the shared tables (queues, live runs, workers) are read at scrape time by
+``etl_craft.enginedb.metrics``; what is here is counted where it happens, in the process
+that saw it: an admission, a dispatch, a lease that expired, an attempt a worker ran. Engine
+DB statement latency is timed in ``etl_craft.enginedb.connection``. Counters start at zero
+when a process starts; Prometheus's rate() and increase() read a restart as a reset.
+"""
+
+from __future__ import annotations
+
+import logging
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+log = logging.getLogger(__name__)
+DEFAULT_HOST = "127.0.0.1"
+# Queue waits and admissions range from milliseconds (an idle pool) to hours (a full one).
+WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 3600.0)
+
+RUNS_ENDED = Counter(
+    "etl_craft_runs_ended",
+    "Runs this overseer drove to a terminal status, by project and status",
+    ["project", "status"],
+)
+ADMISSION_SECONDS = Histogram(
+    "etl_craft_admission_latency_seconds",
+    "From a run's QUEUED_AT to its pipeline gate's decision, by decision (admitted, skipped)",
+    ["decision"],
+    buckets=WAIT_BUCKETS,
+)
+DISPATCH_SECONDS = Histogram(
+    "etl_craft_dispatch_latency_seconds",
+    "From an attempt being due (QUEUED_AT, or NOT_BEFORE of a delayed retry) to an owner "
+    "taking it: the overseer's local pool (provider=local) or a worker's claim (provider=queue)",
+    ["provider"],
+    buckets=WAIT_BUCKETS,
+)
+LEASE_EXPIRIES = Counter(
+    "etl_craft_lease_expiries",
+    "Attempts the reconciler settled after their owner stopped renewing the lease: LOST, or "
+    "SUCCESS recovered from the warehouse ledger",
+    ["outcome"],
+)
+OVERSEER_LEADING = Gauge(
+    "etl_craft_overseer_leading", "1 while this overseer holds the leadership lock, else 0"
+)
+WORKER_CLAIMS = Counter(
+    "etl_craft_worker_claims", "Attempts this worker claimed from its pool", ["pool", "slot_kind"]
+)
+WORKER_RUNNING = Gauge(
+    "etl_craft_worker_attempts_running",
+    "Attempts whose task process this worker runs now, by slot kind",
+    ["pool", "slot_kind"],
+)
+WORKER_ENDED = Counter(
+    "etl_craft_worker_attempts_ended",
+    "Attempts of this worker that reached a terminal status, by status",
+    ["pool", "status"],
+)
+
+
+def serve_metrics(host: str, port: int, what: str) -> WSGIServer | None:
+    """Serve /metrics on ``host:port`` from a daemon thread; port 0 serves nothing.
+
+    A port already taken is logged, not fatal: a second server that is about to be refused,
+    or a standby, still says why it won't lead; the scrape's up series shows the gap.
+    """
+    if port == 0:
+        return None
+    try:
+        server, _ = start_http_server(port, addr=host)
+    except OSError as error:
+        log.error(
+            "%s serves no metrics: %s:%s is not available (%s); choose a free port with "
+            "--metrics-port, or 0 to serve none",
+            what,
+            host,
+            port,
+            error.strerror or error,
+        )
+        return None
+    log.info("%s serves Prometheus metrics on http://%s:%s/metrics", what, host, port)
+    return server
