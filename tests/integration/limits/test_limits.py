@@ -115,3 +115,32 @@ def test_the_queue_hands_out_higher_priority_first_then_the_oldest(
         0,
         0,
     ]
+
+
+def test_the_warehouse_limit_holds_back_warehouse_tasks_only(project: ProjectOnDisk) -> None:
+    project.migrate(
+        "0002_mixed.sql",
+        """
+        INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE, MAX_PARALLEL_TASKS)
+        SELECT PROJECT_ID, 'mixed', 10 FROM CFG_PROJECTS WHERE PROJECT_CODE = 'other';
+        INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
+        SELECT p.PIPELINE_ID, t.CODE, t.HANDLER
+          FROM CFG_PIPELINES p,
+               (SELECT 'sql_1' AS CODE, 'SQL' AS HANDLER UNION ALL SELECT 'sql_2', 'SQL'
+                UNION ALL SELECT 'sql_3', 'SQL' UNION ALL SELECT 'py_1', 'PYTHON'
+                UNION ALL SELECT 'py_2', 'PYTHON') t
+         WHERE p.PIPELINE_CODE = 'mixed';
+        """,
+    )
+    settings = DriverSettings(max_warehouse_queries=2)
+    driver = RunDriver(project.engine, admitted_run(project, "mixed"), settings, TESTER)
+
+    assert driver.step()[0] is Step.APPLIED
+    assert driver.step()[0] is Step.BUSY
+
+    kinds = rows(
+        project,
+        "SELECT SLOT_KIND, count(*) FROM AUD_TASK_ATTEMPTS GROUP BY SLOT_KIND ORDER BY 1",
+    )
+    # Three SQL tasks are ready but two may query the warehouse; both PYTHON tasks go ahead.
+    assert kinds == [("ingestion", 2), ("warehouse", 2)]

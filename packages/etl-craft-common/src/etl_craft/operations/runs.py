@@ -123,6 +123,7 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
         heartbeat_seconds=float(settings.heartbeat_seconds),
         poll_seconds=settings.poll_seconds,
         gate_wait_minutes=float(orchestration.gate_wait_minutes) if orchestration else 60.0,
+        max_warehouse_queries=ctx.connector.warehouse.max_queries if ctx.connector else None,
     )
 
 

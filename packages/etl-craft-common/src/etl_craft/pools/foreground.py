@@ -42,6 +42,7 @@ class SupervisorSettings:
     poll_seconds: float = 1.0
     log_level: str = "INFO"
     gate_wait_minutes: float = DEFAULT_WAIT_MINUTES
+    max_warehouse_queries: int | None = None
 
     @property
     def driver(self) -> DriverSettings:
@@ -49,6 +50,7 @@ class SupervisorSettings:
             default_retries=self.default_retries,
             default_parallel_tasks=self.default_parallel_tasks,
             gate_wait_minutes=self.gate_wait_minutes,
+            max_warehouse_queries=self.max_warehouse_queries,
         )
 
 

@@ -17,14 +17,14 @@ from datetime import datetime
 from enum import StrEnum
 
 from etl_craft.core.actor import SYSTEM, Actor
-from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus
+from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus, SlotKind
 from etl_craft.core.errors import RunStateError, StaleTransitionError, WaitingError
 from etl_craft.core.faults import fault_point
 from etl_craft.core.graph import TaskOutcome
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.controls import read_controls
-from etl_craft.enginedb.limits import project_headroom
+from etl_craft.enginedb.limits import project_load
 from etl_craft.enginedb.runs import (
     RunRow,
     TaskRunRow,
@@ -55,6 +55,7 @@ class DriverSettings:
     default_retries: int = 0
     default_parallel_tasks: int = 4
     gate_wait_minutes: float = DEFAULT_WAIT_MINUTES
+    max_warehouse_queries: int | None = None  # the Warehouse section's max_queries
 
 
 class Step(StrEnum):
@@ -133,12 +134,16 @@ class RunDriver:
                 outcomes[dependency.upstream_task_id] = outcome
         return outcomes
 
-    def _headroom(self, run: RunRow, live: int) -> int:
-        """How many more attempts may be queued: the pipeline's and the project's limits."""
+    def _headroom(self, run: RunRow, live: int) -> tuple[int, int | None]:
+        """How many more attempts may be queued (the pipeline's and the project's limits), and
+        how many of them may hold a warehouse slot (None: no warehouse limit)."""
         room = (run.max_parallel_tasks or self.settings.default_parallel_tasks) - live
         with self.engine.read() as conn:
-            project = project_headroom(conn, run.pipeline_run_id)
-        return max(0, room if project is None else min(room, project))
+            load = project_load(conn, run.pipeline_run_id)
+        project = load.room()
+        room = max(0, room if project is None else min(room, project))
+        queries = self.settings.max_warehouse_queries
+        return room, None if queries is None else max(0, queries - load.live_warehouse)
 
     def _apply(self, run: RunRow, decided: Plan, live: int) -> int:
         """Skip, retry and start what the plan says and the limits allow; how many changed."""
@@ -149,11 +154,16 @@ class RunDriver:
                 self.gates.record(conn, _gated(shape, task_id))
                 reason = self.gates.skip_reason(task_id, skipped.reason)
                 skip_task_run(conn, run.pipeline_run_id, task_id, SYSTEM, message=reason)
-        room = self._headroom(run, live) if decided.start or decided.retry else 0
+        if not (decided.start or decided.retry):
+            return len(decided.skip)
+        room, warehouse = self._headroom(run, live)
+        changed = len(decided.skip)
         # Retries first: their task runs have waited longest. What doesn't fit waits unqueued,
         # holding nothing, and is planned again after the next completion.
-        for retry in decided.retry[:room]:
+        for retry in decided.retry:
             settings = shape.tasks[retry.task_id]
+            if room == 0 or not _fits(settings.slot_kind, warehouse):
+                continue
             with self.engine.transaction(SYSTEM) as conn:
                 queue_attempt(
                     conn,
@@ -164,10 +174,11 @@ class RunDriver:
                     priority=run.priority,
                     not_before=retry.not_before,
                 )
-        retried = min(room, len(decided.retry))
-        room -= retried
-        for task in decided.start[:room]:
+            room, warehouse, changed = room - 1, _less(settings.slot_kind, warehouse), changed + 1
+        for task in decided.start:
             settings = shape.tasks[task.task_id]
+            if room == 0 or not _fits(settings.slot_kind, warehouse):
+                continue
             with self.engine.transaction(self.requested_by) as conn:
                 self.gates.record(conn, _gated(shape, task.task_id))
                 task_run_id = create_task_run(
@@ -181,7 +192,8 @@ class RunDriver:
                     pool=settings.pool or run.default_pool,
                     priority=run.priority,
                 )
-        return len(decided.skip) + retried + len(decided.start[:room])
+            room, warehouse, changed = room - 1, _less(settings.slot_kind, warehouse), changed + 1
+        return changed
 
     def _only_settled(self, states: dict[int, TaskRunState]) -> bool:
         assert self.only is not None
@@ -248,6 +260,14 @@ def supervised_elsewhere(run: RunRow) -> RunStateError:
 
 def _gated(shape: RunShape, task_id: int) -> list[Dependency]:
     return [dependency for dependency in shape.external if dependency.task_id == task_id]
+
+
+def _fits(kind: SlotKind, warehouse: int | None) -> bool:
+    return kind is not SlotKind.WAREHOUSE or warehouse is None or warehouse > 0
+
+
+def _less(kind: SlotKind, warehouse: int | None) -> int | None:
+    return warehouse - 1 if kind is SlotKind.WAREHOUSE and warehouse is not None else warehouse
 
 
 def _restricted(decided: Plan, only: frozenset[int]) -> Plan:

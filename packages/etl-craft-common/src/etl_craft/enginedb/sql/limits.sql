@@ -1,13 +1,14 @@
--- name: project_headroom --
--- The project of a run: its MAX_RUNNING_TASKS and how many of its attempts are queued, claimed or running.
+-- name: project_load --
+-- The project of a run: its MAX_RUNNING_TASKS, and its queued, claimed or running attempts in all and of the warehouse slot kind.
 SELECT p.MAX_RUNNING_TASKS AS max_running_tasks,
-       CASE WHEN p.MAX_RUNNING_TASKS IS NULL THEN 0 ELSE (SELECT count(*)
-          FROM AUD_TASK_ATTEMPTS a
-          JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
-          JOIN AUD_PIPELINES_RUN_LOG r2 ON r2.PIPELINE_RUN_ID = t.PIPELINE_RUN_ID
-          JOIN CFG_PIPELINES l2 ON l2.PIPELINE_ID = r2.PIPELINE_ID
-         WHERE l2.PROJECT_ID = p.PROJECT_ID AND a.STATUS IN ('QUEUED', 'CLAIMED', 'RUNNING')) END AS live
+       count(a.ATTEMPT_ID) AS live,
+       coalesce(sum(CASE WHEN a.SLOT_KIND = 'warehouse' THEN 1 ELSE 0 END), 0) AS live_warehouse
   FROM AUD_PIPELINES_RUN_LOG r
   JOIN CFG_PIPELINES l ON l.PIPELINE_ID = r.PIPELINE_ID
   JOIN CFG_PROJECTS p ON p.PROJECT_ID = l.PROJECT_ID
- WHERE r.PIPELINE_RUN_ID = :pipeline_run_id;
+  LEFT JOIN CFG_PIPELINES l2 ON l2.PROJECT_ID = p.PROJECT_ID
+  LEFT JOIN AUD_PIPELINES_RUN_LOG r2 ON r2.PIPELINE_ID = l2.PIPELINE_ID AND r2.STATUS = 'IN-PROGRESS'
+  LEFT JOIN AUD_TASK_RUN_LOG t ON t.PIPELINE_RUN_ID = r2.PIPELINE_RUN_ID
+  LEFT JOIN AUD_TASK_ATTEMPTS a ON a.TASK_RUN_ID = t.TASK_RUN_ID AND a.STATUS IN ('QUEUED', 'CLAIMED', 'RUNNING')
+ WHERE r.PIPELINE_RUN_ID = :pipeline_run_id
+ GROUP BY p.MAX_RUNNING_TASKS;
