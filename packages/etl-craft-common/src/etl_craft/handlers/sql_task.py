@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from etl_craft.core.enums import Handler
 from etl_craft.core.errors import EngineDBError, MetadataError
 from etl_craft.enginedb.hash_versions import (
     HashedTarget,
@@ -11,6 +12,7 @@ from etl_craft.enginedb.hash_versions import (
     record_version,
     recorded_version,
 )
+from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.handlers.invocation import HandlerResult, Task
 from etl_craft.handlers.sql.actions import run_sql_action
 from etl_craft.handlers.sql.spec import Action, DedupeOrder, DeleteMode, RefreshType, SqlActionSpec
@@ -99,9 +101,10 @@ def sql_action_spec(task: Task) -> SqlActionSpec:
     invocation = task.invocation
     action = _choice(task, "ACTION", Action, None)
     refresh = _choice(task, "REFRESH_TYPE", RefreshType, RefreshType.FULL)
+    target = TargetObject.parse(_required(task, "TARGET_OBJECT"))
     return SqlActionSpec(
         action=action,
-        target=TargetObject.parse(_required(task, "TARGET_OBJECT")),
+        target=target,
         source_sql=None if action is Action.DROP_TABLE else _source(task, refresh),
         pipeline_id=invocation.pipeline_id,
         pipeline_run_id=invocation.pipeline_run_id,
@@ -116,8 +119,36 @@ def sql_action_spec(task: Task) -> SqlActionSpec:
         dedupe_order=DedupeOrder(task.parameter("MERGE_DEDUPE_ORDER", "") or ""),
         delete_mode=_choice(task, "DELETE_MODE", DeleteMode, DeleteMode.HARD),
         schema_evolution=_flag(task, "SCHEMA_EVOLUTION"),
+        history_columns=action.creates and _kept_as_history(task, target),
         ledger_schema=task.environment.connector.warehouse.ledger_schema,
     )
+
+
+def _kept_as_history(task: Task, target: TargetObject) -> bool:
+    """Whether an active SCD2_MERGE task of the project writes ``target``.
+
+    A table SETUP_TABLE or CREATE_TABLE makes for an SCD2 merge needs the validity columns
+    the merge keeps history in, and a SELECT may not return them itself.
+    """
+    with task.environment.engine.read() as conn:
+        metadata = read_project_metadata(conn, task.invocation.project_code)
+    active = {pipeline.pipeline_id for pipeline in metadata.pipelines if pipeline.active}
+    wanted = target.sql.lower()
+    return any(
+        other.active
+        and other.pipeline_id in active
+        and other.handler is Handler.SQL
+        and (other.parameter("ACTION") or "").upper() == Action.SCD2_MERGE
+        and _same_target(other.parameter("TARGET_OBJECT"), wanted)
+        for other in metadata.tasks
+    )
+
+
+def _same_target(text: str | None, wanted: str) -> bool:
+    try:
+        return text is not None and TargetObject.parse(text).sql.lower() == wanted
+    except MetadataError:
+        return False  # validate reports a TARGET_OBJECT that doesn't parse
 
 
 def _source(task: Task, refresh: RefreshType) -> str:
