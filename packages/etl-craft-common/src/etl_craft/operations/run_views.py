@@ -17,6 +17,7 @@ class TaskRunView:
     task_run_id: int | None
     status: TaskRunStatus | None  # None: the task has not run in this run
     attempts: int
+    attempt_id: int | None  # the latest attempt: its log is GET /api/v1/attempts/{id}/log
     rows_written: int | None
     started_at: datetime | None
     ended_at: datetime | None
@@ -60,6 +61,7 @@ def read_run_view(conn: EngineConnection, run_id: int) -> RunView:
                 task_run_id=row.task_run_id if row else None,
                 status=row.status if row else None,
                 attempts=row.attempt_count if row else 0,
+                attempt_id=row.attempt_id if row else None,
                 rows_written=row.rows_written if row else None,
                 started_at=row.start_date if row else None,
                 ended_at=row.end_date if row else None,
