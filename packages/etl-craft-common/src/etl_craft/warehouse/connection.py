@@ -57,6 +57,10 @@ class WarehouseConnection(ABC):
         with self._target_lock(target):
             yield
 
+    @abstractmethod
+    def lock_schema(self, schema: str) -> None:
+        """Inside a transaction: hold off other writers creating ``schema`` until it commits."""
+
     def columns(self, target: TargetObject) -> tuple[Column, ...]:
         sql, params = self.dialect.columns_query(self.resolve(target))
         rows = self.fetch_all(f"read the columns of {target}", sql, params)
@@ -117,6 +121,10 @@ class WarehouseConnection(ABC):
 
 def lock_key(target: TargetObject) -> str:
     return f"etl_craft.target:{target.sql.lower()}"
+
+
+def schema_lock_key(schema: str) -> str:
+    return f"etl_craft.schema:{schema.lower()}"
 
 
 def _elapsed_ms(started: float) -> float:

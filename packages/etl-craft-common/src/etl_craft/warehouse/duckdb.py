@@ -109,6 +109,9 @@ class DuckDBConnection(WarehouseConnection):
         with contextlib.suppress(duckdb.Error):
             self._conn.execute("ROLLBACK")
 
+    def lock_schema(self, schema: str) -> None:
+        pass  # one writer at a time holds the database file: no other can create it meanwhile
+
     @contextmanager
     def _target_lock(self, target: TargetObject) -> Iterator[None]:
         # Taken before BEGIN: DuckDB's snapshot starts with the transaction, so a writer that

@@ -11,7 +11,7 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from etl_craft.core.errors import WarehouseError
-from etl_craft.warehouse.connection import Row, WarehouseConnection, lock_key
+from etl_craft.warehouse.connection import Row, WarehouseConnection, lock_key, schema_lock_key
 from etl_craft.warehouse.dialect import (
     Capabilities,
     Dialect,
@@ -120,6 +120,15 @@ class PostgreSQLConnection(WarehouseConnection):
                 [lock_key(self.resolve(target))],
             )
             yield
+
+    def lock_schema(self, schema: str) -> None:
+        # Two transactions running CREATE SCHEMA IF NOT EXISTS at once: the second fails on
+        # pg_namespace's unique index. Held to commit, so the second sees the schema and skips.
+        self.execute(
+            f"lock schema {schema} for creation",
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+            [schema_lock_key(schema)],
+        )
 
     def raw(self) -> psycopg.Connection[Any]:
         return self._conn

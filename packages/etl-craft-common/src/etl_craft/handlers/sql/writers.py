@@ -66,6 +66,7 @@ def _table_columns(ctx: Context, stage: Stage) -> tuple[Column, ...]:
 
 def _create(ctx: Context, stage: Stage) -> set[str]:
     columns = _table_columns(ctx, stage)
+    ctx.conn.lock_schema(ctx.spec.target.schema)
     ctx.run("create the schema", statements.create_schema(ctx.spec.target.schema))
     ctx.run("create the table", statements.create_table(ctx.target, columns))
     return {column.key for column in columns}
