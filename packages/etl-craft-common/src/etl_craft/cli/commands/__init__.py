@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from etl_craft.cli.commands import (
     control,
+    demo,
     doctor,
     explain,
     graph,
@@ -23,6 +24,7 @@ BUILT_IN: list[Command] = [
     migrate.COMMAND,
     doctor.COMMAND,
     new.COMMAND,
+    demo.COMMAND,
     validate.COMMAND,
     list_command.COMMAND,
     graph.COMMAND,

@@ -1,0 +1,48 @@
+-- si_client_gamma: Gamma's object store holds gzipped CSV objects; the offset (TEXT) is
+-- the last object read. The store fails the first request of every run, so
+-- wake_gamma_store is retried once.
+-- The landing table is set up when missing; the batch summary runs only when the
+-- landing wrote rows (HAS_DATA).
+INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE, DESCRIPTION, RUN_SCHEDULE, MAX_PARALLEL_TASKS)
+SELECT PROJECT_ID, 'si_client_gamma', 'Client Gamma''s support interactions into lnd', '*/15 * * * *', 4
+  FROM CFG_PROJECTS WHERE PROJECT_CODE = 'demo' AND ACTIVE_FLAG = 'Y';
+
+INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, DESCRIPTION, HANDLER)
+SELECT p.PIPELINE_ID, x.TASK_CODE, x.DESCRIPTION, x.HANDLER
+  FROM (SELECT 'setup_lnd_gamma' AS TASK_CODE, 'Create lnd.client_gamma_interactions when it is missing' AS DESCRIPTION, 'SQL' AS HANDLER
+        UNION ALL SELECT 'wake_gamma_store', 'Wake the object store up (its first request fails)', 'PYTHON'
+        UNION ALL SELECT 'land_gamma', 'Land Gamma''s new interactions after the stored offset', 'PYTHON'
+        UNION ALL SELECT 'summarise_gamma_batch', 'Summarise the batch just landed, when it landed rows', 'SQL') x
+  JOIN CFG_PIPELINES p ON p.PIPELINE_CODE = 'si_client_gamma' AND p.ACTIVE_FLAG = 'Y'
+  JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID AND j.PROJECT_CODE = 'demo';
+
+INSERT INTO CFG_TASK_DEPENDENCY (TASK_ID, DEPENDS_ON_TASK_ID, DEPENDENCY_TYPE)
+SELECT d.TASK_ID, u.TASK_ID, x.DEPENDENCY_TYPE
+  FROM (SELECT 'land_gamma' AS DOWN, 'setup_lnd_gamma' AS UP, 'SUCCESS' AS DEPENDENCY_TYPE
+        UNION ALL SELECT 'land_gamma', 'wake_gamma_store', 'SUCCESS'
+        UNION ALL SELECT 'summarise_gamma_batch', 'land_gamma', 'HAS_DATA') x
+  JOIN CFG_PIPELINES p ON p.PIPELINE_CODE = 'si_client_gamma' AND p.ACTIVE_FLAG = 'Y'
+  JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID AND j.PROJECT_CODE = 'demo'
+  JOIN CFG_TASKS d ON d.PIPELINE_ID = p.PIPELINE_ID AND d.TASK_CODE = x.DOWN
+  JOIN CFG_TASKS u ON u.PIPELINE_ID = p.PIPELINE_ID AND u.TASK_CODE = x.UP;
+
+INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
+SELECT k.TASK_ID, x.NAME, x.VALUE
+  FROM (SELECT 'setup_lnd_gamma' AS TASK, 'ACTION' AS NAME, 'SETUP_TABLE' AS VALUE
+        UNION ALL SELECT 'setup_lnd_gamma', 'TARGET_OBJECT', 'lnd.client_gamma_interactions'
+        UNION ALL SELECT 'setup_lnd_gamma', 'SOURCE_SQL_FILE', 'landing/lnd_interactions.sql'
+        UNION ALL SELECT 'land_gamma', 'SCRIPT', 'land_interactions.py'
+        UNION ALL SELECT 'land_gamma', 'OFFSET_TYPE', 'TEXT'
+        UNION ALL SELECT 'land_gamma', 'TARGET_OBJECT', 'lnd.client_gamma_interactions'
+        UNION ALL SELECT 'land_gamma', 'INPUT_PARAMS', '{"client": "gamma", "folder": "../sources/gamma", "target": "lnd.client_gamma_interactions"}'
+        UNION ALL SELECT 'summarise_gamma_batch', 'ACTION', 'CREATE_TABLE'
+        UNION ALL SELECT 'summarise_gamma_batch', 'TARGET_OBJECT', 'lnd.client_gamma_last_batch'
+        UNION ALL SELECT 'summarise_gamma_batch', 'SOURCE_SQL_FILE', 'landing/summarise_gamma_batch.sql'
+        UNION ALL SELECT 'summarise_gamma_batch', 'PIPELINE_ID_SUBSTITUTION', 'Y'
+        UNION ALL SELECT 'wake_gamma_store', 'SCRIPT', 'wake_object_store.py'
+        UNION ALL SELECT 'wake_gamma_store', 'INPUT_PARAMS', '{"folder": "../sources/gamma"}'
+        UNION ALL SELECT 'wake_gamma_store', 'RETRIES', '1'
+        UNION ALL SELECT 'wake_gamma_store', 'RETRY_DELAY_SECONDS', '0') x
+  JOIN CFG_PIPELINES p ON p.PIPELINE_CODE = 'si_client_gamma' AND p.ACTIVE_FLAG = 'Y'
+  JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID AND j.PROJECT_CODE = 'demo'
+  JOIN CFG_TASKS k ON k.PIPELINE_ID = p.PIPELINE_ID AND k.TASK_CODE = x.TASK;

@@ -1,0 +1,20 @@
+-- The columns of pre_dm.interactions and dm.customer_support_fact: interactions with
+-- their lookups resolved.
+SELECT CAST(NULL AS VARCHAR(8)) AS source_system,
+       CAST(NULL AS VARCHAR(32)) AS interaction_id,
+       CAST(NULL AS VARCHAR(16)) AS customer_id,
+       CAST(NULL AS VARCHAR(16)) AS customer_type,
+       CAST(NULL AS VARCHAR(32)) AS customer_segment,
+       CAST(NULL AS VARCHAR(8)) AS agent_id,
+       CAST(NULL AS VARCHAR(64)) AS agent_name,
+       CAST(NULL AS VARCHAR(16)) AS agent_team,
+       CAST(NULL AS VARCHAR(8)) AS support_area,
+       CAST(NULL AS VARCHAR(64)) AS support_area_name,
+       CAST(NULL AS VARCHAR(32)) AS support_category,
+       CAST(NULL AS VARCHAR(8)) AS channel,
+       CAST(NULL AS TIMESTAMP) AS opened_at,
+       CAST(NULL AS INTEGER) AS handle_seconds,
+       CAST(NULL AS VARCHAR(16)) AS status,
+       CAST(NULL AS VARCHAR(1)) AS first_contact,
+       CAST(NULL AS INTEGER) AS rating,
+       CAST(NULL AS TIMESTAMP) AS source_updated_at
