@@ -1,0 +1,196 @@
+"""The configuration reference: craft-connector.yml keys and the ETL_CRAFT_* variables.
+
+Which keys exist, their defaults and the required sections come from etl_craft.config.rules;
+which variables exist and their defaults from ServiceSettings. What each one means is written
+here, and the generator refuses to run while a key or variable has no description, or a
+description names one that no longer exists.
+"""
+
+from __future__ import annotations
+
+from docs.generator.markdown import code, header, page, table
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from etl_craft.config.rules import DEFAULTS, KEYS, REQUIRED_SECTIONS
+from etl_craft.config.settings import ENV_PREFIX, ServiceSettings
+from etl_craft.core.actor import ACTOR_VARIABLE
+
+SOURCE = "etl_craft.config.rules and etl_craft.config.settings"
+INTRO = (
+    "`craft-connector.yml` sits in the project folder (`etl-craft/` of a project made by "
+    "`etl-craft new`); commands find it from the current folder upwards, or take `--config "
+    "PATH`. Paths in it are relative to its folder and may not climb out of it. Secrets are "
+    "never written in the file: a URL names them as `${VARIABLE}` and `password_variable` "
+    "names the variable, whose value comes from the environment, else from the project's "
+    "`.env` file. Every problem of the file is reported at once, with its line."
+)
+
+SECTIONS: dict[str, str] = {
+    "Engine": "The Engine DB: the metadata and the state of every run. One of `url` and `path`.",
+    "Warehouse": "The warehouse the SQL tasks, business rules and scripts work in.",
+    "Email": "The SMTP relay EMAIL_ALERT tasks send through. Needed only by alert tasks.",
+    "Orchestration": "How runs are driven. Every key has a default, so the section is optional.",
+}
+
+KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
+    "Engine": {
+        "url": "A PostgreSQL Engine DB as an SQLAlchemy URL, such as "
+        "`postgresql+psycopg://etl:${ENGINE_PASSWORD}@db.example.com/etl`.",
+        "path": "A SQLite Engine DB file in the project, such as `data/engine.db`.",
+    },
+    "Warehouse": {
+        "type": "`postgresql` or `duckdb`.",
+        "url": "With `type: postgresql`: its SQLAlchemy URL, the password as `${VARIABLE}`.",
+        "path": "With `type: duckdb`: a DuckDB file in the project, such as "
+        "`data/warehouse.duckdb`, or `:memory:`.",
+        "ledger_schema": "The warehouse schema holding etl-craft's attempt ledger and the "
+        "`rejected__*` tables of REJECT rules: a code.",
+        "max_queries": "Most attempts of warehouse tasks (SQL, BUSINESS_RULES, EMAIL_ALERT) "
+        "queued or running at once in the project; unset means no limit.",
+    },
+    "Email": {
+        "host": "The SMTP relay's host name, such as `smtp.example.com`. Required.",
+        "port": "Its port; by default 587 with `starttls`, 465 with `ssl`, 25 with `none`.",
+        "tls_mode": "`starttls`, `ssl` or `none`.",
+        "username": "The login, when the relay wants one.",
+        "password_variable": "The name of the variable holding the login's password, such as "
+        "`SMTP_PASSWORD`; never the password itself.",
+        "from_address": "The sender's address, such as `etl@example.com`. Required.",
+        "ca_file": "A CA bundle to verify the relay's certificate with; may be outside the "
+        "project.",
+        "verify": "`false` turns certificate verification off.",
+    },
+    "Orchestration": {
+        "timezone": "The IANA time zone of the project created by `init-db` and of the run date "
+        "of a run created without `--run-date`.",
+        "max_parallel_tasks": "Attempts of one run at once when its pipeline sets no "
+        "MAX_PARALLEL_TASKS; also the slots per kind of the local provider.",
+        "retries": "RETRIES of a task that sets none.",
+        "shutdown_grace_seconds": "After SIGTERM, how long `etl-craft server` lets running "
+        "task processes finish before it stops them.",
+        "lease_seconds": "Checked, not used yet: leases last ETL_CRAFT_LEASE_SECONDS.",
+        "gate_wait_minutes": "How long a gate on another pipeline waits for an upstream run "
+        "before it decides UNSATISFIED.",
+        "project": "The project code (CFG_PROJECTS.PROJECT_CODE) this folder's metadata and "
+        "commands belong to.",
+    },
+}
+
+VARIABLE_DESCRIPTIONS: dict[str, str] = {
+    "engine_url": "An SQLAlchemy URL that overrides the configuration's Engine DB for every "
+    "command and service.",
+    "profile": "The profile to apply when `--profile` is not given.",
+    "poll_seconds": "How often loops read the tables when no notification woke them.",
+    "lease_seconds": "How long an owner's lease on a run or attempt lasts without renewal.",
+    "heartbeat_seconds": "How often owners renew their leases; must be below the lease.",
+    "log_level": "The log level of task processes, and the lowest level a worker logs at.",
+    "log_format": "Checked, not used yet: commands take `--log-format`.",
+    "task_start": "`fork`: task processes are forked by a fork server that imported the "
+    "handlers once; `spawn`: a fresh interpreter per attempt.",
+}
+ACTOR_DESCRIPTION = (
+    "Who a CLI command acts as: recorded on every row it writes. Unset, it is `user@host`."
+)
+
+
+def render() -> str:
+    _require_descriptions()
+    lines = header("Configuration", SOURCE, INTRO)
+    lines += ["## craft-connector.yml", ""]
+    lines += [
+        "Sections " + " and ".join(f"`{name}`" for name in REQUIRED_SECTIONS) + " are required.",
+        "",
+    ]
+    for section, keys in KEYS.items():
+        lines += [f"### {section}", "", SECTIONS[section], ""]
+        defaults = DEFAULTS[section]
+        rows = (
+            (code(key), _value(defaults.get(key)), KEY_DESCRIPTIONS[section][key]) for key in keys
+        )
+        lines += table(("key", "default", "description"), rows)
+    lines += _profiles()
+    lines += ["## Environment variables", ""]
+    variables = [
+        (code(f"{ENV_PREFIX}{name.upper()}"), _default(field), VARIABLE_DESCRIPTIONS[name])
+        for name, field in ServiceSettings.model_fields.items()
+    ]
+    variables.append((code(ACTOR_VARIABLE), "", ACTOR_DESCRIPTION))
+    lines += table(("variable", "default", "description"), variables)
+    return page(lines)
+
+
+def _profiles() -> list[str]:
+    return [
+        "### profiles",
+        "",
+        "`profiles:` holds named sets of the same sections; the selected profile "
+        "(`--profile NAME`, else `ETL_CRAFT_PROFILE`) is laid over the base values key by key, "
+        "and `key: null` in a profile removes a base value (a profile switching the Engine DB "
+        "from `path` to `url` clears `path`):",
+        "",
+        "```yaml",
+        "Engine:",
+        "  path: data/engine.db",
+        "Warehouse:",
+        "  type: duckdb",
+        "  path: data/warehouse.duckdb",
+        "profiles:",
+        "  postgres:",
+        "    Engine:",
+        "      path: null",
+        "      url: postgresql+psycopg://etl:${ENGINE_PASSWORD}@db.example.com/etl",
+        "    Warehouse:",
+        "      type: postgresql",
+        "      path: null",
+        "      url: postgresql+psycopg://etl:${WAREHOUSE_PASSWORD}@dwh.example.com/dwh",
+        "```",
+        "",
+    ]
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return code(str(value).lower())
+    return code(str(value))
+
+
+def _default(field: FieldInfo) -> str:
+    return "" if field.default in (None, PydanticUndefined) else code(str(field.default))
+
+
+def _require_descriptions() -> None:
+    problems = [
+        f"{section}.{key} has no description in KEY_DESCRIPTIONS"
+        for section, keys in KEYS.items()
+        for key in keys
+        if key not in KEY_DESCRIPTIONS.get(section, {})
+    ]
+    problems += [
+        f"KEY_DESCRIPTIONS describes {section}.{key}, which config.rules no longer has"
+        for section, keys in KEY_DESCRIPTIONS.items()
+        for key in keys
+        if key not in KEYS.get(section, {})
+    ]
+    problems += [
+        f"section {name} has no description in SECTIONS" for name in KEYS if name not in SECTIONS
+    ]
+    fields = ServiceSettings.model_fields
+    problems += [
+        f"{ENV_PREFIX}{name.upper()} has no description in VARIABLE_DESCRIPTIONS"
+        for name in fields
+        if name not in VARIABLE_DESCRIPTIONS
+    ]
+    problems += [
+        f"VARIABLE_DESCRIPTIONS describes {name}, which ServiceSettings no longer has"
+        for name in VARIABLE_DESCRIPTIONS
+        if name not in fields
+    ]
+    if problems:
+        raise LookupError(
+            "the configuration reference is out of step with the code: "
+            + "; ".join(problems)
+            + "; update docs/generator/configuration.py"
+        )
