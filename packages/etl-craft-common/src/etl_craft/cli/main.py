@@ -11,7 +11,8 @@ from etl_craft import __version__
 from etl_craft.cli.commands import BUILT_IN
 from etl_craft.cli.logs import configure_logging
 from etl_craft.cli.registry import contributed
-from etl_craft.core.errors import EtlCraftError, ExitCode
+from etl_craft.config.settings import load_settings
+from etl_craft.core.errors import ConfigurationError, EtlCraftError, ExitCode
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +32,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR")
     )
-    parser.add_argument("--log-format", default="text", choices=("text", "json"))
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        help="log records as text or JSON lines (default: ETL_CRAFT_LOG_FORMAT, else text)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in BUILT_IN:
         command.add_to(subparsers)
     for register in contributed():
         register(subparsers)
     return parser
+
+
+def _log_format() -> str:
+    try:
+        return load_settings().log_format
+    except ConfigurationError:
+        return "text"  # the command itself reports the bad variable
 
 
 def main(argv: Sequence[str] | None = None, *, prepend: Sequence[str] = ()) -> None:
@@ -50,7 +62,7 @@ def run(argv: Sequence[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
-    configure_logging(args.log_level, args.log_format)
+    configure_logging(args.log_level, args.log_format or _log_format())
     try:
         return int(args.handler(args))
     except EtlCraftError as error:

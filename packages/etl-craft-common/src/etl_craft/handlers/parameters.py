@@ -38,7 +38,11 @@ COMMON_PARAMETERS: tuple[ParameterDeclaration, ...] = (
         "Whole seconds an attempt may run before it is stopped and recorded TIMED_OUT.",
     ),
     ParameterDeclaration(
-        "RETRIES", ParameterType.TEXT, False, "0", "How many more attempts a failed one gets."
+        "RETRIES",
+        ParameterType.TEXT,
+        False,
+        None,
+        "How many more attempts a failed one gets (default: Orchestration retries, else 0).",
     ),
     ParameterDeclaration(
         "RETRY_DELAY_SECONDS",
@@ -51,7 +55,7 @@ COMMON_PARAMETERS: tuple[ParameterDeclaration, ...] = (
         "RETRY_BACKOFF",
         ParameterType.TEXT,
         False,
-        "1",
+        "2",
         "The factor (1 or more) the delay is multiplied by after each retry.",
     ),
     ParameterDeclaration(

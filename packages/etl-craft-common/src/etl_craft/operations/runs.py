@@ -15,7 +15,12 @@ from sqlalchemy import RowMapping
 from etl_craft.config.settings import load_settings
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import RunStatus, TriggerKind
-from etl_craft.core.errors import NotFoundError, RunStateError, StaleTransitionError
+from etl_craft.core.errors import (
+    ConfigurationError,
+    NotFoundError,
+    RunStateError,
+    StaleTransitionError,
+)
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import claim_run_lease, create_run
@@ -100,8 +105,26 @@ def _task_ids(ctx: OperationContext, run: RunRow, codes: tuple[str, ...]) -> fro
 
 
 def reconcile_now(ctx: OperationContext) -> ReconcileReport:
+    return reconcile(ctx.engine, ledger_lookup(ctx), lease_timing(ctx)[0])
+
+
+def lease_timing(ctx: OperationContext) -> tuple[float, float]:
+    """(lease, heartbeat) seconds: ETL_CRAFT_LEASE_SECONDS / _HEARTBEAT_SECONDS when set, else
+    the project's Orchestration lease_seconds with a heartbeat of at most a quarter of it."""
     settings = load_settings()
-    return reconcile(ctx.engine, ledger_lookup(ctx), float(settings.lease_seconds))
+    lease = float(settings.lease_seconds)
+    if "lease_seconds" not in settings.model_fields_set and ctx.connector is not None:
+        lease = float(ctx.connector.orchestration.lease_seconds)
+    heartbeat = float(settings.heartbeat_seconds)
+    if "heartbeat_seconds" not in settings.model_fields_set:
+        heartbeat = min(heartbeat, lease / 4)
+    if heartbeat >= lease:
+        raise ConfigurationError(
+            f"the heartbeat of {heartbeat:g}s is not below the lease of {lease:g}s "
+            "(ETL_CRAFT_HEARTBEAT_SECONDS, Orchestration lease_seconds); expected a heartbeat "
+            "well inside the lease, such as a quarter of it"
+        )
+    return lease, heartbeat
 
 
 def ledger_lookup(ctx: OperationContext) -> LedgerLookup | None:
@@ -110,6 +133,7 @@ def ledger_lookup(ctx: OperationContext) -> LedgerLookup | None:
 
 def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
     settings = load_settings()
+    lease, heartbeat = lease_timing(ctx)
     orchestration = ctx.connector.orchestration if ctx.connector else None
     logs = ctx.project.logs_dir if ctx.project else Path.cwd() / "logs"
     return SupervisorSettings(
@@ -119,8 +143,8 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
         logs_dir=logs,
         default_retries=orchestration.retries if orchestration else 0,
         default_parallel_tasks=orchestration.max_parallel_tasks if orchestration else 4,
-        lease_seconds=float(settings.lease_seconds),
-        heartbeat_seconds=float(settings.heartbeat_seconds),
+        lease_seconds=lease,
+        heartbeat_seconds=heartbeat,
         poll_seconds=settings.poll_seconds,
         gate_wait_minutes=float(orchestration.gate_wait_minutes) if orchestration else 60.0,
         max_warehouse_queries=ctx.connector.warehouse.max_queries if ctx.connector else None,
@@ -138,7 +162,7 @@ def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
                     run.pipeline_run_id,
                     SYSTEM,
                     owner_id=owner_id(),
-                    lease_seconds=float(load_settings().lease_seconds),
+                    lease_seconds=lease_timing(ctx)[0],
                 )
             except StaleTransitionError:
                 raise supervised_elsewhere(read_run(conn, run.pipeline_run_id)) from None
