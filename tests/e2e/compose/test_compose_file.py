@@ -1,0 +1,105 @@
+"""docker-compose.yml against the Compose Specification, and the shape of its Dockerfiles.
+
+data/compose-spec.json is the Compose Specification's JSON schema (draft 2020-12) published by
+the compose-spec project, taken unchanged from the copy the check-jsonschema package (0.39.0)
+ships as its builtin ``vendor.compose-spec`` schema; data/LICENSE.compose-spec is its license
+(Apache 2.0). Nothing here starts a container: no Docker engine is needed.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.e2e.compose.topology import COMPOSE_FOLDER, DATABASE_SERVICE, load_compose, package_of
+
+pytestmark = pytest.mark.e2e
+
+SCHEMA = Path(__file__).parent / "data" / "compose-spec.json"
+# Each service's Dockerfile and the workspace member it installs; both workers run one image.
+IMAGES = {
+    "migrate": ("Dockerfile.migrate", "etl-craft-common"),
+    "overseer": ("Dockerfile.overseer", "etl-craft-overseer"),
+    "worker-ingestion": ("Dockerfile.worker", "etl-craft-worker"),
+    "worker-warehouse": ("Dockerfile.worker", "etl-craft-worker"),
+    "api": ("Dockerfile.api", "etl-craft-api"),
+}
+ETL_CRAFT_SERVICES = tuple(IMAGES)
+
+
+def problems(document: dict[str, Any]) -> list[str]:
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+    return [
+        f"{'/'.join(map(str, error.absolute_path))}: {error.message}"
+        for error in validator.iter_errors(document)
+    ]
+
+
+def test_the_compose_file_follows_the_compose_specification() -> None:
+    assert problems(load_compose()) == []
+
+
+def test_the_vendored_schema_refuses_what_compose_refuses() -> None:
+    typo = copy.deepcopy(load_compose())
+    typo["services"]["api"]["helthcheck"] = typo["services"]["api"].pop("healthcheck")
+    condition = copy.deepcopy(load_compose())
+    condition["services"]["api"]["depends_on"]["migrate"]["condition"] = "service_done"
+
+    assert any("helthcheck" in problem for problem in problems(typo))
+    assert any(problem.startswith("services/api/depends_on") for problem in problems(condition))
+
+
+def test_the_topology_and_how_its_services_wait_for_each_other() -> None:
+    services = load_compose()["services"]
+
+    assert sorted(services) == sorted([DATABASE_SERVICE, *ETL_CRAFT_SERVICES])
+    assert {name: service.get("depends_on") for name, service in services.items()} == {
+        DATABASE_SERVICE: None,
+        "migrate": {DATABASE_SERVICE: {"condition": "service_healthy"}},
+        **{
+            name: {"migrate": {"condition": "service_completed_successfully"}}
+            for name in ETL_CRAFT_SERVICES[1:]
+        },
+    }
+    assert all("healthcheck" in service for service in services.values())
+    assert services["overseer"]["command"][1:4] == ["server", "--pool-provider", "queue"]
+    pools = {
+        name: services[name]["command"][3] for name in ("worker-ingestion", "worker-warehouse")
+    }
+    assert pools == {"worker-ingestion": "ingestion", "worker-warehouse": "warehouse"}
+
+
+def test_configuration_is_the_environment_and_the_mounted_project() -> None:
+    services = load_compose()["services"]
+
+    for name in ETL_CRAFT_SERVICES:
+        service = services[name]
+        assert "env_file" not in service, name
+        assert service["environment"]["ETL_CRAFT_ENGINE_URL"].startswith("postgresql+psycopg://")
+        sources = [volume.split(":")[0] for volume in service["volumes"]]
+        assert sources == ["./project", "etl-craft-logs"], name
+        assert (COMPOSE_FOLDER / "project" / "craft-connector.yml").is_file()
+
+
+@pytest.mark.parametrize("name", ETL_CRAFT_SERVICES)
+def test_each_image_is_built_in_two_stages_with_uv_and_runs_as_a_user_with_a_health_check(
+    name: str,
+) -> None:
+    service = load_compose()["services"][name]
+    dockerfile = COMPOSE_FOLDER / service["build"]["context"] / service["build"]["dockerfile"]
+    text = dockerfile.read_text()
+    stages = re.findall(r"^FROM (\S+)(?: AS (\w+))?$", text, re.MULTILINE)
+
+    assert (dockerfile.name, package_of(service)) == IMAGES[name]
+    assert [stage for _, stage in stages] == ["builder", ""]
+    assert re.fullmatch(r"python:[\d.]+-slim-bookworm", stages[1][0])
+    assert f"uv sync --locked --package {package_of(service)} --no-dev --no-editable" in text
+    assert "COPY --from=builder /opt/etl-craft /opt/etl-craft" in text
+    assert re.search(r"^USER etl-craft$", text, re.MULTILINE)
+    assert re.search(r"^HEALTHCHECK .+CMD ", text, re.MULTILINE)
