@@ -1,0 +1,214 @@
+"""The compose deployment, run as local processes from docker-compose.yml's own definitions.
+
+The overseer, a worker per pool and the API start as the compose file says (topology.py maps
+what Docker would provide); runs are triggered and followed through the API with a token, as
+deploy/compose/README.md tells an operator to. Timings are shortened only through the
+variables the compose file reads (lease, heartbeat, poll), as an operator may set them.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.chaos.harness import wait_for
+from tests.e2e.compose.topology import LocalTopology, Replica, local_topology
+
+pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
+
+VARIABLES = {
+    "ETL_CRAFT_LEASE_SECONDS": "4",
+    "ETL_CRAFT_HEARTBEAT_SECONDS": "1",
+    "ETL_CRAFT_POLL_SECONDS": "0.2",
+    "ETL_CRAFT_LOG_FORMAT": "text",
+}
+ENGINE, WAREHOUSE = "etl_craft_engine", "etl_craft_warehouse"
+TASK_POOLS = {
+    "land_orders": "ingestion",
+    "setup_orders": "warehouse",
+    "merge_orders": "warehouse",
+    "customer_totals": "warehouse",
+}
+ORDERS_PER_RUN = 5
+
+
+def orders(runs: int) -> list[tuple[int, int, Decimal]]:
+    """What the project's land_orders script lands in ``runs`` runs: (id, customer, amount)."""
+    return [
+        (order, order % 3 + 1, Decimal(order) * Decimal("10.50"))
+        for order in range(1, runs * ORDERS_PER_RUN + 1)
+    ]
+
+
+def totals(runs: int) -> list[tuple[int, int, Decimal]]:
+    found: dict[int, tuple[int, Decimal]] = {}
+    for _, customer, amount in orders(runs):
+        count, revenue = found.get(customer, (0, Decimal(0)))
+        found[customer] = (count + 1, revenue + amount)
+    return [(customer, *found[customer]) for customer in sorted(found)]
+
+
+@dataclass(frozen=True)
+class Api:
+    base: str
+    token: str
+
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        request = urllib.request.Request(
+            self.base + path,
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.load(answer)
+
+    def trigger(self, pipeline: str, run_key: str) -> int:
+        body = {"run_key": run_key, "reason": "compose e2e"}
+        return int(self.call("POST", f"/api/v1/pipelines/{pipeline}/runs", body)["run_id"])
+
+    def status(self, run_id: int) -> str:
+        return str(self.call("GET", f"/api/v1/runs/{run_id}")["status"])
+
+    def follow(self, run_id: int, timeout: float = 45) -> str:
+        wait_for(
+            lambda: self.status(run_id) not in ("QUEUED", "IN-PROGRESS"),
+            f"run {run_id} to end",
+            timeout,
+        )
+        return self.status(run_id)
+
+
+def api_of(topology: LocalTopology, replica: Replica) -> Api:
+    """The API replica's address, and an operator token made inside its container."""
+    command = "etl-craft token create --name compose_e2e --role operator --format json"
+    created = topology.exec("api", *command.split())
+    return Api(f"http://127.0.0.1:{replica.ports['8730']}", json.loads(created)["token"])
+
+
+def query(topology: LocalTopology, database: str, sql: str, **params: Any) -> list[Any]:
+    with psycopg.connect(topology.databases.url(database)) as conn:
+        return [tuple(row) for row in conn.execute(sql, params or None).fetchall()]
+
+
+def attempts(topology: LocalTopology, run_id: int) -> list[tuple[str, int, str, str, str, int]]:
+    """(task, attempt number, status, pool, outcome source, worker pid) of a run's attempts."""
+    return query(
+        topology,
+        ENGINE,
+        "SELECT k.TASK_CODE, a.ATTEMPT_NUMBER, a.STATUS, a.POOL, a.OUTCOME_SOURCE, w.PID "
+        "FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+        "JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID "
+        "LEFT JOIN AUD_WORKERS w ON w.WORKER_ID = a.OWNER_ID "
+        "WHERE t.PIPELINE_RUN_ID = %(run)s ORDER BY a.ATTEMPT_ID",
+        run=run_id,
+    )
+
+
+def warehouse_rows(topology: LocalTopology) -> dict[str, list[Any]]:
+    return {
+        "lnd": query(topology, WAREHOUSE, "SELECT order_id FROM lnd.orders ORDER BY order_id"),
+        "dm": query(
+            topology,
+            WAREHOUSE,
+            "SELECT order_id, customer_id, amount FROM dm.orders WHERE ACTIVE_FLAG = 'Y' "
+            "ORDER BY order_id",
+        ),
+        "totals": query(
+            topology,
+            WAREHOUSE,
+            "SELECT customer_id, order_count, revenue FROM dm.customer_totals ORDER BY 1",
+        ),
+    }
+
+
+def expected_rows(runs: int) -> dict[str, list[Any]]:
+    return {
+        "lnd": [(order,) for order, _, _ in orders(runs)],
+        "dm": orders(runs),
+        "totals": totals(runs),
+    }
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("images")
+
+
+@pytest.fixture
+def topology(pg_admin_url: str, tmp_path: Path, images: Path) -> Iterator[LocalTopology]:
+    with local_topology(pg_admin_url, tmp_path, images, VARIABLES) as topology:
+        yield topology
+
+
+def test_runs_go_through_the_overseer_and_the_worker_of_each_pool(
+    topology: LocalTopology,
+) -> None:
+    started = topology.up()
+    api = api_of(topology, started["api"][0])
+    pids = {name: started[name][0].process.pid for name in ("worker-ingestion", "worker-warehouse")}
+
+    first = api.trigger("orders", "compose-1")
+    assert api.follow(first) == "SUCCESS"
+    second = api.trigger("orders", "compose-2")
+    assert api.follow(second) == "SUCCESS"
+
+    # Each task ran once, in its pool, on that pool's worker.
+    for run_id in (first, second):
+        assert attempts(topology, run_id) == [
+            (task, 1, "SUCCESS", pool, "CHILD", pids[f"worker-{pool}"])
+            for task, pool in TASK_POOLS.items()
+        ]
+    # The second run landed only the orders after the first run's offset.
+    assert warehouse_rows(topology) == expected_rows(runs=2)
+    runs = query(topology, ENGINE, "SELECT STATUS, COUNT(*) FROM AUD_PIPELINES_RUN_LOG GROUP BY 1")
+    assert runs == [("SUCCESS", 2)]
+
+
+def test_a_worker_killed_mid_run_leaves_the_run_finishing_on_its_other_replica(
+    topology: LocalTopology,
+) -> None:
+    # Two replicas of the ingestion worker, as docker compose up --scale worker-ingestion=2.
+    started = topology.up(scale={"worker-ingestion": 2})
+    api = api_of(topology, started["api"][0])
+    assert api.follow(api.trigger("orders", "compose-1")) == "SUCCESS"
+
+    # The test locks lnd.orders, so the second run's landing is mid-statement when its worker
+    # is killed with every process it started, as a container dies; then the lock goes.
+    with psycopg.connect(topology.databases.url(WAREHOUSE)) as holder:
+        holder.execute("LOCK TABLE lnd.orders IN ACCESS EXCLUSIVE MODE")
+        run_id = api.trigger("orders", "compose-2")
+        wait_for(lambda: _landing_waits_on_the_lock(topology), "land_orders to wait on lnd.orders")
+        [(_, _, at_kill, _, _, pid)] = attempts(topology, run_id)
+        victim = next(r for r in started["worker-ingestion"] if r.process.pid == pid)
+        topology.kill(victim)
+        holder.rollback()
+
+    assert api.follow(run_id) == "SUCCESS"
+    survivor = next(r for r in started["worker-ingestion"] if r is not victim)
+    landing = [row for row in attempts(topology, run_id) if row[0] == "land_orders"]
+    assert [(number, status, source, pid) for _, number, status, _, source, pid in landing] == [
+        (1, "LOST", "RECONCILER", victim.process.pid),
+        (2, "SUCCESS", "CHILD", survivor.process.pid),
+    ]
+    assert at_kill == "RUNNING"
+    # Each order once: the lost attempt's rows never committed and the retry landed them.
+    assert warehouse_rows(topology) == expected_rows(runs=2)
+
+
+def _landing_waits_on_the_lock(topology: LocalTopology) -> bool:
+    waiting = query(
+        topology,
+        WAREHOUSE,
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND wait_event_type = 'Lock' AND query LIKE '%lnd.orders%'",
+    )
+    return bool(waiting[0][0])
