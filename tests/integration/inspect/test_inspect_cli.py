@@ -47,7 +47,8 @@ def test_graph_text_shows_edges_with_their_types(project: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     assert "build_daily_orders (SQL, ALL) <- ingest_orders [HAS_DATA]" in done.stdout
-    assert "publish_daily_orders (SQL, ALL) <- build_daily_orders [SUCCESS]" in done.stdout
+    assert "setup_published_orders (SQL, ALL) <- build_daily_orders [SUCCESS]" in done.stdout
+    assert "publish_daily_orders (SQL, ALL) <- setup_published_orders [SUCCESS]" in done.stdout
 
 
 def test_graph_of_an_unknown_pipeline_exits_not_found(project: Path) -> None:

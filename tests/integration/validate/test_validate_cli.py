@@ -72,6 +72,7 @@ def test_new_scaffolds_a_project_that_migrates_and_validates(tmp_path: Path) -> 
     assert [[t["task_code"] for t in w["tasks"]] for w in waves] == [
         ["ingest_orders"],
         ["build_daily_orders"],
+        ["setup_published_orders"],
         ["publish_daily_orders"],
     ]
 
