@@ -19,6 +19,7 @@ import signal
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import FrameType, TracebackType
 
@@ -29,6 +30,7 @@ from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.events import Listener
+from etl_craft.enginedb.metrics import claim_wait
 from etl_craft.enginedb.runs import read_pipeline_shape
 from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
 from etl_craft.enginedb.workers import (
@@ -50,6 +52,12 @@ from etl_craft.runtime.launcher import (
     stop_for_timeout,
 )
 from etl_craft.runtime.logfile import attempt_log_path
+from etl_craft.runtime.metrics import (
+    DISPATCH_SECONDS,
+    WORKER_CLAIMS,
+    WORKER_ENDED,
+    WORKER_RUNNING,
+)
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
 from etl_craft.runtime.starter import prepare_task_start
 from etl_craft.scheduling.shape import RunShape, TaskSettings, build_shape
@@ -140,6 +148,7 @@ class WorkerAgent:
     def serve(self, registration: WorkerRegistration) -> None:
         """Register, run until drained, and end GONE whatever happens."""
         prepare_task_start()
+        self._count_running()
         with self.engine.transaction(self.actor) as conn:
             register_worker(conn, registration)
         log.info(
@@ -218,6 +227,7 @@ class WorkerAgent:
     def _start(self, attempt_id: int) -> None:
         with self.engine.read() as conn:
             invocation = read_invocation(conn, attempt_id)
+            waited = claim_wait(conn, attempt_id)
             shape = self.shapes.get(invocation.pipeline_run_id)
             if shape is None:
                 pipeline = read_pipeline_shape(conn, invocation.pipeline_id)
@@ -235,6 +245,9 @@ class WorkerAgent:
         self.jobs[attempt_id] = Job(
             self._launch(invocation, task), task.slot_kind, task.handler in LEDGERED, context
         )
+        WORKER_CLAIMS.labels(self.settings.pool, task.slot_kind.value).inc()
+        if waited is not None:
+            DISPATCH_SECONDS.labels("queue").observe(waited)
         log.info(
             "claimed attempt %s: run %s, task %s.%s, attempt %s, %s slot",
             attempt_id,
@@ -351,17 +364,29 @@ class WorkerAgent:
             except EngineDBError as error:
                 log.error("attempt %s: its outcome was not recorded: %s", attempt_id, error)
             self.jobs.pop(attempt_id)
+            WORKER_ENDED.labels(self.settings.pool, AttemptStatus.FAILED.value).inc()
             log.warning("attempt %s stopped: %s", attempt_id, reason, extra=job.context)
 
     def _ended(self, attempt_id: int) -> None:
         job = self.jobs.pop(attempt_id)
         with self.engine.read() as conn:
             end = attempt_end(conn, attempt_id)
+        WORKER_ENDED.labels(self.settings.pool, end.status.value).inc()
         detail = f": {end.error_message.splitlines()[0]}" if end.error_message else ""
         level = logging.INFO if end.status is AttemptStatus.SUCCESS else logging.WARNING
         log.log(
             level, "attempt %s ended %s%s", attempt_id, end.status.value, detail, extra=job.context
         )
+
+    def _count_running(self) -> None:
+        """Read at scrape time from the jobs the loop keeps (list() copies them in one step)."""
+        for kind in SlotKind:
+            WORKER_RUNNING.labels(self.settings.pool, kind.value).set_function(
+                partial(self._running, kind)
+            )
+
+    def _running(self, kind: SlotKind) -> int:
+        return sum(job.kind is kind for job in list(self.jobs.values()))
 
     def _gone(self) -> None:
         try:

@@ -9,6 +9,7 @@ from pathlib import Path
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.main import main as cli_main
 from etl_craft.cli.registry import Command
+from etl_craft.cli.telemetry import add_telemetry_options, start_telemetry
 from etl_craft.config.settings import load_settings
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
@@ -18,6 +19,7 @@ from etl_craft_worker.agent import WorkerAgent, WorkerSettings
 from etl_craft_worker.startup import refuse_unsuitable, registration, resolve_pool
 
 DEFAULT_HEARTBEAT_SECONDS = 10.0
+METRICS_PORT = 9731
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="how often leases are renewed and cancel requests read "
         f"(default: ETL_CRAFT_HEARTBEAT_SECONDS when set, else {DEFAULT_HEARTBEAT_SECONDS:g})",
     )
+    add_telemetry_options(parser, METRICS_PORT)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -65,6 +68,8 @@ def handle(args: argparse.Namespace) -> int:
         )
         ledger = warehouse_ledger(ctx.connector.warehouse) if ctx.connector else None
         agent = WorkerAgent(ctx.engine, settings, ledger)
+        # The Engine DB's series come from the overseer; a worker exports what it does itself.
+        start_telemetry(args, "etl-craft-worker")
         agent.serve(registration(agent.worker_id, settings, ctx.engine.dialect))
     finally:
         ctx.close()
