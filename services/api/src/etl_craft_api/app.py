@@ -10,7 +10,7 @@ from fastapi import APIRouter, FastAPI
 from etl_craft import __version__
 from etl_craft.operations.context import OperationContext
 from etl_craft_api import problems
-from etl_craft_api.routes import attempts, health, pipelines, project, runs, tokens
+from etl_craft_api.routes import attempts, health, metrics, pipelines, project, runs, tokens
 
 PREFIX = "/api/v1"
 DESCRIPTION = """\
@@ -35,6 +35,7 @@ def create_app(context: OperationContext | None) -> FastAPI:
     app.state.context = context
     problems.install(app)
     app.include_router(health.router)
+    app.include_router(metrics.router)
     app.include_router(version_1())
     return app
 
