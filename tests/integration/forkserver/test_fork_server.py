@@ -159,3 +159,15 @@ def test_the_fork_server_exits_when_its_owner_dies(tmp_path: Path) -> None:
     log = (tmp_path / "attempt.log").read_text()
     assert "the following arguments are required: --attempt-id" in log
     assert gone(server_pid), "the fork server outlived its owner"
+
+
+def test_the_server_says_it_is_ready_before_anything_else() -> None:
+    server = ForkServer()
+    try:
+        assert server.ready is False
+        server.wait_ready()
+        assert server.ready is True
+        # The notice is not taken for a launch reply: nothing waits to be filed as one.
+        assert server._launched == []
+    finally:
+        server.close()

@@ -12,6 +12,7 @@ Protocol, one JSON object per line; requests on the server's stdin, replies on i
     reply     {"pid": 1234}          the child was forked (replies come in request order)
               {"error": "..."}       it could not be
     notice    {"pid": 1234, "code": 0}   a child exited: its code as Popen.returncode gives it
+              {"ready": true}        sent once, first: the imports are done
 
 At stdin EOF (the owner closed it or died) the server takes no more requests, reaps its
 remaining children as they end, and exits: it never leaves a child of its own behind.
@@ -157,7 +158,9 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the owner decides; stdin EOF ends us
     # Set while the environment is whole: setproctitle makes room for titles from it.
     setproctitle(" ".join([sys.executable, "-m", SERVER_MODULE]))
-    Server().serve()
+    server = Server()
+    server.reply({"ready": True})
+    server.serve()
 
 
 if __name__ == "__main__":

@@ -50,10 +50,11 @@ def start_task(argv: list[str], env: dict[str, str], log_path: Path) -> TaskProc
 
 
 def prepare_task_start() -> None:
-    """Start the fork server now, so that a long-running owner's first task starts as fast as
-    the next (its imports take a second or two); nothing to do for fresh interpreters."""
+    """Start the fork server now and wait for its imports (a second or two), so that a
+    long-running owner's first task starts as fast as the next and no lease of a claimed
+    attempt runs out meanwhile; nothing to do for fresh interpreters."""
     if load_settings().task_start == "fork":
-        fork_server()
+        fork_server().wait_ready()
 
 
 class Spawned:
@@ -136,6 +137,7 @@ class ForkServer:
         self._pending = b""
         self._launched: list[dict[str, Any]] = []
         self._codes: dict[int, int] = {}
+        self.ready = False
 
     def start(self, argv: list[str], env: dict[str, str], log_path: Path) -> Forked:
         request = {"argv": argv, "env": env, "log": str(log_path), "cwd": str(Path.cwd())}
@@ -148,6 +150,12 @@ class ForkServer:
         if "error" in reply:
             raise OSError(f"the fork server could not start the task process: {reply['error']}")
         return Forked(self, int(reply["pid"]))
+
+    def wait_ready(self) -> None:
+        """Until the server has done its imports, so that the next start costs a fork."""
+        with self._lock:
+            while not self.ready:
+                self._read()
 
     def exit_code(self, pid: int, *, block: bool) -> int | None:
         with self._lock:
@@ -180,7 +188,9 @@ class ForkServer:
         *lines, self._pending = (self._pending + chunk).split(b"\n")
         for line in lines:
             message = json.loads(line)
-            if "code" in message:
+            if "ready" in message:
+                self.ready = True
+            elif "code" in message:
                 self._codes[int(message["pid"])] = int(message["code"])
             else:
                 self._launched.append(message)
