@@ -1,5 +1,5 @@
 """Contract fixtures: a PostgreSQL project of each test's own and the processes it starts."""
 
-from tests.integration.worker.conftest import pg_project, processes
+from tests.fixtures.processes import pg_project, processes
 
 __all__ = ["pg_project", "processes"]

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import signal
 import subprocess
-from datetime import date
 
 import pytest
 
 from etl_craft.core.actor import SYSTEM
-from etl_craft.core.enums import AttemptStatus, Handler, SlotKind, TriggerKind
+from etl_craft.core.enums import AttemptStatus, Handler, SlotKind
 from etl_craft.core.errors import StaleTransitionError
 from etl_craft.enginedb.transitions import (
     AttemptOutcome,
-    create_run,
     finish_attempt,
 )
 from etl_craft.pools.base import AttemptSpec, HandleStatus, Pool
@@ -77,18 +75,6 @@ def start_services(processes: Processes, project: ProjectOnDisk, provider: str) 
     if provider == "queue":
         processes.start(project, "server", "--pool-provider", "queue")
     return start_owner(processes, project, provider)[1]
-
-
-def new_run(project: ProjectOnDisk, pipeline: str) -> int:
-    with project.engine.transaction(TESTER) as conn:
-        return create_run(
-            conn,
-            pipeline_id=project.pipeline_id(pipeline),
-            run_key=f"manual:{pipeline}",
-            trigger_kind=TriggerKind.MANUAL,
-            run_date=date(2026, 11, 30),
-            actor=TESTER,
-        )
 
 
 def run_status(project: ProjectOnDisk, run_id: int) -> str:
@@ -179,7 +165,7 @@ def test_an_owner_killed_with_kill_9_loses_its_attempt_which_another_owner_retri
     if provider == "queue":
         processes.start(pg_project, "server", "--pool-provider", "queue")
     victim, victim_id = start_owner(processes, pg_project, provider)
-    run_id = new_run(pg_project, "killed")
+    run_id = pg_project.queued_run("killed", run_key=f"manual:{'killed'}")
     wait_for(lambda: len(starts(pg_project)) == 1, "the attempt to start under the first owner")
     successor, successor_id = (
         start_worker(processes, pg_project) if provider == "queue" else (None, "")
@@ -219,7 +205,7 @@ def test_a_claim_whose_owner_dies_before_the_process_runs_is_reconciled_not_run_
         victim = processes.start(pg_project, "worker", fault="after_claim:kill")
     else:
         victim = processes.start(pg_project, "server", fault="after_claim:kill")
-    run_id = new_run(pg_project, "unacked")
+    run_id = pg_project.queued_run("unacked", run_key=f"manual:{'unacked'}")
     assert victim.wait(timeout=60) == -signal.SIGKILL
     assert starts(pg_project) == []  # claimed, never started
 
@@ -236,7 +222,7 @@ def test_an_overseer_restarted_while_attempts_run_loses_and_doubles_nothing(
     python_pipeline(pg_project, "restarted", ["held", "quick_after"])
     chain(pg_project, "restarted", "held", "quick_after")
     owner = start_services(processes, pg_project, provider)
-    run_id = new_run(pg_project, "restarted")
+    run_id = pg_project.queued_run("restarted", run_key=f"manual:{'restarted'}")
     wait_for(lambda: len(starts(pg_project)) == 1, "the held attempt to run")
     [leader] = rows(pg_project, "SELECT PID FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL")
     server = next(p for p in processes.started if p.pid == leader[0])
@@ -266,7 +252,7 @@ def test_a_late_completion_from_a_lost_attempt_is_rejected(
     if provider == "queue":
         processes.start(pg_project, "server", "--pool-provider", "queue")
     victim, victim_id = start_owner(processes, pg_project, provider)
-    new_run(pg_project, "late")
+    pg_project.queued_run("late", run_key=f"manual:{'late'}")
     wait_for(lambda: len(starts(pg_project)) == 1, "the attempt to run")
     victim.send_signal(signal.SIGKILL)
     victim.wait()
@@ -299,7 +285,7 @@ def test_cancellation_reaches_the_owner_and_is_acknowledged(
 ) -> None:
     python_pipeline(pg_project, "stopped", ["held"])
     owner = start_services(processes, pg_project, provider)
-    run_id = new_run(pg_project, "stopped")
+    run_id = pg_project.queued_run("stopped", run_key=f"manual:{'stopped'}")
     wait_for(lambda: len(starts(pg_project)) == 1, "the attempt to run")
 
     cancel = processes.run(
@@ -330,7 +316,7 @@ def test_attempts_never_overlap_beyond_the_pipeline_limit(
         "UPDATE CFG_PIPELINES SET MAX_PARALLEL_TASKS = 3 WHERE PIPELINE_CODE = 'wide';",
     )
     start_services(processes, pg_project, provider)
-    run_id = new_run(pg_project, "wide")
+    run_id = pg_project.queued_run("wide", run_key=f"manual:{'wide'}")
     wait_for(lambda: run_status(pg_project, run_id) == "SUCCESS", "the run to succeed", 120)
 
     spans = rows(pg_project, "SELECT QUEUED_AT, ENDED_AT FROM AUD_TASK_ATTEMPTS")
@@ -350,7 +336,7 @@ def test_draining_finishes_what_runs_and_starts_nothing_new(
     python_pipeline(pg_project, "drained", ["held", "quick_next"])
     chain(pg_project, "drained", "held", "quick_next")
     start_services(processes, pg_project, provider)
-    run_id = new_run(pg_project, "drained")
+    run_id = pg_project.queued_run("drained", run_key=f"manual:{'drained'}")
     wait_for(lambda: len(starts(pg_project)) == 1, "the held attempt to run")
     if provider == "queue":
         [(pid,)] = rows(pg_project, "SELECT PID FROM AUD_WORKERS")

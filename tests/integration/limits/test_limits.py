@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 from pathlib import Path
 
 import pytest
 
-from etl_craft.core.enums import SlotKind, TriggerKind
-from etl_craft.enginedb.transitions import admit_run, claim_next_attempt, create_run
+from etl_craft.core.enums import SlotKind
+from etl_craft.enginedb.transitions import claim_next_attempt
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
 from tests.chaos.harness import rows, scalar
 from tests.fixtures.metadata import TESTER
@@ -39,20 +38,6 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectO
     made.engine.dispose()
 
 
-def admitted_run(project: ProjectOnDisk, pipeline: str) -> int:
-    with project.engine.transaction(TESTER) as conn:
-        run_id = create_run(
-            conn,
-            pipeline_id=project.pipeline_id(pipeline),
-            run_key=f"manual:{pipeline}",
-            trigger_kind=TriggerKind.MANUAL,
-            run_date=date(2026, 11, 30),
-            actor=TESTER,
-        )
-        admit_run(conn, run_id, TESTER)
-    return run_id
-
-
 def queued_by_pipeline(project: ProjectOnDisk) -> dict[str, int]:
     found = rows(
         project,
@@ -65,8 +50,18 @@ def queued_by_pipeline(project: ProjectOnDisk) -> dict[str, int]:
 
 
 def test_a_project_at_its_limit_does_not_block_another_project(project: ProjectOnDisk) -> None:
-    mine = RunDriver(project.engine, admitted_run(project, "mine"), DriverSettings(), TESTER)
-    theirs = RunDriver(project.engine, admitted_run(project, "theirs"), DriverSettings(), TESTER)
+    mine = RunDriver(
+        project.engine,
+        project.new_run("mine", run_key=f"manual:{'mine'}"),
+        DriverSettings(),
+        TESTER,
+    )
+    theirs = RunDriver(
+        project.engine,
+        project.new_run("theirs", run_key=f"manual:{'theirs'}"),
+        DriverSettings(),
+        TESTER,
+    )
 
     assert mine.step()[0] is Step.APPLIED
     assert mine.step()[0] is Step.BUSY  # at MAX_RUNNING_TASKS = 2 of its project
@@ -81,8 +76,18 @@ def test_a_project_at_its_limit_does_not_block_another_project(project: ProjectO
 def test_the_queue_hands_out_higher_priority_first_then_the_oldest(
     project: ProjectOnDisk,
 ) -> None:
-    mine = RunDriver(project.engine, admitted_run(project, "mine"), DriverSettings(), TESTER)
-    theirs = RunDriver(project.engine, admitted_run(project, "theirs"), DriverSettings(), TESTER)
+    mine = RunDriver(
+        project.engine,
+        project.new_run("mine", run_key=f"manual:{'mine'}"),
+        DriverSettings(),
+        TESTER,
+    )
+    theirs = RunDriver(
+        project.engine,
+        project.new_run("theirs", run_key=f"manual:{'theirs'}"),
+        DriverSettings(),
+        TESTER,
+    )
     mine.step()  # queued first, at priority 0
     theirs.step()  # queued later, at priority 5
 
@@ -133,7 +138,9 @@ def test_the_warehouse_limit_holds_back_warehouse_tasks_only(project: ProjectOnD
         """,
     )
     settings = DriverSettings(max_warehouse_queries=2)
-    driver = RunDriver(project.engine, admitted_run(project, "mixed"), settings, TESTER)
+    driver = RunDriver(
+        project.engine, project.new_run("mixed", run_key=f"manual:{'mixed'}"), settings, TESTER
+    )
 
     assert driver.step()[0] is Step.APPLIED
     assert driver.step()[0] is Step.BUSY

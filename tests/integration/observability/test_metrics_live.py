@@ -9,7 +9,7 @@ import pytest
 from tests.chaos.harness import Processes, rows, wait_for
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.observability.scraping import Scrape, free_port, serving, until
-from tests.integration.overseer.test_server import queued_run, run_status
+from tests.integration.overseer.test_server import run_status
 from tests.integration.worker.queueing import (
     migrate,
     python_pipeline,
@@ -58,7 +58,7 @@ def test_the_queue_and_attempt_series_follow_a_run_through_overseer_and_worker(
     assert before.value("etl_craft_overseer_leading") == 1
     assert before.value("etl_craft_enginedb_up") == 1
 
-    run_id = queued_run(pg_project, "held")
+    run_id = pg_project.queued_run("held")
     queued = until(
         server,
         lambda s: s.value("etl_craft_queue_depth", **QUEUE) == 1,
@@ -115,7 +115,7 @@ def test_a_killed_worker_s_attempt_is_counted_lost_by_the_reconciling_overseer(
     server = start_server(processes, pg_project)
     assert serving(server).value("etl_craft_lease_expiries_total", outcome="lost") is None
     worker, _ = start_worker(processes, pg_project, "--metrics-port", "0")
-    queued_run(pg_project, "orphaned")
+    pg_project.queued_run("orphaned")
     wait_for(lambda: len(starts(pg_project)) == 1, "the worker to run the held task")
     [(killed, _)] = starts(pg_project)
     before = serving(server).value("etl_craft_lease_expiries_total", outcome="lost") or 0

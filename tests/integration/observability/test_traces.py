@@ -10,7 +10,7 @@ import pytest
 
 from tests.chaos.harness import Processes, wait_for
 from tests.fixtures.projects import ProjectOnDisk
-from tests.integration.overseer.test_server import pair_pipeline, queued_run, run_status
+from tests.integration.overseer.test_server import pair_pipeline, run_status
 
 pytestmark = pytest.mark.integration
 
@@ -32,7 +32,7 @@ def test_a_run_span_s_trace_id_reaches_every_attempt_log_of_the_run(
     monkeypatch.setenv("OTEL_TRACES_EXPORTER", "console")
     pair_pipeline(sqlite_project)
     server = processes.start(sqlite_project, "server", "--metrics-port", "0")
-    run_id = queued_run(sqlite_project, "pair")
+    run_id = sqlite_project.queued_run("pair")
     wait_for(lambda: run_status(sqlite_project, run_id) == "SUCCESS", "the run to succeed")
     server.send_signal(signal.SIGTERM)
     done = processes.finish(server)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import signal
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from etl_craft.core.enums import TriggerKind
 from etl_craft.core.errors import ExitCode
-from etl_craft.enginedb.transitions import create_run
 from tests.chaos.harness import (
     QUICK,
     Processes,
@@ -18,7 +16,6 @@ from tests.chaos.harness import (
     task_processes,
     wait_for,
 )
-from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk
 
 PAIR = """
@@ -39,18 +36,6 @@ SELECT TASK_ID, 'SCRIPT', 'quick.py' FROM CFG_TASKS WHERE TASK_CODE IN ('first',
 def pair_pipeline(project: ProjectOnDisk, extra: str = "") -> None:
     (project.root / "ingestion_scripts" / "quick.py").write_text(QUICK)
     project.migrate("0001_pair.sql", PAIR + extra)
-
-
-def queued_run(project: ProjectOnDisk, pipeline: str, key: str = "manual:server") -> int:
-    with project.engine.transaction(TESTER) as conn:
-        return create_run(
-            conn,
-            pipeline_id=project.pipeline_id(pipeline),
-            run_key=key,
-            trigger_kind=TriggerKind.MANUAL,
-            run_date=date(2026, 11, 30),
-            actor=TESTER,
-        )
 
 
 def overseers(project: ProjectOnDisk) -> list[tuple[str, object]]:
@@ -74,7 +59,7 @@ def test_a_server_admits_a_queued_run_runs_it_and_stops_cleanly_on_sigterm(
     pair_pipeline(chaos_project)
     server = processes.start(chaos_project, "server")
     wait_for(lambda: len(overseers(chaos_project)) == 1, "the server to take the lead")
-    run_id = queued_run(chaos_project, "pair")
+    run_id = chaos_project.queued_run("pair")
     wait_for(lambda: run_status(chaos_project, run_id) == "SUCCESS", "the run to succeed")
     ((leader, _),) = overseers(chaos_project)
     attempts = rows(
@@ -128,7 +113,7 @@ def test_two_standby_servers_one_leads_and_the_other_finishes_the_run_after_kill
     first = processes.start(chaos_project, "server", "--standby")
     second = processes.start(chaos_project, "server", "--standby")
     wait_for(lambda: len(overseers(chaos_project)) == 1, "one server to lead")
-    run_id = queued_run(chaos_project, "held")
+    run_id = chaos_project.queued_run("held")
     wait_for(started.exists, "the held task to start under the leader")
     assert len(overseers(chaos_project)) == 1  # the other stands by
     ((leader, _),) = overseers(chaos_project)
@@ -208,7 +193,7 @@ def test_cancel_reaches_an_attempt_the_server_runs(
     started, release = tmp_path / "started", tmp_path / "release"
     held_pipeline(chaos_project, started, release)
     processes.start(chaos_project, "server")
-    run_id = queued_run(chaos_project, "held")
+    run_id = chaos_project.queued_run("held")
     wait_for(started.exists, "the held task to start")
 
     cancel = processes.run(

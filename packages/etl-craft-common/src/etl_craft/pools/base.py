@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from etl_craft.core.enums import Handler, SlotKind
+from etl_craft.core.enums import AttemptStatus, Handler, SlotKind
+from etl_craft.enginedb.connection import EngineDB
 
 
 class HandleStatus(StrEnum):
@@ -20,6 +21,19 @@ class HandleStatus(StrEnum):
     RUNNING = "RUNNING"  # claimed by an owner and, as far as it knows, running
     ENDED = "ENDED"  # settled: the attempt is terminal
     UNKNOWN = "UNKNOWN"  # the pool never saw it, or can't tell
+
+
+def recorded_status(engine: EngineDB, attempt_id: int) -> HandleStatus:
+    """What the Engine DB says of an attempt: QUEUED, ENDED, RUNNING (claimed or running by
+    some owner), or UNKNOWN when there is no such attempt."""
+    with engine.read() as conn:
+        row = conn.one("attempt_status", attempt_id=attempt_id)
+    if row is None:
+        return HandleStatus.UNKNOWN
+    status = AttemptStatus(row["status"])
+    if status.terminal:
+        return HandleStatus.ENDED
+    return HandleStatus.QUEUED if status is AttemptStatus.QUEUED else HandleStatus.RUNNING
 
 
 @dataclass(frozen=True)

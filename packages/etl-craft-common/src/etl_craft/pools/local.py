@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from etl_craft.core.actor import SYSTEM
-from etl_craft.core.enums import AttemptStatus, SlotKind
+from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import StaleTransitionError
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import cancel_requests
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import claim_attempt
-from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus
+from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_status
 from etl_craft.runtime.launcher import (
     LaunchSpec,
     RunningAttempt,
@@ -120,14 +120,9 @@ class LocalPool:
             return HandleStatus.UNKNOWN
         if handle in self.running:
             return HandleStatus.RUNNING
-        with self.engine.read() as conn:
-            row = conn.one("attempt_status", attempt_id=handle)
-        if row is None:
-            return HandleStatus.UNKNOWN
-        status = AttemptStatus(row["status"])
-        if status.terminal:
-            return HandleStatus.ENDED
-        return HandleStatus.QUEUED if status is AttemptStatus.QUEUED else HandleStatus.UNKNOWN
+        found = recorded_status(self.engine, handle)
+        # Claimed by another owner meanwhile: this pool can't tell what became of it.
+        return HandleStatus.UNKNOWN if found is HandleStatus.RUNNING else found
 
     def cancel(self, handle: int, reason: str) -> None:
         running = self.running.pop(handle, None)

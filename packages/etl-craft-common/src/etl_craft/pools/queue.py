@@ -13,12 +13,12 @@ import select
 from collections.abc import Sequence
 
 from etl_craft.core.actor import SYSTEM
-from etl_craft.core.enums import AttemptStatus, SlotKind
+from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import StaleTransitionError
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import cancel_queued_attempt, request_cancel
 from etl_craft.enginedb.workers import live_workers
-from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus
+from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_status
 
 
 class QueuePool:
@@ -41,14 +41,7 @@ class QueuePool:
         return spec.attempt_id  # queued already: a worker claims it
 
     def status(self, handle: int) -> HandleStatus:
-        with self.engine.read() as conn:
-            row = conn.one("attempt_status", attempt_id=handle)
-        if row is None:
-            return HandleStatus.UNKNOWN
-        status = AttemptStatus(row["status"])
-        if status.terminal:
-            return HandleStatus.ENDED
-        return HandleStatus.QUEUED if status is AttemptStatus.QUEUED else HandleStatus.RUNNING
+        return recorded_status(self.engine, handle)
 
     def cancel(self, handle: int, reason: str) -> None:
         # A QUEUED attempt ends at once; a claimed one is stopped by its worker, which
