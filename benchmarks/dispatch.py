@@ -59,7 +59,19 @@ def services(project: ProjectOnDisk, start: str) -> list[subprocess.Popen[bytes]
                 stderr=(project.root / f"{args[0]}.log").open("wb"),
             )
         )
-    return started
+    # Measure dispatch, not start-up: wait until the overseer leads and the worker is ready.
+    deadline = time.monotonic() + 120
+    query = (
+        "SELECT (SELECT count(*) FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL) "
+        "+ (SELECT count(*) FROM AUD_WORKERS WHERE STATUS = 'ACTIVE')"
+    )
+    while True:
+        with project.engine.read() as conn:
+            if execute(conn, query).scalar_one() == len(started):
+                return started
+        if time.monotonic() > deadline:
+            raise SystemExit("the overseer and the worker did not start within 120 s")
+        time.sleep(0.05)
 
 
 class RssSampler(threading.Thread):
@@ -87,17 +99,20 @@ class RssSampler(threading.Thread):
 
 
 def stages(project: ProjectOnDisk, run_id: int) -> dict[str, list[float]]:
-    """Per attempt: queued->claimed (the worker's claim) and claimed->started (process start)."""
+    """Per attempt: queued->claimed (the worker's claim), claimed->started (process start) and
+    started->ended (the no-op task from its RUNNING record to its outcome)."""
     with project.engine.read() as conn:
         found = execute(
             conn,
-            "SELECT a.QUEUED_AT, a.CLAIMED_AT, a.STARTED_AT FROM AUD_TASK_ATTEMPTS a JOIN "
-            "AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID WHERE t.PIPELINE_RUN_ID = :r",
+            "SELECT a.QUEUED_AT, a.CLAIMED_AT, a.STARTED_AT, a.ENDED_AT FROM AUD_TASK_ATTEMPTS a "
+            "JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+            "WHERE t.PIPELINE_RUN_ID = :r",
             r=run_id,
         ).all()
     return {
-        "claim": [(claimed - queued).total_seconds() for queued, claimed, _ in found],
-        "start": [(started - claimed).total_seconds() for _, claimed, started in found],
+        "claim": [(claimed - queued).total_seconds() for queued, claimed, _, _ in found],
+        "start": [(started - claimed).total_seconds() for _, claimed, started, _ in found],
+        "run": [(ended - started).total_seconds() for _, _, started, ended in found],
     }
 
 
