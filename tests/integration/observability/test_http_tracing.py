@@ -66,3 +66,11 @@ def test_a_server_error_marks_the_span_as_an_error() -> None:
 
     assert span.status.status_code is StatusCode.ERROR
     assert span.parent is None
+
+
+def test_the_api_app_traces_its_requests() -> None:
+    from etl_craft_api.app import create_app
+
+    middleware: list[object] = [entry.cls for entry in create_app(None).user_middleware]
+
+    assert TracingMiddleware in middleware

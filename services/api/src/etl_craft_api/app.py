@@ -9,6 +9,7 @@ from fastapi import APIRouter, FastAPI
 
 from etl_craft import __version__
 from etl_craft.operations.context import OperationContext
+from etl_craft.runtime.http_tracing import instrument_app
 from etl_craft_api import problems
 from etl_craft_api.routes import attempts, health, metrics, pipelines, project, runs, tokens
 
@@ -33,6 +34,7 @@ def create_app(context: OperationContext | None) -> FastAPI:
         redoc_url=None,
     )
     app.state.context = context
+    instrument_app(app)  # a span per request once tracing is configured; no-op spans otherwise
     problems.install(app)
     app.include_router(health.router)
     app.include_router(metrics.router)

@@ -20,6 +20,7 @@ from etl_craft.operations.tokens import (
     list_tokens,
     revoke_token,
 )
+from etl_craft.runtime.tracing import configure_tracing
 from etl_craft_api.app import create_app
 
 DEFAULT_HOST = "127.0.0.1"
@@ -42,6 +43,7 @@ def handle_api(args: argparse.Namespace) -> int:
         write_openapi(args.write_openapi)
         return 0
     ctx = operation_context(args)
+    configure_tracing("etl-craft-api", inherit=False)
     try:
         # Logging stays etl-craft's (--log-level, --log-format); uvicorn's loggers propagate.
         uvicorn.run(create_app(ctx), host=args.host, port=args.port, log_config=None)
