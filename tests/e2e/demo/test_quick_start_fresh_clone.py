@@ -1,0 +1,61 @@
+"""The README's first command, as written, in a fresh clone with a virtual environment of its own."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.demo.demo_site import PIPELINES
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def readme_command() -> str:
+    block = re.search(
+        r"## Try it.*?```bash\n(.+?)\n```", (ROOT / "README.md").read_text(), re.DOTALL
+    )
+    assert block is not None, "the README has no bash block under ## Try it"
+    return block.group(1).strip()
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs a git checkout to clone")
+def test_the_readme_command_runs_the_demo_from_a_fresh_clone(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    command = readme_command()
+    # uv is installed already; everything after it runs as the README says, with no
+    # environment of this test's own leaking in.
+    assert command.startswith("pip install uv && ")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("ETL_CRAFT_", "VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT"))
+    }
+    env["PATH"] = os.pathsep.join(
+        part for part in env["PATH"].split(os.pathsep) if not part.startswith(str(ROOT))
+    )
+    uv = shutil.which("uv", path=env["PATH"])
+    assert uv is not None, "uv must be on PATH"
+    done = subprocess.run(
+        command.removeprefix("pip install uv && "),
+        shell=True,
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert (clone / ".venv").is_dir()  # its own environment, not this test's
+    for pipeline in PIPELINES:
+        assert re.search(rf"^{pipeline}\s+\d+\s+SUCCESS", done.stdout, re.MULTILINE), pipeline
+    assert (clone / "etl-craft-demo" / "etl-craft" / "data" / "warehouse.duckdb").is_file()
