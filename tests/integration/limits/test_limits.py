@@ -38,6 +38,14 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectO
     made.engine.dispose()
 
 
+def driver(
+    project: ProjectOnDisk, pipeline: str, settings: DriverSettings | None = None
+) -> RunDriver:
+    """The driver of a new admitted run of ``pipeline``."""
+    run_id = project.new_run(pipeline, run_key=f"manual:{pipeline}")
+    return RunDriver(project.engine, run_id, settings or DriverSettings(), TESTER)
+
+
 def queued_by_pipeline(project: ProjectOnDisk) -> dict[str, int]:
     found = rows(
         project,
@@ -50,18 +58,8 @@ def queued_by_pipeline(project: ProjectOnDisk) -> dict[str, int]:
 
 
 def test_a_project_at_its_limit_does_not_block_another_project(project: ProjectOnDisk) -> None:
-    mine = RunDriver(
-        project.engine,
-        project.new_run("mine", run_key=f"manual:{'mine'}"),
-        DriverSettings(),
-        TESTER,
-    )
-    theirs = RunDriver(
-        project.engine,
-        project.new_run("theirs", run_key=f"manual:{'theirs'}"),
-        DriverSettings(),
-        TESTER,
-    )
+    mine = driver(project, "mine")
+    theirs = driver(project, "theirs")
 
     assert mine.step()[0] is Step.APPLIED
     assert mine.step()[0] is Step.BUSY  # at MAX_RUNNING_TASKS = 2 of its project
@@ -76,18 +74,8 @@ def test_a_project_at_its_limit_does_not_block_another_project(project: ProjectO
 def test_the_queue_hands_out_higher_priority_first_then_the_oldest(
     project: ProjectOnDisk,
 ) -> None:
-    mine = RunDriver(
-        project.engine,
-        project.new_run("mine", run_key=f"manual:{'mine'}"),
-        DriverSettings(),
-        TESTER,
-    )
-    theirs = RunDriver(
-        project.engine,
-        project.new_run("theirs", run_key=f"manual:{'theirs'}"),
-        DriverSettings(),
-        TESTER,
-    )
+    mine = driver(project, "mine")
+    theirs = driver(project, "theirs")
     mine.step()  # queued first, at priority 0
     theirs.step()  # queued later, at priority 5
 
@@ -137,13 +125,10 @@ def test_the_warehouse_limit_holds_back_warehouse_tasks_only(project: ProjectOnD
          WHERE p.PIPELINE_CODE = 'mixed';
         """,
     )
-    settings = DriverSettings(max_warehouse_queries=2)
-    driver = RunDriver(
-        project.engine, project.new_run("mixed", run_key=f"manual:{'mixed'}"), settings, TESTER
-    )
+    mixed = driver(project, "mixed", DriverSettings(max_warehouse_queries=2))
 
-    assert driver.step()[0] is Step.APPLIED
-    assert driver.step()[0] is Step.BUSY
+    assert mixed.step()[0] is Step.APPLIED
+    assert mixed.step()[0] is Step.BUSY
 
     kinds = rows(
         project,
