@@ -29,9 +29,9 @@ from etl_craft.core.errors import EngineDBError, MetadataError
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.events import Listener
+from etl_craft.enginedb.events import Listener, queued_attempt
 from etl_craft.enginedb.metrics import claim_wait
-from etl_craft.enginedb.runs import read_pipeline_shape
+from etl_craft.enginedb.runs import PipelineShape, read_pipeline_shape
 from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
 from etl_craft.enginedb.workers import (
     WorkerBeat,
@@ -215,24 +215,31 @@ class WorkerAgent:
                     owner_id=self.worker_id,
                     lease_seconds=self.settings.lease_seconds,
                 )
-            if attempt_id is None:
-                return
+                if attempt_id is None:
+                    return
+                # Read with the claim: the task process is handed it and reads nothing itself.
+                invocation = read_invocation(conn, attempt_id)
+                waited = claim_wait(conn, attempt_id)
+                shape = self.shapes.get(invocation.pipeline_run_id)
+                pipeline = None if shape else read_pipeline_shape(conn, invocation.pipeline_id)
             fault_point("after_claim")
-            self._start(attempt_id)
+            self._start(invocation, waited, shape, pipeline)
 
     def _free_kinds(self) -> list[SlotKind]:
         used = [job.kind for job in self.jobs.values()]
         return [kind for kind, slots in self.settings.slots.items() if used.count(kind) < slots]
 
-    def _start(self, attempt_id: int) -> None:
-        with self.engine.read() as conn:
-            invocation = read_invocation(conn, attempt_id)
-            waited = claim_wait(conn, attempt_id)
-            shape = self.shapes.get(invocation.pipeline_run_id)
-            if shape is None:
-                pipeline = read_pipeline_shape(conn, invocation.pipeline_id)
+    def _start(
+        self,
+        invocation: AttemptInvocation,
+        waited: float | None,
+        shape: RunShape | None,
+        pipeline: PipelineShape | None,
+    ) -> None:
+        attempt_id = invocation.attempt_id
         try:
             if shape is None:
+                assert pipeline is not None
                 shape = build_shape(pipeline, 0)
                 # Attempts of one run share its tasks' settings: read them once per run.
                 kept = list(self.shapes.items())[-SHAPES_KEPT:]
@@ -267,6 +274,8 @@ class WorkerAgent:
             invocation.attempt_number,
         )
         return launch(
+            self.engine,
+            self.actor,
             LaunchSpec(
                 attempt_id=invocation.attempt_id,
                 owner_id=self.worker_id,
@@ -276,7 +285,8 @@ class WorkerAgent:
                 config=self.settings.config_path,
                 profile=self.settings.profile,
                 log_level=self.settings.log_level,
-            )
+            ),
+            invocation,
         )
 
     def _refuse(self, invocation: AttemptInvocation, problem: str) -> None:
@@ -403,8 +413,16 @@ class WorkerAgent:
         # A NOTIFY (an attempt queued, a cancel asked) wakes the worker at once.
         listening = self.listener.descriptor() if self.listener is not None else None
         wake = [self.signals.wakeup, *descriptors] + ([] if listening is None else [listening])
+        deadline = time.monotonic() + self._timeout()
         try:
-            select.select(wake, [], [], self._timeout())
+            while True:
+                readable = select.select(wake, [], [], max(0.0, deadline - time.monotonic()))[0]
+                # Only notifications, none of an attempt queued (the others are the start and
+                # end of work, this worker's own among them): nothing to claim, wait on.
+                if readable != [listening] or self.listener is None:
+                    break
+                if self.listener.drain(queued_attempt) or time.monotonic() >= deadline:
+                    break
         finally:
             for descriptor in descriptors:
                 os.close(descriptor)

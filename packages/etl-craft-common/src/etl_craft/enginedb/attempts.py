@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -31,6 +32,9 @@ class AttemptInvocation:
     run_date: date
     parameters: Mapping[str, str | None]
     pipeline_parameters: Mapping[str, str | None]
+    # The task's stored offset as AUD_TASK_OFFSETS holds it (enginedb/offsets decodes it).
+    offset_type: str | None = None
+    offset_value: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,34 @@ def read_invocation(conn: EngineConnection, attempt_id: int) -> AttemptInvocatio
         run_date=run_date if isinstance(run_date, date) else date.fromisoformat(str(run_date)),
         parameters=MappingProxyType({str(p["name"]): p["value"] for p in params}),
         pipeline_parameters=MappingProxyType({str(p["name"]): p["value"] for p in pipeline_params}),
+        offset_type=row["offset_type"],
+        offset_value=row["offset_value"],
     )
+
+
+def encode_invocation(invocation: AttemptInvocation) -> str:
+    """The invocation as JSON, for an owner to hand to the task process it starts."""
+    fields = {name: getattr(invocation, name) for name in AttemptInvocation.__dataclass_fields__}
+    fields.update(
+        status=invocation.status.value,
+        handler=invocation.handler.value,
+        run_date=invocation.run_date.isoformat(),
+        parameters=dict(invocation.parameters),
+        pipeline_parameters=dict(invocation.pipeline_parameters),
+    )
+    return json.dumps(fields)
+
+
+def decode_invocation(text: str) -> AttemptInvocation:
+    fields = json.loads(text)
+    fields.update(
+        status=AttemptStatus(fields["status"]),
+        handler=Handler(fields["handler"]),
+        run_date=date.fromisoformat(fields["run_date"]),
+        parameters=MappingProxyType(fields["parameters"]),
+        pipeline_parameters=MappingProxyType(fields["pipeline_parameters"]),
+    )
+    return AttemptInvocation(**fields)
 
 
 def expired_attempts(conn: EngineConnection) -> list[ExpiredAttempt]:

@@ -8,11 +8,36 @@ there poll.
 from __future__ import annotations
 
 import contextlib
+import json
 import select
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from typing import Any
 
 from etl_craft.enginedb.connection import EngineDB
+
+Event = Mapping[str, Any]  # a transition's payload: {"type", "id", "status"} (transitions/_apply)
+# What a task run or attempt reads as while queued, claimed or running.
+_UNDER_WAY = frozenset({"QUEUED", "CLAIMED", "RUNNING", "IN-PROGRESS"})
+
+
+def queued_attempt(event: Event) -> bool:
+    """An attempt was queued: what a worker may claim."""
+    return event.get("type") == "attempt" and event.get("status") == "QUEUED"
+
+
+def changes_a_plan(event: Event) -> bool:
+    """All but a task run or attempt being queued, claimed or started: those follow from a
+    plan and never change one, so an overseer need not look at its runs again for them."""
+    return not (event.get("type") in ("attempt", "task run") and event.get("status") in _UNDER_WAY)
+
+
+def _event(payload: str) -> Event:
+    try:
+        parsed = json.loads(payload)
+    except ValueError:
+        return {}  # not one of ours: a plain wake-up
+    return parsed if isinstance(parsed, dict) else {}
 
 
 class Listener:
@@ -36,11 +61,20 @@ class Listener:
     def descriptor(self) -> int | None:
         return None if self._driver is None else int(self._driver.fileno())
 
-    def drain(self) -> int:
-        """Consume pending notifications; how many there were."""
+    def drain(self, wanted: Callable[[Event], bool] | None = None) -> int:
+        """Consume pending notifications; how many of them ``wanted`` accepts (all without it)."""
         if self._driver is None:
             return 0
-        return sum(1 for _ in self._driver.notifies(timeout=0))
+        return sum(
+            1
+            for note in self._driver.notifies(timeout=0)
+            if wanted is None or wanted(_event(note.payload))
+        )
+
+    def pending(self) -> bool:
+        """Whether notifications wait to be drained."""
+        descriptor = self.descriptor()
+        return descriptor is not None and bool(select.select([descriptor], [], [], 0)[0])
 
     def wait(self, timeout: float) -> None:
         descriptor = self.descriptor()

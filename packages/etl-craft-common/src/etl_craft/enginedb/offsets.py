@@ -62,13 +62,20 @@ def read_offset(conn: EngineConnection, task_id: int) -> Offset | None:
     row = conn.one("read_task_offset", task_id=task_id)
     if row is None:
         return None
+    return stored_offset(task_id, str(row["offset_type"]), str(row["offset_value"]))
+
+
+def stored_offset(task_id: int, offset_type: str | None, text: str | None) -> Offset | None:
+    """The offset of ``task_id`` from its AUD_TASK_OFFSETS columns (None: nothing stored)."""
+    if offset_type is None or text is None:
+        return None
     try:
-        return Offset.decode(str(row["offset_type"]), str(row["offset_value"]))
+        return Offset.decode(offset_type, text)
     except ValueError as error:
         raise EngineDBError(
-            f"the stored offset of task {task_id} is {row['offset_value']!r}, which is not a "
-            f"valid {row['offset_type']} ({error}); it was written outside etl-craft: "
-            "correct or delete the AUD_TASK_OFFSETS row"
+            f"the stored offset of task {task_id} is {text!r}, which is not a valid "
+            f"{offset_type} ({error}); it was written outside etl-craft: correct or delete the "
+            "AUD_TASK_OFFSETS row"
         ) from error
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from etl_craft.core.errors import MetadataError
 from etl_craft.core.redaction import Redactor
-from etl_craft.enginedb.offsets import read_offset
+from etl_craft.enginedb.offsets import stored_offset
 from etl_craft.handlers.invocation import HandlerResult, Task
 from etl_craft.handlers.scripts.contract import ScriptContext
 from etl_craft.handlers.scripts.runner import (
@@ -31,8 +31,8 @@ def run_python_task(task: Task) -> HandlerResult:
     if environment.project is None:
         raise MetadataError(f"task {code} runs script {script}, but no project folder is known")
     offset_type = parse_offset_type(task.parameter("OFFSET_TYPE"), code)
-    with environment.engine.read() as conn:
-        stored = read_offset(conn, invocation.task_id)
+    # Read with the attempt's claim: no attempt of this task can store one meanwhile.
+    stored = stored_offset(invocation.task_id, invocation.offset_type, invocation.offset_value)
     check_stored(stored, offset_type, code)
     context = ScriptContext(
         offset=stored.value if stored is not None else None,

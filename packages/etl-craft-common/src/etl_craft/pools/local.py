@@ -18,7 +18,7 @@ from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import StaleTransitionError
 from etl_craft.core.faults import fault_point
-from etl_craft.enginedb.attempts import cancel_requests
+from etl_craft.enginedb.attempts import AttemptInvocation, cancel_requests, read_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import claim_attempt
 from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_status
@@ -86,19 +86,22 @@ class LocalPool:
                     owner_id=self.settings.owner_id,
                     lease_seconds=self.settings.lease_seconds,
                 )
+                invocation = read_invocation(conn, spec.attempt_id)
         except StaleTransitionError:
             return spec.attempt_id  # cancelled or claimed by another owner meanwhile
         self.starting.add(spec.attempt_id)
         try:
-            self._start(spec)
+            self._start(spec, invocation)
         finally:
             self.starting.discard(spec.attempt_id)
         return spec.attempt_id
 
-    def _start(self, spec: AttemptSpec) -> None:
+    def _start(self, spec: AttemptSpec, invocation: AttemptInvocation) -> None:
         fault_point("after_claim")
         where = (spec.pipeline_code, spec.pipeline_run_id, spec.task_code, spec.attempt_number)
         self.running[spec.attempt_id] = launch(
+            self.engine,
+            SYSTEM,
             LaunchSpec(
                 attempt_id=spec.attempt_id,
                 owner_id=self.settings.owner_id,
@@ -108,7 +111,8 @@ class LocalPool:
                 config=self.settings.config_path,
                 profile=self.settings.profile,
                 log_level=self.settings.log_level,
-            )
+            ),
+            invocation,
         )
         self.kinds[spec.attempt_id] = spec.slot_kind
         if spec.handler in LEDGERED:

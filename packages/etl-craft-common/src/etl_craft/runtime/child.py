@@ -1,7 +1,9 @@
 """The task process: runs one attempt and records its outcome, fenced by attempt and owner.
 
 Started by an owner (the foreground CLI, the overseer's local pool or a worker) in a session
-of its own, with its output going to the attempt's log file.
+of its own, with its output going to the attempt's log file. The owner claimed the attempt,
+hands over its invocation and records it RUNNING, then releases the child, which runs the
+task and records the outcome.
 """
 
 from __future__ import annotations
@@ -28,19 +30,22 @@ from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import EtlCraftError, ExitCode, StaleTransitionError
 from etl_craft.core.faults import fault_point
 from etl_craft.core.redaction import Redactor
-from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
+from etl_craft.enginedb.attempts import AttemptInvocation, decode_invocation, read_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.offsets import Offset, finish_with_offset
-from etl_craft.enginedb.transitions import AttemptOutcome, start_attempt
+from etl_craft.enginedb.transitions import AttemptOutcome
 from etl_craft.handlers.dispatch import run_handler
 from etl_craft.handlers.invocation import HandlerResult, Task, TaskEnvironment
 from etl_craft.runtime.context_logging import configure_task_logging
-from etl_craft.runtime.identity import current_process
+from etl_craft.runtime.launcher import INVOCATION_VARIABLE
 from etl_craft.runtime.logfile import tail
+from etl_craft.runtime.starter import GO, START_FD_VARIABLE
 from etl_craft.runtime.tracing import configure_tracing, flush_traces, span
 
 LOG_PATH_VARIABLE = "ETL_CRAFT_LOG_PATH"
 log = logging.getLogger("etl_craft.task")
+LIVE = (AttemptStatus.CLAIMED, AttemptStatus.RUNNING)
+_engines: dict[str, EngineDB] = {}  # by URL, prepared by the fork server before it forks
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -62,12 +67,30 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     connector = load_connector(args.config, profile=args.profile) if args.config else None
-    engine = EngineDB(resolve_engine_url(load_settings(), connector), null_pool=True)
+    engine = _engine(resolve_engine_url(load_settings(), connector))
     actor = Actor(args.owner_id[:128], ActorKind.WORKER)
     # The owner's span (TRACEPARENT) is the parent; never the console exporter: stderr is the log.
     configure_tracing("etl-craft-task", inherit=True, console=False)
     with span("etl_craft.task", {"etl_craft.attempt_id": args.attempt_id}) as traced:
         return _attempt(args, connector, engine, actor, traced)
+
+
+def prepare(engine_url: str) -> None:
+    """In the fork server, once per Engine DB: build the engine its children use and let it
+    learn the server's version and settings on one connection, closed at once (NullPool), so
+    that a child's first connection skips those queries. Best effort: a child whose Engine DB
+    was not prepared builds its own engine."""
+    if engine_url in _engines:
+        return
+    engine = EngineDB(engine_url, null_pool=True)
+    if engine.dialect == "postgresql":
+        with engine.read():
+            pass
+    _engines[engine_url] = engine
+
+
+def _engine(engine_url: str) -> EngineDB:
+    return _engines.get(engine_url) or EngineDB(engine_url, null_pool=True)
 
 
 def _attempt(
@@ -77,8 +100,8 @@ def _attempt(
     actor: Actor,
     traced: Span,
 ) -> int:
-    invocation = _start(engine, args.attempt_id, args.owner_id, actor)
-    if invocation is None:
+    invocation = _invocation(engine, args.attempt_id, args.owner_id)
+    if invocation is None or not _released():
         return int(ExitCode.STALE_TRANSITION)
     traced.set_attributes(_span_attributes(invocation))
     redactor = Redactor(connector.secrets if connector else ())
@@ -107,29 +130,42 @@ def _span_attributes(invocation: AttemptInvocation) -> dict[str, str | int]:
     }
 
 
-def _start(
-    engine: EngineDB, attempt_id: int, owner_id: str, actor: Actor
-) -> AttemptInvocation | None:
-    """Read what to run and record RUNNING in one transaction: one connection, not two, on the
-    way from the claim to the running task. None when the attempt is no longer ours to start."""
-    me = current_process()
-    try:
-        with engine.transaction(actor) as conn:
-            invocation = read_invocation(conn, attempt_id)
-            start_attempt(
-                conn,
-                attempt_id,
-                actor,
-                owner_id=owner_id,
-                host=me.host,
-                pid=me.pid,
-                process_start=me.start,
-                log_path=os.environ.get(LOG_PATH_VARIABLE),
-            )
-    except StaleTransitionError as refused:
-        log.error("not starting: %s", refused)
+def _invocation(engine: EngineDB, attempt_id: int, owner_id: str) -> AttemptInvocation | None:
+    """What to run: as the owner handed it over, else read (a very large one is not handed
+    over). None when the attempt is no longer this owner's to run."""
+    handed = os.environ.get(INVOCATION_VARIABLE)
+    if handed is not None:
+        invocation = decode_invocation(handed)
+        if invocation.attempt_id == attempt_id:
+            return invocation
+    with engine.read() as conn:
+        invocation = read_invocation(conn, attempt_id)
+    if invocation.owner_id != owner_id or invocation.status not in LIVE:
+        log.error(
+            "not starting: attempt %s is %s and owned by %s, not by %s",
+            attempt_id,
+            invocation.status.value,
+            invocation.owner_id,
+            owner_id,
+        )
         return None
     return invocation
+
+
+def _released() -> bool:
+    """Wait until the owner has recorded this process RUNNING (a byte on the start pipe);
+    False when it gave up or died first (end of file): the task must not run then."""
+    start = os.environ.pop(START_FD_VARIABLE, None)
+    if start is None:
+        return True  # started by hand, not by an owner: nobody to wait for
+    descriptor = int(start)
+    try:
+        released = os.read(descriptor, len(GO)) == GO
+    finally:
+        os.close(descriptor)
+    if not released:
+        log.error("not starting: the owner did not record this task process RUNNING")
+    return released
 
 
 def _execute(task: Task) -> tuple[AttemptOutcome, Offset | None, int]:

@@ -1,25 +1,31 @@
 """The fork server: one launcher process per owner that forks task processes.
 
 A fresh interpreter spends most of a task start importing SQLAlchemy, psycopg, DuckDB and
-sqlglot. The server imports them once, holds no connection and starts no thread, and forks a
-child per attempt. The child calls setsid, appends its output to the attempt log, takes the
-request's environment and working directory, and runs ``etl_craft.runtime.child`` with the
-request's arguments: the same task process as a fresh interpreter, minus the imports.
+sqlglot. The server imports them once, parses the Engine DB statements, and after its first
+child for an Engine DB prepares that Engine DB's engine (one connection, closed at once); it
+holds no connection and starts no thread, and forks a child per attempt. The child calls
+setsid, appends its output to the attempt log, takes the request's environment and working
+directory, and runs ``etl_craft.runtime.child`` with the request's arguments: the same task
+process as a fresh interpreter, minus the imports.
 
 Protocol, one JSON object per line; requests on the server's stdin, replies on its stdout:
 
     request   {"argv": [...], "env": {...}, "log": "/path/attempt.log", "cwd": "/path"}
+              {"release": 1234, "go": true}   let child 1234 run its task (false: exit)
     reply     {"pid": 1234}          the child was forked (replies come in request order)
               {"error": "..."}       it could not be
     notice    {"pid": 1234, "code": 0}   a child exited: its code as Popen.returncode gives it
               {"ready": true}        sent once, first: the imports are done
 
-At stdin EOF (the owner closed it or died) the server takes no more requests, reaps its
-remaining children as they end, and exits: it never leaves a child of its own behind.
+Each child waits on a pipe of its own until it is released (runtime/starter). At stdin EOF
+(the owner closed it or died) the server takes no more requests, ends the wait of children
+never released (they exit without running their task), reaps its remaining children as they
+end, and exits: it never leaves a child of its own behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -38,8 +44,10 @@ import sqlalchemy.dialects.sqlite.pysqlite  # noqa: F401
 import sqlglot  # noqa: F401
 from setproctitle import setproctitle
 
+from etl_craft.config.settings import ENGINE_URL_VARIABLE
+from etl_craft.enginedb.queries import DIALECTS, statements
 from etl_craft.runtime import child
-from etl_craft.runtime.starter import CHILD_MODULE, SERVER_MODULE
+from etl_craft.runtime.starter import CHILD_MODULE, GO, SERVER_MODULE, START_FD_VARIABLE
 
 REQUESTS, REPLIES = 0, 1
 SAFETY_POLL_SECONDS = 1.0
@@ -50,6 +58,8 @@ class Server:
         self.children: set[int] = set()
         self.open = True
         self.pending = b""
+        self.unprepared: set[str] = set()
+        self.waiting: dict[int, int] = {}  # child pid -> its start pipe, until released
         self.wakeup, wakeup_write = os.pipe()
         self.wakeup_fds = (self.wakeup, wakeup_write)
         for descriptor in self.wakeup_fds:
@@ -71,20 +81,53 @@ class Server:
         chunk = os.read(REQUESTS, 65536)
         if not chunk:
             self.open = False
+            for pid in list(self.waiting):
+                self.release(pid, go=False)
             return
         *lines, self.pending = (self.pending + chunk).split(b"\n")
         for line in lines:
-            self.reply(self.launch(json.loads(line)))
+            request = json.loads(line)
+            if "release" in request:
+                self.release(int(request["release"]), go=bool(request["go"]))
+                continue
+            self.reply(self.launch(request))
+            # After the reply, so the owner waits for no connection; later children skip it.
+            self.prepare(request["env"].get(ENGINE_URL_VARIABLE))
 
     def launch(self, request: dict[str, Any]) -> dict[str, Any]:
+        waits, start = os.pipe()
         try:
             pid = os.fork()
         except OSError as error:
+            os.close(waits)
+            os.close(start)
             return {"error": f"fork failed: {error}"}
         if pid == 0:
-            run_child(request, close=self.wakeup_fds)
+            # The other children's pipes too: each must see end of file when it is released.
+            close = (*self.wakeup_fds, start, *self.waiting.values())
+            run_child(request, waits, close=close)
+        os.close(waits)
         self.children.add(pid)
+        self.waiting[pid] = start
         return {"pid": pid}
+
+    def release(self, pid: int, *, go: bool) -> None:
+        start = self.waiting.pop(pid, None)
+        if start is None:
+            return
+        with contextlib.suppress(OSError):  # it has exited already
+            if go:
+                os.write(start, GO)
+        os.close(start)
+
+    def prepare(self, engine_url: str | None) -> None:
+        if engine_url is None or engine_url in self.unprepared:
+            return
+        try:
+            child.prepare(engine_url)
+        except Exception as error:  # children then build their own engines, as without it
+            self.unprepared.add(engine_url)
+            print(f"fork server: the Engine DB was not prepared: {error}", file=sys.stderr)
 
     def reap(self) -> None:
         while self.children:
@@ -92,6 +135,7 @@ class Server:
             if pid == 0:
                 return
             self.children.discard(pid)
+            self.release(pid, go=False)
             self.reply({"pid": pid, "code": os.waitstatus_to_exitcode(status)})
 
     def reply(self, message: dict[str, Any]) -> None:
@@ -103,7 +147,7 @@ class Server:
             self.open = False
 
 
-def run_child(request: dict[str, Any], close: tuple[int, ...]) -> NoReturn:
+def run_child(request: dict[str, Any], waits: int, close: tuple[int, ...]) -> NoReturn:
     """In the forked child: become the task process of ``request``, never return."""
     code = 1
     try:
@@ -117,6 +161,7 @@ def run_child(request: dict[str, Any], close: tuple[int, ...]) -> NoReturn:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        os.environ[START_FD_VARIABLE] = str(waits)
         argv = [str(arg) for arg in request["argv"]]
         sys.argv = [child.__file__ or CHILD_MODULE, *argv]
         sys.path[0] = str(Path.cwd())  # as `python -m` started here would have it
@@ -158,6 +203,9 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the owner decides; stdin EOF ends us
     # Set while the environment is whole: setproctitle makes room for titles from it.
     setproctitle(" ".join([sys.executable, "-m", SERVER_MODULE]))
+    for dialect in DIALECTS:  # parsed once here rather than in every child
+        for named in statements(dialect).values():
+            assert named.clause is not None
     server = Server()
     server.reply({"ready": True})
     server.serve()

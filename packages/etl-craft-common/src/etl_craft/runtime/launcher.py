@@ -1,13 +1,17 @@
 """Starting an attempt's task process and settling what it leaves behind.
 
 The owner starts the task process in a session of its own, with its output going to the
-attempt log: forked by its fork server or a fresh interpreter (runtime/starter). The child
-records its own outcome; the owner records one only when the child could not: it died, it
-ran out of time, or it was cancelled.
+attempt log: forked by its fork server or a fresh interpreter (runtime/starter). It hands the
+child the invocation it read with its claim, so the child starts work without a round trip,
+records RUNNING with the child's pid once the process exists, and only then lets the child
+run its task (runtime/starter). The child records its own outcome; the
+owner records one only when the child could not: it died, it ran out of time, or it was
+cancelled.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -19,14 +23,17 @@ from opentelemetry.trace import Span
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import AttemptStatus
-from etl_craft.core.errors import ExitCode, StaleTransitionError
+from etl_craft.core.errors import EngineDBError, ExitCode, StaleTransitionError
+from etl_craft.enginedb.attempts import AttemptInvocation, encode_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import (
     AttemptOutcome,
     cancel_owned_attempt,
     finish_attempt,
+    start_attempt,
     time_out_attempt,
 )
+from etl_craft.runtime.identity import HOST, process_start
 from etl_craft.runtime.logfile import tail
 from etl_craft.runtime.processes import stop_group
 from etl_craft.runtime.reconcile import LedgerLookup
@@ -34,6 +41,11 @@ from etl_craft.runtime.starter import TaskProcess, start_task
 from etl_craft.runtime.tracing import TRACEPARENT, carrier, start_span
 
 STOP_GRACE_SECONDS = 5.0
+INVOCATION_VARIABLE = "ETL_CRAFT_INVOCATION"
+# Far below the kernel's limit on one environment string (128 KiB); a larger invocation (long
+# parameter values) is read by the child from the Engine DB instead.
+INVOCATION_LIMIT = 64 * 1024
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -74,7 +86,16 @@ class RunningAttempt:
         )
 
 
-def launch(spec: LaunchSpec) -> RunningAttempt:
+def launch(
+    engine: EngineDB, actor: Actor, spec: LaunchSpec, invocation: AttemptInvocation
+) -> RunningAttempt:
+    """Start the task process of a claimed attempt and record it RUNNING."""
+    running = _start(spec, invocation)
+    running.process.release(go=_record_running(engine, actor, running))
+    return running
+
+
+def _start(spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:
     spec.log_path.parent.mkdir(parents=True, exist_ok=True)
     argv = [
         "--attempt-id",
@@ -102,12 +123,38 @@ def launch(spec: LaunchSpec) -> RunningAttempt:
         "ETL_CRAFT_ENGINE_URL": spec.engine_url,
         "ETL_CRAFT_LOG_PATH": str(spec.log_path),
     }
+    encoded = encode_invocation(invocation)
+    if len(encoded) <= INVOCATION_LIMIT:
+        env[INVOCATION_VARIABLE] = encoded
     try:
         process = start_task(argv, env, spec.log_path)
     except BaseException:
         span.end()
         raise
     return RunningAttempt(spec, process, time.monotonic(), span)
+
+
+def _record_running(engine: EngineDB, actor: Actor, running: RunningAttempt) -> bool:
+    """CLAIMED -> RUNNING with the child's identity, which lets a reconciler on this host find
+    it should its owner die; False when that was refused (the task must not run then)."""
+    pid = running.process.pid
+    try:
+        with engine.transaction(actor) as conn:
+            start_attempt(
+                conn,
+                running.attempt_id,
+                actor,
+                owner_id=running.spec.owner_id,
+                host=HOST,
+                pid=pid,
+                process_start=process_start(pid) or "0",
+                log_path=str(running.spec.log_path),
+            )
+    except (StaleTransitionError, EngineDBError) as error:
+        # The child exits without its task; its exit is settled like any other (retryable).
+        log.warning("attempt %s not started: %s", running.attempt_id, error)
+        return False
+    return True
 
 
 def settle_exit(

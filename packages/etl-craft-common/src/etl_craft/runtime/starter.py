@@ -4,6 +4,11 @@
 the handlers and drivers once, to fork the child; ``spawn`` starts a fresh interpreter per
 attempt. Either way the task process runs ``etl_craft.runtime.child`` in a session of its own
 with its output appended to the attempt log. The protocol is described in runtime/forkserver.
+
+A task process prepares, then waits on a pipe (``ETL_CRAFT_START_FD``) before it runs its
+task: the owner records it RUNNING with its pid first, so that a task never runs unrecorded,
+and then releases it: a byte to go, end of file to exit at once. An owner that dies before it
+releases a task process closes that pipe with its death, and the task never runs.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from etl_craft.config.settings import load_settings
 CHILD_MODULE = "etl_craft.runtime.child"
 SERVER_MODULE = "etl_craft.runtime.forkserver"
 CLOSE_TIMEOUT_SECONDS = 5.0
+START_FD_VARIABLE = "ETL_CRAFT_START_FD"
+GO = b"1"
 
 
 class TaskProcess(Protocol):
@@ -36,6 +43,10 @@ class TaskProcess(Protocol):
     def poll(self) -> int | None: ...
 
     def wait(self) -> int: ...
+
+    def release(self, *, go: bool) -> None:
+        """Let the waiting task process run its task, or (``go`` false) exit without it."""
+        ...
 
     def exit_descriptor(self) -> int:
         """A new descriptor that turns readable when the process may have exited; close it."""
@@ -60,21 +71,35 @@ def prepare_task_start() -> None:
 class Spawned:
     """A fresh interpreter: its pid stays ours until poll() or wait() reaps it."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
-        self.process = process
+    def __init__(self, process: subprocess.Popen[bytes], start: int) -> None:
+        self.process, self.start_pipe = process, start
 
     @classmethod
     def start(cls, argv: list[str], env: dict[str, str], log_path: Path) -> Spawned:
-        with log_path.open("ab") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", CHILD_MODULE, *argv],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-            )
-        return cls(process)
+        waits, start = os.pipe()
+        try:
+            with log_path.open("ab") as log:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", CHILD_MODULE, *argv],
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env={**env, START_FD_VARIABLE: str(waits)},
+                    start_new_session=True,
+                    pass_fds=(waits,),
+                )
+        except BaseException:
+            os.close(start)
+            raise
+        finally:
+            os.close(waits)
+        return cls(process, start)
+
+    def release(self, *, go: bool) -> None:
+        with contextlib.suppress(OSError):  # OSError: it has exited already
+            if go:
+                os.write(self.start_pipe, GO)
+        os.close(self.start_pipe)
 
     @property
     def pid(self) -> int:
@@ -100,6 +125,9 @@ class Forked:
     def __init__(self, server: ForkServer, pid: int) -> None:
         self.server, self.pid = server, pid
         self.returncode: int | None = None
+
+    def release(self, *, go: bool) -> None:
+        self.server.release(self.pid, go=go)
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -150,6 +178,11 @@ class ForkServer:
         if "error" in reply:
             raise OSError(f"the fork server could not start the task process: {reply['error']}")
         return Forked(self, int(reply["pid"]))
+
+    def release(self, pid: int, *, go: bool) -> None:
+        with self._lock:
+            self.requests.write(json.dumps({"release": pid, "go": go}).encode() + b"\n")
+            self.requests.flush()
 
     def wait_ready(self) -> None:
         """Until the server has done its imports, so that the next start costs a fork."""

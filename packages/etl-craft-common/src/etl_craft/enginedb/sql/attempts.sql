@@ -1,16 +1,18 @@
 -- name: attempt_invocation --
--- Everything a task process needs to know about its attempt, from its id alone.
+-- Everything a task process needs to know about its attempt, from its id alone, with the
+-- offset its task stored last (ingestion tasks resume from it).
 SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.STATUS AS status,
        a.OWNER_ID AS owner_id, a.TASK_RUN_ID AS task_run_id, t.PIPELINE_RUN_ID AS pipeline_run_id,
        r.PIPELINE_ID AS pipeline_id, t.TASK_ID AS task_id, p.PIPELINE_CODE AS pipeline_code,
        k.TASK_CODE AS task_code, k.HANDLER AS handler, r.RUN_KEY AS run_key, r.RUN_DATE AS run_date,
-       j.PROJECT_CODE AS project_code
+       j.PROJECT_CODE AS project_code, o.OFFSET_TYPE AS offset_type, o.OFFSET_VALUE AS offset_value
   FROM AUD_TASK_ATTEMPTS a
   JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
   JOIN AUD_PIPELINES_RUN_LOG r ON r.PIPELINE_RUN_ID = t.PIPELINE_RUN_ID
   JOIN CFG_PIPELINES p ON p.PIPELINE_ID = r.PIPELINE_ID
   JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
   JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID
+  LEFT JOIN AUD_TASK_OFFSETS o ON o.TASK_ID = t.TASK_ID
  WHERE a.ATTEMPT_ID = :attempt_id;
 
 -- name: task_parameters --
