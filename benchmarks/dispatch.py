@@ -99,8 +99,9 @@ class RssSampler(threading.Thread):
 
 
 def stages(project: ProjectOnDisk, run_id: int) -> dict[str, list[float]]:
-    """Per attempt: queued->claimed (the worker's claim), claimed->started (process start) and
-    started->ended (the no-op task from its RUNNING record to its outcome)."""
+    """Per attempt: the overseer's reaction (an attempt ended -> the next one queued),
+    queued->claimed (the worker's claim), claimed->started (the task process started and
+    recorded RUNNING) and started->ended (the no-op task from RUNNING to its outcome)."""
     with project.engine.read() as conn:
         found = execute(
             conn,
@@ -109,7 +110,14 @@ def stages(project: ProjectOnDisk, run_id: int) -> dict[str, list[float]]:
             "WHERE t.PIPELINE_RUN_ID = :r",
             r=run_id,
         ).all()
+    endings = sorted(ended for _, _, _, ended in found)
     return {
+        # The overseer's reaction: the last attempt to end before one was queued, to its queuing.
+        "react": [
+            (queued - max(ended for ended in endings if ended <= queued)).total_seconds()
+            for queued, _, _, _ in found
+            if endings[0] <= queued
+        ],
         "claim": [(claimed - queued).total_seconds() for queued, claimed, _, _ in found],
         "start": [(started - claimed).total_seconds() for _, claimed, started, _ in found],
         "run": [(ended - started).total_seconds() for _, _, started, ended in found],

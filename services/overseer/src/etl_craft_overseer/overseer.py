@@ -22,7 +22,7 @@ from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import RunStateError, StaleTransitionError
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.events import Listener
+from etl_craft.enginedb.events import Listener, changes_a_plan
 from etl_craft.enginedb.overseers import (
     Leadership,
     LiveRun,
@@ -233,8 +233,18 @@ class Overseer:
                 release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
 
     def _wait(self, listener: Listener) -> None:
+        """Until a notification that may change a plan, a child's exit, a stop or the poll."""
         descriptor = listener.descriptor()
-        self.pool.wait(self.settings.poll_seconds, () if descriptor is None else (descriptor,))
+        deadline = time.monotonic() + self.settings.poll_seconds
+        while not self.stopping.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self.pool.wait(left, () if descriptor is None else (descriptor,))
+            # Woken by something else than the listener (a child, the time), or by news that
+            # may change a plan: look again. Attempts queued, claimed or started change none.
+            if not listener.pending() or listener.drain(changes_a_plan):
+                break
         listener.drain()
         self.pool.poll()
 

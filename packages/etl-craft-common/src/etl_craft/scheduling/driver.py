@@ -22,7 +22,7 @@ from etl_craft.core.errors import RunStateError, StaleTransitionError, WaitingEr
 from etl_craft.core.faults import fault_point
 from etl_craft.core.graph import TaskOutcome
 from etl_craft.core.time import utc_now
-from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.controls import read_controls
 from etl_craft.enginedb.limits import project_load
 from etl_craft.enginedb.runs import (
@@ -134,37 +134,37 @@ class RunDriver:
                 outcomes[dependency.upstream_task_id] = outcome
         return outcomes
 
-    def _headroom(self, run: RunRow, live: int) -> tuple[int, int | None]:
+    def _headroom(self, conn: EngineConnection, run: RunRow, live: int) -> tuple[int, int | None]:
         """How many more attempts may be queued (the pipeline's and the project's limits), and
         how many of them may hold a warehouse slot (None: no warehouse limit)."""
         room = (run.max_parallel_tasks or self.settings.default_parallel_tasks) - live
-        with self.engine.read() as conn:
-            load = project_load(conn, run.pipeline_run_id)
+        load = project_load(conn, run.pipeline_run_id)
         project = load.room()
         room = max(0, room if project is None else min(room, project))
         queries = self.settings.max_warehouse_queries
         return room, None if queries is None else max(0, queries - load.live_warehouse)
 
     def _apply(self, run: RunRow, decided: Plan, live: int) -> int:
-        """Skip, retry and start what the plan says and the limits allow; how many changed."""
+        """Skip, retry and start what the plan says and the limits allow, in one transaction
+        (the limits are read in it too); how many changed."""
         shape = self.shape
+        changed = 0
         with self.engine.transaction(SYSTEM) as conn:
             for skipped in decided.skip:
                 task_id = skipped.task.task_id
                 self.gates.record(conn, _gated(shape, task_id))
                 reason = self.gates.skip_reason(task_id, skipped.reason)
                 skip_task_run(conn, run.pipeline_run_id, task_id, SYSTEM, message=reason)
-        if not (decided.start or decided.retry):
-            return len(decided.skip)
-        room, warehouse = self._headroom(run, live)
-        changed = len(decided.skip)
-        # Retries first: their task runs have waited longest. What doesn't fit waits unqueued,
-        # holding nothing, and is planned again after the next completion.
-        for retry in decided.retry:
-            settings = shape.tasks[retry.task_id]
-            if room == 0 or not _fits(settings.slot_kind, warehouse):
-                continue
-            with self.engine.transaction(SYSTEM) as conn:
+                changed += 1
+            if not (decided.start or decided.retry):
+                return changed
+            room, warehouse = self._headroom(conn, run, live)
+            # Retries first: their task runs have waited longest. What doesn't fit waits
+            # unqueued, holding nothing, and is planned again after the next completion.
+            for retry in decided.retry:
+                settings = shape.tasks[retry.task_id]
+                if room == 0 or not _fits(settings.slot_kind, warehouse):
+                    continue
                 queue_attempt(
                     conn,
                     retry.task_run_id,
@@ -174,12 +174,14 @@ class RunDriver:
                     priority=run.priority,
                     not_before=retry.not_before,
                 )
-            room, warehouse, changed = room - 1, _less(settings.slot_kind, warehouse), changed + 1
-        for task in decided.start:
-            settings = shape.tasks[task.task_id]
-            if room == 0 or not _fits(settings.slot_kind, warehouse):
-                continue
-            with self.engine.transaction(self.requested_by) as conn:
+                room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
+                changed += 1
+            # New task runs are the requester's: their rows and changes carry its name.
+            conn.mark(self.requested_by, None)
+            for task in decided.start:
+                settings = shape.tasks[task.task_id]
+                if room == 0 or not _fits(settings.slot_kind, warehouse):
+                    continue
                 self.gates.record(conn, _gated(shape, task.task_id))
                 task_run_id = create_task_run(
                     conn, run.pipeline_run_id, task.task_id, self.requested_by
@@ -192,7 +194,8 @@ class RunDriver:
                     pool=settings.pool or run.default_pool,
                     priority=run.priority,
                 )
-            room, warehouse, changed = room - 1, _less(settings.slot_kind, warehouse), changed + 1
+                room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
+                changed += 1
         return changed
 
     def _only_settled(self, states: dict[int, TaskRunState]) -> bool:
