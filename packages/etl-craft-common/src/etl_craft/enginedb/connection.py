@@ -174,6 +174,7 @@ class EngineDB:
                 conn.mark(actor, migration)
                 try:
                     yield conn
+                    conn.send_notifications()
                 finally:
                     conn.unmark()
 
@@ -233,6 +234,7 @@ class EngineConnection:
 
     connection: Connection
     dialect: str
+    notifications: list[str] = field(default_factory=list)
 
     def mark(self, actor: Actor, migration: str | None) -> None:
         values = {"actor": actor.name, "actor_kind": actor.kind.value, "migration": migration}
@@ -291,9 +293,16 @@ class EngineConnection:
             raw.execute(piece)
 
     def notify(self, payload: str) -> None:
-        """Wake listeners; a wake-up only, never a message (SQLite has no NOTIFY: loops poll)."""
+        """Wake listeners when this transaction commits: one statement sends them all, just
+        before the commit (PostgreSQL delivers them at commit in any case). SQLite has no
+        NOTIFY: loops there poll."""
         if self.dialect == "postgresql":
-            self.run("notify_event", payload=payload)
+            self.notifications.append(payload)
+
+    def send_notifications(self) -> None:
+        if self.notifications:
+            self.run("notify_events", payloads=self.notifications)
+            self.notifications = []
 
 
 def _split_sqlite_script(sql: str) -> Iterator[str]:

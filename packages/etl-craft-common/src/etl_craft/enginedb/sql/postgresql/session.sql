@@ -3,9 +3,9 @@
 SELECT set_config('etl_craft.actor', :actor, true),
        set_config('etl_craft.actor_kind', :actor_kind, true),
        set_config('etl_craft.migration', coalesce(:migration, ''), true);
--- name: notify_event --
--- Wake every loop that listens on etl_craft_events (PostgreSQL only; SQLite loops poll).
-SELECT pg_notify('etl_craft_events', :payload);
+-- name: notify_events --
+-- Wake every loop that listens on etl_craft_events, once per payload (PostgreSQL only; SQLite loops poll).
+SELECT pg_notify('etl_craft_events', payload) FROM unnest(CAST(:payloads AS TEXT[])) AS payload;
 
 -- name: lock_pipeline_runs --
 -- Serialise callers that find or create a pipeline's run, until this transaction ends.

@@ -1,0 +1,54 @@
+"""Wake-ups on PostgreSQL: one NOTIFY per transition, sent at commit, told apart by payload."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from etl_craft.core.enums import SlotKind
+from etl_craft.enginedb import transitions as tx
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.events import Listener, changes_a_plan, queued_attempt
+from tests.fixtures.metadata import TESTER, seed_pipeline, seed_run, seed_task_run
+
+pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+OWNER = "tests:1:1:events"
+
+
+@pytest.fixture
+def engine(pg_fresh_url: str) -> Iterator[EngineDB]:
+    db = EngineDB(pg_fresh_url)
+    yield db
+    db.dispose()
+
+
+def _queued_task_run(engine: EngineDB) -> int:
+    pipeline = seed_pipeline(engine)
+    run_id = seed_run(engine, pipeline.pipeline_id, "IN-PROGRESS")
+    return seed_task_run(engine, run_id, pipeline.task_ids["extract"], "IN-PROGRESS")
+
+
+def test_a_queued_attempt_wakes_workers_and_its_claim_wakes_no_overseer(engine: EngineDB) -> None:
+    task_run_id = _queued_task_run(engine)
+    with Listener(engine) as listener:
+        with engine.transaction(TESTER) as conn:
+            queued = tx.queue_attempt(conn, task_run_id, TESTER, slot_kind=SlotKind.INGESTION)
+            # Nothing is sent before the commit, so nobody wakes to read what isn't there yet.
+            assert not listener.pending()
+        listener.wait(5)
+        assert listener.drain(queued_attempt) == 1
+
+        with engine.transaction(TESTER) as conn:
+            tx.claim_attempt(conn, queued.attempt_id, TESTER, owner_id=OWNER, lease_seconds=60)
+        listener.wait(5)
+        # The attempt and its task run's summary: two notifications, neither for a worker's
+        # claim or an overseer's plan.
+        assert listener.pending()
+        assert listener.drain(lambda event: queued_attempt(event) or changes_a_plan(event)) == 0
+
+        with engine.transaction(TESTER) as conn:
+            tx.cancel_owned_attempt(conn, queued.attempt_id, TESTER, owner_id=OWNER, message="x")
+        listener.wait(5)
+        assert listener.drain(changes_a_plan) == 2  # the attempt ended, and so did its task run
+        assert not listener.pending()
