@@ -42,6 +42,7 @@ class RunRow:
     default_pool: str
     output_revision: int
     message: str | None
+    project_max_running_tasks: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,7 @@ def read_run(conn: EngineConnection, run_id: int) -> RunRow:
         sla_minutes=row["sla_minutes"],
         priority=int(row["priority"]),
         default_pool=str(row["default_pool"]),
+        project_max_running_tasks=row["project_max_running_tasks"],
         output_revision=int(row["output_revision"]),
         message=row["message"],
     )

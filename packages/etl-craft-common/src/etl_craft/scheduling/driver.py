@@ -88,6 +88,7 @@ class RunDriver:
                 read_pipeline_shape(conn, run.pipeline_id), settings.default_retries
             )
         self.shape = shape.ignoring_outcomes(bypass.tasks) if bypass is not None else shape
+        self.unfinished = False  # the last plan applied left something for the next look
 
     def step(self) -> tuple[Step, RunRow]:
         """One look at the tables and what follows from it."""
@@ -119,7 +120,9 @@ class RunDriver:
                     return Step.DONE, run
                 self._only_waiting(states)
         if not decided.idle and self._apply(run, decided, len(live)):
-            return Step.APPLIED, run
+            # Queuing what the plan starts changes nothing else it decided: unless something
+            # was skipped or held back by a limit, a new look would find the run busy.
+            return (Step.APPLIED if self.unfinished else Step.BUSY), run
         if decided.outcome is not None and not live:
             return Step.ENDED, self._finalize(run, decided.outcome, reopened=controls.reopened)
         return Step.BUSY, run
@@ -137,11 +140,13 @@ class RunDriver:
     def _headroom(self, conn: EngineConnection, run: RunRow, live: int) -> tuple[int, int | None]:
         """How many more attempts may be queued (the pipeline's and the project's limits), and
         how many of them may hold a warehouse slot (None: no warehouse limit)."""
-        room = (run.max_parallel_tasks or self.settings.default_parallel_tasks) - live
+        room = max(0, (run.max_parallel_tasks or self.settings.default_parallel_tasks) - live)
+        queries = self.settings.max_warehouse_queries
+        if run.project_max_running_tasks is None and queries is None:
+            return room, None  # no limit beyond the pipeline's: no need to count the project's
         load = project_load(conn, run.pipeline_run_id)
         project = load.room()
         room = max(0, room if project is None else min(room, project))
-        queries = self.settings.max_warehouse_queries
         return room, None if queries is None else max(0, queries - load.live_warehouse)
 
     def _apply(self, run: RunRow, decided: Plan, live: int) -> int:
@@ -149,6 +154,7 @@ class RunDriver:
         (the limits are read in it too); how many changed."""
         shape = self.shape
         changed = 0
+        self.unfinished = bool(decided.skip)
         with self.engine.transaction(SYSTEM) as conn:
             for skipped in decided.skip:
                 task_id = skipped.task.task_id
@@ -164,6 +170,7 @@ class RunDriver:
             for retry in decided.retry:
                 settings = shape.tasks[retry.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
+                    self.unfinished = True
                     continue
                 queue_attempt(
                     conn,
@@ -181,6 +188,7 @@ class RunDriver:
             for task in decided.start:
                 settings = shape.tasks[task.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
+                    self.unfinished = True
                     continue
                 self.gates.record(conn, _gated(shape, task.task_id))
                 task_run_id = create_task_run(

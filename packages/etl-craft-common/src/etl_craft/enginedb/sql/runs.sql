@@ -7,7 +7,7 @@ SELECT r.PIPELINE_RUN_ID AS pipeline_run_id, r.PIPELINE_ID AS pipeline_id, r.RUN
        r.OUTPUT_REVISION AS output_revision, r.STARTED_BY AS started_by,
        p.PIPELINE_CODE AS pipeline_code, p.MAX_PARALLEL_TASKS AS max_parallel_tasks,
        p.SLA_MINUTES AS sla_minutes, p.PRIORITY AS priority, j.PROJECT_CODE AS project_code,
-       j.DEFAULT_POOL AS default_pool
+       j.DEFAULT_POOL AS default_pool, j.MAX_RUNNING_TASKS AS project_max_running_tasks
   FROM AUD_PIPELINES_RUN_LOG r
   JOIN CFG_PIPELINES p ON p.PIPELINE_ID = r.PIPELINE_ID
   JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
