@@ -171,3 +171,36 @@ def test_the_server_says_it_is_ready_before_anything_else() -> None:
         assert server._launched == []
     finally:
         server.close()
+
+
+WAREHOUSE_PROBE = """
+import json
+from pathlib import Path
+
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    settings = context.warehouse_settings
+    Path(context.input_params["facts"]).write_text(json.dumps(settings.path if settings else None))
+    return ScriptResult(row_count=0)
+"""
+
+
+def test_a_forked_task_reads_its_project_configuration_again_once_it_changed(
+    project: ProjectOnDisk, tmp_path: Path
+) -> None:
+    # The fork server keeps what the last children read; a task after an edit sees the edit.
+    (project.root / "ingestion_scripts" / "probe.py").write_text(WAREHOUSE_PROBE)
+    facts = tmp_path / "facts.json"
+    project.migrate("0001_probe.sql", pipeline(facts, sleep=0, timeout=None))
+    seen = []
+    for name in ("first.duckdb", "first.duckdb", "second.duckdb"):
+        text = project.config.read_text().replace("warehouse.duckdb", name)
+        text = text.replace("first.duckdb", name)
+        project.config.write_text(text)
+        run_id = project.new_run("probe", run_key=f"manual:{len(seen)}")
+        assert supervise(project, run_id) == "SUCCESS"
+        seen.append(Path(json.loads(facts.read_text())).name)
+
+    assert seen == ["first.duckdb", "first.duckdb", "second.duckdb"]

@@ -3,7 +3,8 @@
 Started by an owner (the foreground CLI, the overseer's local pool or a worker) in a session
 of its own, with its output going to the attempt's log file. The owner claimed the attempt,
 hands over its invocation and records it RUNNING, then releases the child, which runs the
-task and records the outcome.
+task and hands its outcome back for the owner to record (runtime/handover), or records it
+itself when the owner is gone.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 
@@ -37,25 +38,46 @@ from etl_craft.enginedb.transitions import AttemptOutcome
 from etl_craft.handlers.dispatch import run_handler
 from etl_craft.handlers.invocation import HandlerResult, Task, TaskEnvironment
 from etl_craft.runtime.context_logging import configure_task_logging
+from etl_craft.runtime.handover import OUTCOME_PATH_VARIABLE, HandedOutcome, hand_over
+from etl_craft.runtime.identity import alive_here, parse_owner
 from etl_craft.runtime.launcher import INVOCATION_VARIABLE
 from etl_craft.runtime.logfile import tail
 from etl_craft.runtime.starter import GO, START_FD_VARIABLE
-from etl_craft.runtime.tracing import configure_tracing, flush_traces, span
+from etl_craft.runtime.tracing import TRACEPARENT, configure_tracing, flush_traces, span
 
 LOG_PATH_VARIABLE = "ETL_CRAFT_LOG_PATH"
 log = logging.getLogger("etl_craft.task")
 LIVE = (AttemptStatus.CLAIMED, AttemptStatus.RUNNING)
 _engines: dict[str, EngineDB] = {}  # by URL, prepared by the fork server before it forks
+_configured: dict[Hashable, _Configured | None] = {}  # likewise, by _config_key
+# Set by the owner for each attempt; the rest of a task process's environment is the owner's.
+_PER_ATTEMPT = frozenset(
+    {
+        LOG_PATH_VARIABLE,
+        INVOCATION_VARIABLE,
+        OUTCOME_PATH_VARIABLE,
+        START_FD_VARIABLE,
+        TRACEPARENT,
+        "PYTHONUNBUFFERED",
+    }
+)
 
 
-def parse(argv: Sequence[str]) -> argparse.Namespace:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="etl-craft-task")
     parser.add_argument("--attempt-id", type=int, required=True)
     parser.add_argument("--owner-id", required=True)
     parser.add_argument("--config", type=Path)
     parser.add_argument("--profile")
     parser.add_argument("--log-level", default="INFO")
-    return parser.parse_args(argv)
+    return parser
+
+
+_PARSER = _parser()  # built once: in the fork server, before any child
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    return _PARSER.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -66,8 +88,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    connector = load_connector(args.config, profile=args.profile) if args.config else None
-    engine = _engine(resolve_engine_url(load_settings(), connector))
+    configured = _configured.get(_config_key(args, os.environ)) or _configure(args, os.environ)
+    connector, engine = configured.connector, _engine(configured.engine_url)
     actor = Actor(args.owner_id[:128], ActorKind.WORKER)
     # The owner's span (TRACEPARENT) is the parent; never the console exporter: stderr is the log.
     configure_tracing("etl-craft-task", inherit=True, console=False)
@@ -75,11 +97,64 @@ def run(args: argparse.Namespace) -> int:
         return _attempt(args, connector, engine, actor, traced)
 
 
-def prepare(engine_url: str) -> None:
-    """In the fork server, once per Engine DB: build the engine its children use and let it
-    learn the server's version and settings on one connection, closed at once (NullPool), so
-    that a child's first connection skips those queries. Best effort: a child whose Engine DB
-    was not prepared builds its own engine."""
+@dataclass(frozen=True)
+class _Configured:
+    connector: Connector | None
+    engine_url: str
+
+
+def _config_key(args: argparse.Namespace, environ: Mapping[str, str]) -> Hashable:
+    """What a task process's configuration is read from: its files as they are now (a changed
+    file is read again), the profile, and the environment but for what differs per attempt."""
+    files: list[tuple[str, int, int, int] | str] = []
+    if args.config is not None:
+        config = Path.cwd() / args.config
+        for path in (config, Project(config.parent).env_file):
+            try:
+                found = path.stat()
+            except OSError:
+                files.append(str(path))
+                continue
+            files.append((str(path), found.st_ino, found.st_mtime_ns, found.st_size))
+    shared = sorted((key, value) for key, value in environ.items() if key not in _PER_ATTEMPT)
+    return (tuple(files), args.profile, tuple(shared))
+
+
+def _configure(args: argparse.Namespace, environ: Mapping[str, str]) -> _Configured:
+    connector = (
+        load_connector(args.config, profile=args.profile, environ=environ) if args.config else None
+    )
+    return _Configured(connector, resolve_engine_url(load_settings(), connector))
+
+
+def prepare(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> None:
+    """In the fork server, after forking a child: read the configuration the next children of
+    this owner will have, and build the engine of its Engine DB, which learns the server's
+    version and settings on one connection, closed at once (NullPool). A child finds both
+    ready unless its files or environment changed since. Raises what reading them raises,
+    once per configuration."""
+    args = parse(argv)
+    if args.config is not None and not (Path(cwd) / args.config).is_file():
+        return  # not a plain file (a pipe, say): only the child reads it
+    saved, here = dict(os.environ), Path.cwd()
+    try:
+        # Settings come from os.environ alone: take the children's for the moment.
+        os.environ.clear()
+        os.environ.update(environ)
+        os.chdir(cwd)
+        key = _config_key(args, environ)
+        if key in _configured:
+            return  # prepared, or found wrong once already: its children report why
+        _configured[key] = None
+        configured = _configured[key] = _configure(args, environ)
+        _prepare_engine(configured.engine_url)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        os.chdir(here)
+
+
+def _prepare_engine(engine_url: str) -> None:
     if engine_url in _engines:
         return
     engine = EngineDB(engine_url, null_pool=True)
@@ -101,15 +176,18 @@ def _attempt(
     traced: Span,
 ) -> int:
     invocation = _invocation(engine, args.attempt_id, args.owner_id)
-    if invocation is None or not _released():
+    if invocation is None:
         return int(ExitCode.STALE_TRANSITION)
+    # Everything up to the task itself is done while the owner records RUNNING.
     traced.set_attributes(_span_attributes(invocation))
     redactor = Redactor(connector.secrets if connector else ())
     logger = configure_task_logging(invocation, args.log_level, redactor)
-    fault_point("child_started")
     project = Project(args.config.parent) if args.config else None
     assert connector is not None, "a task process needs its project's craft-connector.yml"
     environment = TaskEnvironment(connector, project, engine, logging.LoggerAdapter(logger), actor)
+    if not _released():
+        return int(ExitCode.STALE_TRANSITION)
+    fault_point("child_started")
     outcome, offset, code = _execute(Task(invocation, environment))
     if outcome.error_message:
         outcome = replace(outcome, error_message=redactor(outcome.error_message))
@@ -214,6 +292,10 @@ def _report(
     code: int,
 ) -> int:
     _flush()
+    handover = os.environ.get(OUTCOME_PATH_VARIABLE)
+    if handover is not None and _owner_lives(owner_id):
+        hand_over(Path(handover), HandedOutcome(invocation.task_id, outcome, offset))
+        return code
     path = os.environ.get(LOG_PATH_VARIABLE)
     recorded = AttemptOutcome(
         outcome.status,
@@ -240,6 +322,11 @@ def _report(
         log.error("outcome not recorded: %s", refused)
         return int(ExitCode.STALE_TRANSITION)
     return code
+
+
+def _owner_lives(owner_id: str) -> bool:
+    owner = parse_owner(owner_id)
+    return owner is not None and alive_here(owner) is True
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:

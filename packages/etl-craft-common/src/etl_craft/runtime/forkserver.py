@@ -1,9 +1,10 @@
 """The fork server: one launcher process per owner that forks task processes.
 
 A fresh interpreter spends most of a task start importing SQLAlchemy, psycopg, DuckDB and
-sqlglot. The server imports them once, parses the Engine DB statements, and after its first
-child for an Engine DB prepares that Engine DB's engine (one connection, closed at once); it
-holds no connection and starts no thread, and forks a child per attempt. The child calls
+sqlglot. The server imports them once and parses the Engine DB statements; after forking a
+child it reads the configuration the next ones will have and prepares the engine of their
+Engine DB (one connection, closed at once). It holds no connection and starts no thread, and
+forks a child per attempt. The child calls
 setsid, appends its output to the attempt log, takes the request's environment and working
 directory, and runs ``etl_craft.runtime.child`` with the request's arguments: the same task
 process as a fresh interpreter, minus the imports.
@@ -44,7 +45,6 @@ import sqlalchemy.dialects.sqlite.pysqlite  # noqa: F401
 import sqlglot  # noqa: F401
 from setproctitle import setproctitle
 
-from etl_craft.config.settings import ENGINE_URL_VARIABLE
 from etl_craft.enginedb.queries import DIALECTS, statements
 from etl_craft.runtime import child
 from etl_craft.runtime.starter import CHILD_MODULE, GO, SERVER_MODULE, START_FD_VARIABLE
@@ -58,7 +58,6 @@ class Server:
         self.children: set[int] = set()
         self.open = True
         self.pending = b""
-        self.unprepared: set[str] = set()
         self.waiting: dict[int, int] = {}  # child pid -> its start pipe, until released
         self.wakeup, wakeup_write = os.pipe()
         self.wakeup_fds = (self.wakeup, wakeup_write)
@@ -91,8 +90,8 @@ class Server:
                 self.release(int(request["release"]), go=bool(request["go"]))
                 continue
             self.reply(self.launch(request))
-            # After the reply, so the owner waits for no connection; later children skip it.
-            self.prepare(request["env"].get(ENGINE_URL_VARIABLE))
+            # After the reply, so the owner waits for nothing; the next children skip it.
+            self.prepare(request)
 
     def launch(self, request: dict[str, Any]) -> dict[str, Any]:
         waits, start = os.pipe()
@@ -120,14 +119,11 @@ class Server:
                 os.write(start, GO)
         os.close(start)
 
-    def prepare(self, engine_url: str | None) -> None:
-        if engine_url is None or engine_url in self.unprepared:
-            return
+    def prepare(self, request: dict[str, Any]) -> None:
         try:
-            child.prepare(engine_url)
-        except Exception as error:  # children then build their own engines, as without it
-            self.unprepared.add(engine_url)
-            print(f"fork server: the Engine DB was not prepared: {error}", file=sys.stderr)
+            child.prepare(request["argv"], request["env"], request["cwd"])
+        except (Exception, SystemExit) as error:  # the children read it themselves instead
+            print(f"fork server: the task configuration was not prepared: {error}", file=sys.stderr)
 
     def reap(self) -> None:
         while self.children:

@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from opentelemetry.trace import Span
@@ -24,14 +24,22 @@ from opentelemetry.trace import Span
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import EngineDBError, ExitCode, StaleTransitionError
+from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, encode_invocation
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.offsets import finish_with_offset
 from etl_craft.enginedb.transitions import (
     AttemptOutcome,
     cancel_owned_attempt,
     finish_attempt,
     start_attempt,
     time_out_attempt,
+)
+from etl_craft.runtime.handover import (
+    OUTCOME_PATH_VARIABLE,
+    HandedOutcome,
+    outcome_path,
+    take_outcome,
 )
 from etl_craft.runtime.identity import HOST, process_start
 from etl_craft.runtime.logfile import tail
@@ -91,6 +99,7 @@ def launch(
 ) -> RunningAttempt:
     """Start the task process of a claimed attempt and record it RUNNING."""
     running = _start(spec, invocation)
+    fault_point("before_running")
     running.process.release(go=_record_running(engine, actor, running))
     return running
 
@@ -122,6 +131,7 @@ def _start(spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:
         "PYTHONUNBUFFERED": "1",
         "ETL_CRAFT_ENGINE_URL": spec.engine_url,
         "ETL_CRAFT_LOG_PATH": str(spec.log_path),
+        OUTCOME_PATH_VARIABLE: str(outcome_path(spec.log_path)),
     }
     encoded = encode_invocation(invocation)
     if len(encoded) <= INVOCATION_LIMIT:
@@ -160,9 +170,40 @@ def _record_running(engine: EngineDB, actor: Actor, running: RunningAttempt) -> 
 def settle_exit(
     engine: EngineDB, running: RunningAttempt, actor: Actor, ledger: LedgerLookup | None
 ) -> None:
-    """After the child exited without recording its outcome: the ledger's, else FAILED."""
+    """After the child exited: nothing when it recorded its outcome (the usual end, told by
+    one read rather than a refused write); else the ledger's outcome, else FAILED."""
     with _settling(running, "exited"):
+        handed = take_outcome(outcome_path(running.spec.log_path))
+        if handed is not None:
+            _record_handed(engine, running, actor, handed)
+            return
+        with engine.read() as conn:
+            found = conn.one("attempt_status", attempt_id=running.attempt_id)
+        if found is None or AttemptStatus(found["status"]).terminal:
+            return
         _settle_exit(engine, running, actor, ledger)
+
+
+def _record_handed(
+    engine: EngineDB, running: RunningAttempt, actor: Actor, handed: HandedOutcome
+) -> None:
+    outcome = replace(handed.outcome, task_log=tail(running.spec.log_path))
+    try:
+        with engine.transaction(actor) as conn:
+            finish_with_offset(
+                conn,
+                running.attempt_id,
+                actor,
+                owner_id=running.spec.owner_id,
+                outcome=outcome,
+                task_id=handed.task_id,
+                offset=handed.offset,
+            )
+    except StaleTransitionError as refused:
+        # Settled by someone else meanwhile (this owner was declared gone): it changes nothing.
+        log.error(
+            "attempt %s: the task's outcome was not recorded: %s", running.attempt_id, refused
+        )
 
 
 def _settle_exit(
@@ -243,10 +284,12 @@ def stop_for_drain(engine: EngineDB, running: RunningAttempt, actor: Actor, reas
 
 @contextmanager
 def _settling(running: RunningAttempt, how: str) -> Iterator[None]:
-    """End the owner's span of the attempt, whatever happens while it is settled."""
+    """End the owner's span of the attempt, whatever happens while it is settled, and leave
+    no handed-over outcome behind (one stopped in the act of ending loses it)."""
     try:
         yield
     finally:
+        outcome_path(running.spec.log_path).unlink(missing_ok=True)
         code = running.process.returncode
         running.span.set_attribute("etl_craft.settled", how)
         if code is not None:

@@ -21,6 +21,7 @@ import select
 import subprocess
 import sys
 import threading
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,16 +56,22 @@ class TaskProcess(Protocol):
 
 def start_task(argv: list[str], env: dict[str, str], log_path: Path) -> TaskProcess:
     """Start ``python -m etl_craft.runtime.child *argv`` the way ETL_CRAFT_TASK_START says."""
-    if load_settings().task_start == "spawn":
+    if _task_start() == "spawn":
         return Spawned.start(argv, env, log_path)
     return fork_server().start(argv, env, log_path)
+
+
+@cache
+def _task_start() -> str:
+    """Read once per owner process: the owner's environment does not change while it runs."""
+    return load_settings().task_start
 
 
 def prepare_task_start() -> None:
     """Start the fork server now and wait for its imports (a second or two), so that a
     long-running owner's first task starts as fast as the next and no lease of a claimed
     attempt runs out meanwhile; nothing to do for fresh interpreters."""
-    if load_settings().task_start == "fork":
+    if _task_start() == "fork":
         fork_server().wait_ready()
 
 

@@ -1,0 +1,74 @@
+"""The outcome a task process hands to its owner, which records it on its own connection.
+
+A task process's first statements on a new Engine DB connection cost it more than a no-op task
+does: the connection, and a new server backend that has yet to load the tables and triggers
+an outcome touches. So a task process whose owner lives writes its outcome to a file beside
+its log and exits; the owner, woken by the exit, records it (SOURCE stays CHILD) on a warm
+connection, guarded by its ownership like any outcome. A task process whose owner died
+records its own outcome, as one started by hand does.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from etl_craft.core.counts import Counts
+from etl_craft.core.enums import AttemptStatus
+from etl_craft.enginedb.offsets import Offset
+from etl_craft.enginedb.transitions import AttemptOutcome
+
+OUTCOME_PATH_VARIABLE = "ETL_CRAFT_OUTCOME_PATH"
+
+
+@dataclass(frozen=True)
+class HandedOutcome:
+    task_id: int
+    outcome: AttemptOutcome
+    offset: Offset | None
+
+
+def outcome_path(log_path: Path) -> Path:
+    return log_path.with_name(f"{log_path.name}.outcome.json")
+
+
+def hand_over(path: Path, handed: HandedOutcome) -> None:
+    """Write the outcome whole or not at all: a temporary file, then renamed into place."""
+    outcome, offset = handed.outcome, handed.offset
+    document = {
+        "task_id": handed.task_id,
+        "status": outcome.status.value,
+        "counts": asdict(outcome.counts),
+        "error_message": outcome.error_message,
+        "exit_code": outcome.exit_code,
+        "retryable": outcome.retryable,
+        "offset": None if offset is None else [offset.type.value, offset.encode()],
+    }
+    written = path.with_name(f"{path.name}.partial")
+    written.write_text(json.dumps(document))
+    written.replace(path)
+
+
+def take_outcome(path: Path) -> HandedOutcome | None:
+    """The outcome handed over at ``path``, removed from disk; None when there is none."""
+    try:
+        document = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    finally:
+        path.with_name(f"{path.name}.partial").unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
+    offset = document["offset"]
+    return HandedOutcome(
+        task_id=int(document["task_id"]),
+        outcome=AttemptOutcome(
+            AttemptStatus(document["status"]),
+            Counts(**document["counts"]),
+            error_message=document["error_message"],
+            exit_code=document["exit_code"],
+            retryable=bool(document["retryable"]),
+            source="CHILD",
+        ),
+        offset=None if offset is None else Offset.decode(offset[0], offset[1]),
+    )
