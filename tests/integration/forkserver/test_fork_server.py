@@ -194,7 +194,7 @@ def test_a_forked_task_reads_its_project_configuration_again_once_it_changed(
     (project.root / "ingestion_scripts" / "probe.py").write_text(WAREHOUSE_PROBE)
     facts = tmp_path / "facts.json"
     project.migrate("0001_probe.sql", pipeline(facts, sleep=0, timeout=None))
-    seen = []
+    seen: list[str] = []
     for name in ("first.duckdb", "first.duckdb", "second.duckdb"):
         text = project.config.read_text().replace("warehouse.duckdb", name)
         text = text.replace("first.duckdb", name)
