@@ -61,9 +61,9 @@ def test_a_project_at_its_limit_does_not_block_another_project(project: ProjectO
     mine = driver(project, "mine")
     theirs = driver(project, "theirs")
 
-    assert mine.step()[0] is Step.APPLIED
+    assert mine.step()[0] is Step.APPLIED  # two queued, three held back: look again
     assert mine.step()[0] is Step.BUSY  # at MAX_RUNNING_TASKS = 2 of its project
-    assert theirs.step()[0] is Step.APPLIED
+    assert theirs.step()[0] is Step.BUSY  # all five queued at once: nothing left to look at
 
     # The default project stops at its limit; the other project, unlimited, queues all five.
     assert queued_by_pipeline(project) == {"mine": 2, "theirs": 5}
