@@ -58,8 +58,8 @@ def _task_id(project: ProjectOnDisk, code: str) -> int:
     ("point", "expected"),
     [
         ("after_claim", [(1, "LOST", "RECONCILER"), (2, "SUCCESS", "CHILD")]),
-        # Started but not yet recorded RUNNING: the task process never runs its task.
-        ("before_running", [(1, "LOST", "RECONCILER"), (2, "SUCCESS", "CHILD")]),
+        # Started, its claim not committed: the claim never happened, the process never ran.
+        ("before_running", [(1, "SUCCESS", "CHILD")]),
         ("after_launch", [(1, "SUCCESS", "CHILD")]),
         ("after_finalize", [(1, "SUCCESS", "CHILD")]),
     ],

@@ -26,12 +26,11 @@ from types import FrameType, TracebackType
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError, MetadataError
-from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
-from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.events import Listener, queued_attempt
 from etl_craft.enginedb.metrics import claim_wait
-from etl_craft.enginedb.runs import PipelineShape, read_pipeline_shape
+from etl_craft.enginedb.runs import read_pipeline_shape
 from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
 from etl_craft.enginedb.workers import (
     WorkerBeat,
@@ -45,7 +44,7 @@ from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.launcher import (
     LaunchSpec,
     RunningAttempt,
-    launch,
+    claiming,
     settle_exit,
     stop_for_cancel,
     stop_for_drain,
@@ -206,9 +205,9 @@ class WorkerAgent:
             free = self._free_kinds()
             if not free:
                 return
-            with self.engine.transaction(self.actor) as conn:
+            with claiming(self.engine, self.actor) as claim:
                 attempt_id = claim_next_attempt(
-                    conn,
+                    claim.conn,
                     self.actor,
                     pool=self.settings.pool,
                     free_kinds=free,
@@ -218,46 +217,57 @@ class WorkerAgent:
                 if attempt_id is None:
                     return
                 # Read with the claim: the task process is handed it and reads nothing itself.
-                invocation = read_invocation(conn, attempt_id)
-                waited = claim_wait(conn, attempt_id)
-                shape = self.shapes.get(invocation.pipeline_run_id)
-                pipeline = None if shape else read_pipeline_shape(conn, invocation.pipeline_id)
-            fault_point("after_claim")
-            self._start(invocation, waited, shape, pipeline)
+                invocation = read_invocation(claim.conn, attempt_id)
+                waited = claim_wait(claim.conn, attempt_id)
+                task = self._task(claim.conn, invocation)
+                if task is not None:
+                    claim.start(self._spec(invocation, task), invocation)
+            if task is not None and claim.running is not None:
+                self._started(invocation, task, claim.running, waited)
 
     def _free_kinds(self) -> list[SlotKind]:
         used = [job.kind for job in self.jobs.values()]
         return [kind for kind, slots in self.settings.slots.items() if used.count(kind) < slots]
 
-    def _start(
-        self,
-        invocation: AttemptInvocation,
-        waited: float | None,
-        shape: RunShape | None,
-        pipeline: PipelineShape | None,
-    ) -> None:
-        attempt_id = invocation.attempt_id
+    def _task(self, conn: EngineConnection, invocation: AttemptInvocation) -> TaskSettings | None:
+        """The claimed attempt's task settings; None when its metadata can't start it (then the
+        attempt ends FAILED in the claim's transaction, rather than waiting for its lease)."""
+        shape = self.shapes.get(invocation.pipeline_run_id)
         try:
             if shape is None:
-                assert pipeline is not None
-                shape = build_shape(pipeline, 0)
+                shape = build_shape(read_pipeline_shape(conn, invocation.pipeline_id), 0)
                 # Attempts of one run share its tasks' settings: read them once per run.
                 kept = list(self.shapes.items())[-SHAPES_KEPT:]
                 self.shapes = {**dict(kept), invocation.pipeline_run_id: shape}
-            task = shape.tasks[invocation.task_id]
+            return shape.tasks[invocation.task_id]
         except MetadataError as error:
-            self._refuse(invocation, str(error))
-            return
+            message = f"worker {self.worker_id} could not start the task: {error}"
+            outcome = AttemptOutcome(
+                AttemptStatus.FAILED, error_message=message, retryable=False, source="OWNER"
+            )
+            finish_attempt(
+                conn, invocation.attempt_id, self.actor, owner_id=self.worker_id, outcome=outcome
+            )
+            log.error("attempt %s ended FAILED: %s", invocation.attempt_id, message)
+            return None
+
+    def _started(
+        self,
+        invocation: AttemptInvocation,
+        task: TaskSettings,
+        running: RunningAttempt,
+        waited: float | None,
+    ) -> None:
         context = _context(invocation)
-        self.jobs[attempt_id] = Job(
-            self._launch(invocation, task), task.slot_kind, task.handler in LEDGERED, context
+        self.jobs[invocation.attempt_id] = Job(
+            running, task.slot_kind, task.handler in LEDGERED, context
         )
         WORKER_CLAIMS.labels(self.settings.pool, task.slot_kind.value).inc()
         if waited is not None:
             DISPATCH_SECONDS.labels("queue").observe(waited)
         log.info(
             "claimed attempt %s: run %s, task %s.%s, attempt %s, %s slot",
-            attempt_id,
+            invocation.attempt_id,
             invocation.pipeline_run_id,
             invocation.pipeline_code,
             invocation.task_code,
@@ -266,34 +276,23 @@ class WorkerAgent:
             extra=context,
         )
 
-    def _launch(self, invocation: AttemptInvocation, task: TaskSettings) -> RunningAttempt:
+    def _spec(self, invocation: AttemptInvocation, task: TaskSettings) -> LaunchSpec:
         where = (
             invocation.pipeline_code,
             invocation.pipeline_run_id,
             invocation.task_code,
             invocation.attempt_number,
         )
-        return launch(
-            self.engine,
-            self.actor,
-            LaunchSpec(
-                attempt_id=invocation.attempt_id,
-                owner_id=self.worker_id,
-                engine_url=self.settings.engine_url,
-                log_path=attempt_log_path(self.settings.logs_dir, *where),
-                timeout_seconds=task.timeout_seconds,
-                config=self.settings.config_path,
-                profile=self.settings.profile,
-                log_level=self.settings.log_level,
-            ),
-            invocation,
+        return LaunchSpec(
+            attempt_id=invocation.attempt_id,
+            owner_id=self.worker_id,
+            engine_url=self.settings.engine_url,
+            log_path=attempt_log_path(self.settings.logs_dir, *where),
+            timeout_seconds=task.timeout_seconds,
+            config=self.settings.config_path,
+            profile=self.settings.profile,
+            log_level=self.settings.log_level,
         )
-
-    def _refuse(self, invocation: AttemptInvocation, problem: str) -> None:
-        """The attempt can't start from its metadata: record why, so it doesn't wait for a lease."""
-        message = f"worker {self.worker_id} could not start the task: {problem}"
-        self._fail(invocation.attempt_id, message, retryable=False)
-        log.error("attempt %s ended FAILED: %s", invocation.attempt_id, message)
 
     def _fail(self, attempt_id: int, message: str, *, retryable: bool) -> None:
         outcome = AttemptOutcome(

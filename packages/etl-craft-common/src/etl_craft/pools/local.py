@@ -18,14 +18,14 @@ from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import StaleTransitionError
 from etl_craft.core.faults import fault_point
-from etl_craft.enginedb.attempts import AttemptInvocation, cancel_requests, read_invocation
+from etl_craft.enginedb.attempts import cancel_requests, read_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import claim_attempt
 from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_status
 from etl_craft.runtime.launcher import (
     LaunchSpec,
     RunningAttempt,
-    launch,
+    claiming,
     settle_exit,
     stop_for_cancel,
     stop_for_drain,
@@ -64,7 +64,6 @@ class LocalPool:
         self.kinds: dict[int, SlotKind] = {}
         self.ledgered: set[int] = set()
         self.seen: set[int] = set()
-        self.starting: set[int] = set()  # claimed, process not started yet: leases still renewed
 
     def capacity(self) -> Capacity:
         used: dict[SlotKind, int] = {}
@@ -77,47 +76,36 @@ class LocalPool:
         if spec.attempt_id in self.seen:
             return spec.attempt_id
         self.seen.add(spec.attempt_id)
+        where = (spec.pipeline_code, spec.pipeline_run_id, spec.task_code, spec.attempt_number)
+        launched = LaunchSpec(
+            attempt_id=spec.attempt_id,
+            owner_id=self.settings.owner_id,
+            engine_url=self.settings.engine_url,
+            log_path=attempt_log_path(self.settings.logs_dir, *where),
+            timeout_seconds=spec.timeout_seconds,
+            config=self.settings.config_path,
+            profile=self.settings.profile,
+            log_level=self.settings.log_level,
+        )
         try:
-            with self.engine.transaction(SYSTEM) as conn:
+            with claiming(self.engine, SYSTEM) as claim:
                 claim_attempt(
-                    conn,
+                    claim.conn,
                     spec.attempt_id,
                     SYSTEM,
                     owner_id=self.settings.owner_id,
                     lease_seconds=self.settings.lease_seconds,
                 )
-                invocation = read_invocation(conn, spec.attempt_id)
+                claim.start(launched, read_invocation(claim.conn, spec.attempt_id))
         except StaleTransitionError:
             return spec.attempt_id  # cancelled or claimed by another owner meanwhile
-        self.starting.add(spec.attempt_id)
-        try:
-            self._start(spec, invocation)
-        finally:
-            self.starting.discard(spec.attempt_id)
-        return spec.attempt_id
-
-    def _start(self, spec: AttemptSpec, invocation: AttemptInvocation) -> None:
-        fault_point("after_claim")
-        where = (spec.pipeline_code, spec.pipeline_run_id, spec.task_code, spec.attempt_number)
-        self.running[spec.attempt_id] = launch(
-            self.engine,
-            SYSTEM,
-            LaunchSpec(
-                attempt_id=spec.attempt_id,
-                owner_id=self.settings.owner_id,
-                engine_url=self.settings.engine_url,
-                log_path=attempt_log_path(self.settings.logs_dir, *where),
-                timeout_seconds=spec.timeout_seconds,
-                config=self.settings.config_path,
-                profile=self.settings.profile,
-                log_level=self.settings.log_level,
-            ),
-            invocation,
-        )
+        assert claim.running is not None
+        self.running[spec.attempt_id] = claim.running
         self.kinds[spec.attempt_id] = spec.slot_kind
         if spec.handler in LEDGERED:
             self.ledgered.add(spec.attempt_id)
         fault_point("after_launch")
+        return spec.attempt_id
 
     def status(self, handle: int) -> HandleStatus:
         if handle not in self.seen:
@@ -170,8 +158,7 @@ class LocalPool:
 
     def live(self) -> list[int]:
         # An exited child's attempt is settled, or about to be: only live ones are renewed.
-        live = [a for a, running in list(self.running.items()) if running.exit_code() is None]
-        return [*self.starting, *live]
+        return [a for a, running in list(self.running.items()) if running.exit_code() is None]
 
     def stop(self, reason: str) -> None:
         for attempt_id in list(self.running):

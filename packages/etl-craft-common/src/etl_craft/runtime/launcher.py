@@ -1,12 +1,12 @@
 """Starting an attempt's task process and settling what it leaves behind.
 
 The owner starts the task process in a session of its own, with its output going to the
-attempt log: forked by its fork server or a fresh interpreter (runtime/starter). It hands the
-child the invocation it read with its claim, so the child starts work without a round trip,
-records RUNNING with the child's pid once the process exists, and only then lets the child
-run its task (runtime/starter). The child records its own outcome; the
-owner records one only when the child could not: it died, it ran out of time, or it was
-cancelled.
+attempt log: forked by its fork server or a fresh interpreter (runtime/starter). It starts the
+child inside its claim transaction, hands it the invocation it read there, records it RUNNING
+with the child's pid in the same transaction, and lets the child begin its task once that
+committed. The child hands its outcome back for the owner to record (runtime/handover); the
+owner records one of its own only when the child could not: it died, it ran out of time, or
+it was cancelled.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from opentelemetry.trace import Span
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import AttemptStatus
-from etl_craft.core.errors import EngineDBError, ExitCode, StaleTransitionError
+from etl_craft.core.errors import ExitCode, StaleTransitionError
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, encode_invocation
-from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.offsets import finish_with_offset
 from etl_craft.enginedb.transitions import (
     AttemptOutcome,
@@ -94,14 +94,52 @@ class RunningAttempt:
         )
 
 
-def launch(
-    engine: EngineDB, actor: Actor, spec: LaunchSpec, invocation: AttemptInvocation
-) -> RunningAttempt:
-    """Start the task process of a claimed attempt and record it RUNNING."""
-    running = _start(spec, invocation)
-    fault_point("before_running")
-    running.process.release(go=_record_running(engine, actor, running))
-    return running
+@dataclass
+class Claim:
+    """An owner's claim transaction, in which it may start a claimed attempt's task process."""
+
+    conn: EngineConnection
+    actor: Actor
+    running: RunningAttempt | None = None
+
+    def start(self, spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:
+        """Start the task process and record it RUNNING, with the process's identity, in the
+        claim's transaction: the claim and the start become visible together."""
+        assert self.running is None, "one task process per claim"
+        self.running = _start(spec, invocation)
+        fault_point("before_running")
+        pid = self.running.process.pid
+        start_attempt(
+            self.conn,
+            spec.attempt_id,
+            self.actor,
+            owner_id=spec.owner_id,
+            host=HOST,
+            pid=pid,
+            process_start=process_start(pid) or "0",
+            log_path=str(spec.log_path),
+        )
+        return self.running
+
+
+@contextmanager
+def claiming(engine: EngineDB, actor: Actor) -> Iterator[Claim]:
+    """A claim transaction. A task process started in it begins its task once the transaction
+    committed; should the transaction fail, or the owner die before the commit, the claim never
+    happened and the process exits without its task."""
+    claim: Claim | None = None
+    try:
+        with engine.transaction(actor) as conn:
+            claim = Claim(conn, actor)
+            yield claim
+    except BaseException:
+        if claim is not None and claim.running is not None:
+            claim.running.process.release(go=False)
+            claim.running.span.end()
+        raise
+    if claim.running is not None:
+        fault_point("after_claim")  # committed: a death now leaves a process that never ran
+        claim.running.process.release(go=True)
 
 
 def _start(spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:
@@ -142,29 +180,6 @@ def _start(spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:
         span.end()
         raise
     return RunningAttempt(spec, process, time.monotonic(), span)
-
-
-def _record_running(engine: EngineDB, actor: Actor, running: RunningAttempt) -> bool:
-    """CLAIMED -> RUNNING with the child's identity, which lets a reconciler on this host find
-    it should its owner die; False when that was refused (the task must not run then)."""
-    pid = running.process.pid
-    try:
-        with engine.transaction(actor) as conn:
-            start_attempt(
-                conn,
-                running.attempt_id,
-                actor,
-                owner_id=running.spec.owner_id,
-                host=HOST,
-                pid=pid,
-                process_start=process_start(pid) or "0",
-                log_path=str(running.spec.log_path),
-            )
-    except (StaleTransitionError, EngineDBError) as error:
-        # The child exits without its task; its exit is settled like any other (retryable).
-        log.warning("attempt %s not started: %s", running.attempt_id, error)
-        return False
-    return True
 
 
 def settle_exit(
