@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from prometheus_client import REGISTRY
@@ -33,85 +32,74 @@ GATE_LEVELS = ("pipeline", "task")
 WORKING = (WorkerStatus.ACTIVE.value, WorkerStatus.DRAINING.value)
 
 
-@dataclass
+def _gauge(name: str, documentation: str, *labels: str) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, documentation, labels=list(labels))
+
+
 class Families:
     """The gauge families of one scrape, filled from the rows of its statements."""
 
-    runs: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
-            "etl_craft_runs", "Runs QUEUED or IN-PROGRESS, by project", labels=["project", "status"]
+    def __init__(self) -> None:
+        self.runs = _gauge(
+            "etl_craft_runs", "Runs QUEUED or IN-PROGRESS, by project", "project", "status"
         )
-    )
-    over_sla: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.over_sla = _gauge(
             "etl_craft_runs_over_sla",
             "IN-PROGRESS runs that started longer ago than their pipeline's SLA_MINUTES",
-            labels=["project"],
+            "project",
         )
-    )
-    attempts: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.attempts = _gauge(
             "etl_craft_attempts",
             "Live attempts (QUEUED, CLAIMED, RUNNING) by pool, slot kind and status; QUEUED "
             "counts retries still waiting for their delay",
-            labels=["pool", "slot_kind", "status"],
+            "pool",
+            "slot_kind",
+            "status",
         )
-    )
-    depth: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.depth = _gauge(
             "etl_craft_queue_depth",
             "QUEUED attempts that are due (no retry delay left): what an owner may claim now",
-            labels=["pool", "slot_kind"],
+            "pool",
+            "slot_kind",
         )
-    )
-    oldest: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.oldest = _gauge(
             "etl_craft_queue_oldest_age_seconds",
             "How long the longest-waiting due QUEUED attempt has been due; 0 for an empty queue",
-            labels=["pool", "slot_kind"],
+            "pool",
+            "slot_kind",
         )
-    )
-    retries: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.retries = _gauge(
             "etl_craft_retries_queued",
             "QUEUED attempts that are retries (ATTEMPT_NUMBER above 1), due or not",
-            labels=["pool", "slot_kind"],
+            "pool",
+            "slot_kind",
         )
-    )
-    gate_waits: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.gate_waits = _gauge(
             "etl_craft_gate_waits",
             "Open gate waits (AUD_GATE_WAITS not resolved), by gate level",
-            labels=["level"],
+            "level",
         )
-    )
-    gate_oldest: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.gate_oldest = _gauge(
             "etl_craft_gate_wait_oldest_age_seconds",
             "How long the oldest open gate wait has waited; 0 when none waits",
-            labels=["level"],
+            "level",
         )
-    )
-    workers: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.workers = _gauge(
             "etl_craft_workers",
             "Worker agents that are not GONE, by pool and status (ACTIVE, DRAINING)",
-            labels=["pool", "status"],
+            "pool",
+            "status",
         )
-    )
-    worker_slots: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.worker_slots = _gauge(
             "etl_craft_worker_slots",
             "Slots of ACTIVE workers, by pool and slot kind",
-            labels=["pool", "slot_kind"],
+            "pool",
+            "slot_kind",
         )
-    )
-    overseer_age: GaugeMetricFamily = field(
-        default_factory=lambda: GaugeMetricFamily(
+        self.overseer_age = _gauge(
             "etl_craft_overseer_heartbeat_age_seconds",
             "Seconds since the leading overseer's last heartbeat; absent when none runs",
         )
-    )
 
     def all(self) -> Iterator[Metric]:
         yield from vars(self).values()
