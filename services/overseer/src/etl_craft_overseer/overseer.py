@@ -22,7 +22,7 @@ from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import RunStateError, StaleTransitionError
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.events import Listener, changes_a_plan
+from etl_craft.enginedb.events import Listener, changes_a_plan, of_runs
 from etl_craft.enginedb.overseers import (
     Leadership,
     LiveRun,
@@ -109,10 +109,11 @@ class Overseer:
                 lambda conn: beat_overseer(conn, self.owner),
             )
             with heartbeat, Listener(self.engine) as listener:
+                full = True
                 while not self.stopping.is_set():
-                    self.run_pass()
+                    self.run_pass(full=full)
                     if not self.stopping.is_set():
-                        self._wait(listener)
+                        full = self._wait(listener)
                 self._shut_down()
             stop_overseer(self.engine, OVERSEER, self.owner)
         finally:
@@ -122,15 +123,24 @@ class Overseer:
     def stop(self) -> None:
         self.stopping.set()
 
-    def run_pass(self) -> None:
+    def run_pass(self, *, full: bool = True) -> None:
+        """One pass; unless ``full``, only the runs this overseer drives are looked at again
+        (news of their attempts woke it), not every live run of the Engine DB."""
         # Leases, workers and schedules move on the scale of seconds: once per poll interval is
         # enough, while a wake-up from a completion only needs the runs looked at again.
         if time.monotonic() >= self.next_housekeeping:
             self._housekeeping()
             self.next_housekeeping = time.monotonic() + self.settings.poll_seconds
-        with self.engine.read() as conn:
-            runs = list(live_runs(conn))
-        self._look_at_runs(runs)
+            full = True
+        if full:
+            with self.engine.read() as conn:
+                runs = list(live_runs(conn))
+            self._look_at_runs(runs)
+        else:
+            for run_id in list(self.drivers):
+                if self.stopping.is_set():
+                    break
+                self._drive(run_id)
         self.pool.poll()
 
     def _housekeeping(self) -> None:
@@ -157,7 +167,7 @@ class Overseer:
                 if run.pipeline_id not in active and self._admit(run):
                     active.add(run.pipeline_id)
             else:
-                self._drive(run)
+                self._drive(run.pipeline_run_id)
 
     def _admit(self, run: LiveRun) -> bool:
         """Judge the run's pipeline gate once; True when it was admitted."""
@@ -183,8 +193,7 @@ class Overseer:
             )
         return decided is RunStatus.IN_PROGRESS
 
-    def _drive(self, run: LiveRun) -> None:
-        run_id = run.pipeline_run_id
+    def _drive(self, run_id: int) -> None:
         driver = self.drivers.get(run_id)
         if driver is None:
             try:
@@ -232,21 +241,29 @@ class Overseer:
             if read_run(conn, run_id).owner_id == self.owner:
                 release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
 
-    def _wait(self, listener: Listener) -> None:
-        """Until a notification that may change a plan, a child's exit, a stop or the poll."""
+    def _wait(self, listener: Listener) -> bool:
+        """Until a notification that may change a plan, a child's exit, a stop or the poll;
+        True when every live run needs a look (the poll, or news of a run), False when only
+        the runs this overseer drives do (news of their attempts, a child's exit)."""
         descriptor = listener.descriptor()
         deadline = time.monotonic() + self.settings.poll_seconds
+        full = True
         while not self.stopping.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
                 break
             self.pool.wait(left, () if descriptor is None else (descriptor,))
-            # Woken by something else than the listener (a child, the time), or by news that
-            # may change a plan: look again. Attempts queued, claimed or started change none.
-            if not listener.pending() or listener.drain(changes_a_plan):
+            if not listener.pending():  # a child, the time or a stop woke it
+                full = time.monotonic() >= deadline
+                break
+            # Attempts queued, claimed or started change no plan: wait on through those.
+            news = listener.drain(changes_a_plan)
+            if news:
+                full = any(of_runs(event) for event in news)
                 break
         listener.drain()
         self.pool.poll()
+        return full
 
     def _shut_down(self) -> None:
         """Admit and start nothing more; give local attempts the grace, then stop them."""

@@ -26,6 +26,12 @@ def queued_attempt(event: Event) -> bool:
     return event.get("type") == "attempt" and event.get("status") == "QUEUED"
 
 
+def of_runs(event: Event) -> bool:
+    """Whether a notification concerns a run itself (created, admitted, ended, cancelled), or
+    is not one of the transitions' (then it may concern anything)."""
+    return event.get("type") not in ("attempt", "task run")
+
+
 def changes_a_plan(event: Event) -> bool:
     """All but a task run or attempt being queued, claimed or started: those follow from a
     plan and never change one, so an overseer need not look at its runs again for them."""
@@ -61,15 +67,12 @@ class Listener:
     def descriptor(self) -> int | None:
         return None if self._driver is None else int(self._driver.fileno())
 
-    def drain(self, wanted: Callable[[Event], bool] | None = None) -> int:
-        """Consume pending notifications; how many of them ``wanted`` accepts (all without it)."""
+    def drain(self, wanted: Callable[[Event], bool] | None = None) -> list[Event]:
+        """Consume pending notifications; those ``wanted`` accepts (all without it)."""
         if self._driver is None:
-            return 0
-        return sum(
-            1
-            for note in self._driver.notifies(timeout=0)
-            if wanted is None or wanted(_event(note.payload))
-        )
+            return []
+        events = (_event(note.payload) for note in self._driver.notifies(timeout=0))
+        return [event for event in events if wanted is None or wanted(event)]
 
     def pending(self) -> bool:
         """Whether notifications wait to be drained."""
