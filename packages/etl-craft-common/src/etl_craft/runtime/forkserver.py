@@ -12,6 +12,7 @@ process as a fresh interpreter, minus the imports.
 Protocol, one JSON object per line; requests on the server's stdin, replies on its stdout:
 
     request   {"argv": [...], "env": {...}, "log": "/path/attempt.log", "cwd": "/path"}
+              (taken by the spare: a child forked ahead, waiting in its session for a request)
               {"release": 1234, "go": true}   let child 1234 run its task (false: exit)
     reply     {"pid": 1234}          the child was forked (replies come in request order)
               {"error": "..."}       it could not be
@@ -33,6 +34,7 @@ import select
 import signal
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
@@ -59,6 +61,7 @@ class Server:
         self.open = True
         self.pending = b""
         self.waiting: dict[int, int] = {}  # child pid -> its start pipe, until released
+        self.spare: Spare | None = None
         self.wakeup, wakeup_write = os.pipe()
         self.wakeup_fds = (self.wakeup, wakeup_write)
         for descriptor in self.wakeup_fds:
@@ -80,6 +83,7 @@ class Server:
         chunk = os.read(REQUESTS, 65536)
         if not chunk:
             self.open = False
+            self.close_spare()
             for pid in list(self.waiting):
                 self.release(pid, go=False)
             return
@@ -90,25 +94,50 @@ class Server:
                 self.release(int(request["release"]), go=bool(request["go"]))
                 continue
             self.reply(self.launch(request))
-            # After the reply, so the owner waits for nothing; the next children skip it.
+            # After the reply, so the owner waits for neither: the next children skip both.
             self.prepare(request)
+            self.ready_spare()
 
     def launch(self, request: dict[str, Any]) -> dict[str, Any]:
+        spare, self.spare = self.spare or self.fork_spare(), None
+        if spare is None:
+            return {"error": "fork failed: see the fork server's output"}
+        with contextlib.suppress(OSError):  # it died: its exit code tells the owner
+            os.write(spare.orders, json.dumps(request).encode())
+        os.close(spare.orders)
+        self.children.add(spare.pid)
+        self.waiting[spare.pid] = spare.start
+        return {"pid": spare.pid}
+
+    def fork_spare(self) -> Spare | None:
+        """Fork the next task process ahead of its request: it waits in a session of its own
+        for the request on a pipe, so that a start costs no fork. None when fork failed."""
+        orders, ordered = os.pipe()
         waits, start = os.pipe()
         try:
             pid = os.fork()
         except OSError as error:
-            os.close(waits)
-            os.close(start)
-            return {"error": f"fork failed: {error}"}
+            for descriptor in (orders, ordered, waits, start):
+                os.close(descriptor)
+            print(f"fork server: fork failed: {error}", file=sys.stderr)
+            return None
         if pid == 0:
             # The other children's pipes too: each must see end of file when it is released.
-            close = (*self.wakeup_fds, start, *self.waiting.values())
-            run_child(request, waits, close=close)
+            close = (*self.wakeup_fds, ordered, start, *self.waiting.values())
+            run_spare(orders, waits, close)
+        os.close(orders)
         os.close(waits)
-        self.children.add(pid)
-        self.waiting[pid] = start
-        return {"pid": pid}
+        return Spare(pid, ordered, start)
+
+    def ready_spare(self) -> None:
+        if self.open and self.spare is None:
+            self.spare = self.fork_spare()
+
+    def close_spare(self) -> None:
+        if self.spare is not None:
+            os.close(self.spare.orders)  # it reads end of file and exits
+            os.close(self.spare.start)
+            self.spare = None
 
     def release(self, pid: int, *, go: bool) -> None:
         start = self.waiting.pop(pid, None)
@@ -126,10 +155,18 @@ class Server:
             print(f"fork server: the task configuration was not prepared: {error}", file=sys.stderr)
 
     def reap(self) -> None:
-        while self.children:
-            pid, status = os.waitpid(-1, os.WNOHANG)
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return  # no child at all
             if pid == 0:
                 return
+            if self.spare is not None and pid == self.spare.pid:
+                self.close_spare()  # died before its request: the next start forks another
+                continue
+            if pid not in self.children:
+                continue  # a spare closed earlier
             self.children.discard(pid)
             self.release(pid, go=False)
             self.reply({"pid": pid, "code": os.waitstatus_to_exitcode(status)})
@@ -143,8 +180,16 @@ class Server:
             self.open = False
 
 
-def run_child(request: dict[str, Any], waits: int, close: tuple[int, ...]) -> NoReturn:
-    """In the forked child: become the task process of ``request``, never return."""
+@dataclass(frozen=True)
+class Spare:
+    pid: int
+    orders: int  # where the server writes its request
+    start: int  # its start pipe, the server's end
+
+
+def run_spare(orders: int, waits: int, close: tuple[int, ...]) -> NoReturn:
+    """In a spare: let go of the server's descriptors, wait for a request, and become its task
+    process; exit at once when the server closes the pipe without one."""
     code = 1
     try:
         os.setsid()
@@ -153,6 +198,27 @@ def run_child(request: dict[str, Any], waits: int, close: tuple[int, ...]) -> No
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for descriptor in close:
             os.close(descriptor)
+        # Not the server's requests and replies: its owner must see them end with the server.
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, REQUESTS)
+        os.dup2(null, REPLIES)
+        os.close(null)
+        received = b""
+        while chunk := os.read(orders, 65536):
+            received += chunk
+        os.close(orders)
+        if not received:
+            os._exit(0)
+        run_child(json.loads(received), waits)
+    except BaseException:
+        traceback.print_exc()
+    os._exit(code)
+
+
+def run_child(request: dict[str, Any], waits: int) -> NoReturn:
+    """In a spare given its request: become the task process of ``request``, never return."""
+    code = 1
+    try:
         _redirect(request["log"])
         os.chdir(request["cwd"])
         os.environ.clear()
@@ -203,6 +269,7 @@ def main() -> None:
         for named in statements(dialect).values():
             assert named.clause is not None
     server = Server()
+    server.ready_spare()
     server.reply({"ready": True})
     server.serve()
 
