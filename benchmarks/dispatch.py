@@ -3,18 +3,20 @@
 Run by hand (never in CI), from the repository root, with a PostgreSQL admin URL:
 
     ETL_CRAFT_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \
-        uv run python benchmarks/dispatch.py
+        uv run python benchmarks/dispatch.py [fork] [spawn] [--shape chain] [--repeat 5]
 
 The overseer (`etl-craft server --pool-provider queue`) and one worker (`etl-craft worker`) run
 as separate processes on a fresh Engine DB; runs of no-op PYTHON tasks are queued and the
 overseer admits them. Prints, per task start mode (fork server, fresh interpreter) and shape:
 end-to-end wall time (run queued to run ended), ready->running latency p50/p99 (a task's last
-upstream ending, or its run's admission, to its task process running), tasks/s, and the
-resident memory of the task processes sampled while they ran.
+upstream's outcome recorded, or its run's admission, to its script's code running, as the
+script notes it), tasks/s, and the resident memory of the task processes sampled while they
+ran.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import subprocess
@@ -22,12 +24,13 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.run_overhead import NOOP, overheads, percentile, shape_sql
+from benchmarks.run_overhead import percentile, readiness, shape_sql
 from tests.fixtures.databases import create_database, drop_database, initialise, unique_name
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
@@ -37,6 +40,21 @@ from etl_craft.core.time import as_utc
 from etl_craft.enginedb.transitions import create_run
 
 ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
+# A no-op that notes when its code began (the task processes' working folder is the project).
+NOOP = """
+import time
+from pathlib import Path
+
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    began = time.time()
+    stamps = Path("task-starts")
+    stamps.mkdir(exist_ok=True)
+    (stamps / str(context.task_id)).write_text(repr(began))
+    return ScriptResult(row_count=0)
+"""
 SHAPES = (("chain", 40, True, 4), ("fan-out", 200, False, 16))
 SLOTS = 16
 
@@ -153,11 +171,26 @@ def measure(project: ProjectOnDisk, pipeline: str) -> tuple[float, list[float]]:
             f"    {stage:<5} p50 {percentile(values, 0.5) * 1000:6.1f} ms, "
             f"p99 {percentile(values, 0.99) * 1000:6.1f} ms"
         )
-    return wall, overheads(project, run_id)
+    return wall, ready_to_running(project, run_id)
 
 
-def bench(admin: str, start: str, shape: tuple[str, int, bool, int]) -> list[float]:
-    """One shape on a fresh Engine DB (task codes repeat across shapes); the RSS samples."""
+def ready_to_running(project: ProjectOnDisk, run_id: int) -> list[float]:
+    """Per task: from ready to its script's code running, as the script itself noted it."""
+    return [
+        float((project.root / "task-starts" / str(task)).read_text()) - ready.timestamp()
+        for task, ready in readiness(project, run_id).items()
+    ]
+
+
+@dataclass(frozen=True)
+class Result:
+    wall: float
+    delays: list[float]
+    rss: list[float]
+
+
+def bench(admin: str, start: str, shape: tuple[str, int, bool, int]) -> Result:
+    """One shape on a fresh Engine DB (task codes repeat across shapes)."""
     name, tasks, chain, parallel = shape
     with tempfile.TemporaryDirectory() as folder:
         database = unique_name("etl_craft_dispatch")
@@ -188,15 +221,34 @@ def bench(admin: str, start: str, shape: tuple[str, int, bool, int]) -> list[flo
         f"p99 {percentile(delays, 0.99) * 1000:6.1f} ms",
         flush=True,
     )
-    return sampler.samples
+    return Result(wall, delays, sampler.samples)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("starts", nargs="*", choices=["fork", "spawn"], default=["fork", "spawn"])
+    parser.add_argument("--shape", choices=[shape[0] for shape in SHAPES], action="append")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each shape (default 1)")
+    args = parser.parse_args()
     admin = os.environ.get("ETL_CRAFT_TEST_DATABASE_URL")
     if not admin:
         raise SystemExit("set ETL_CRAFT_TEST_DATABASE_URL to a PostgreSQL admin URL")
-    for start in sys.argv[1:] or ["fork", "spawn"]:
-        samples = [sample for shape in SHAPES for sample in bench(admin, start, shape)]
+    shapes = [shape for shape in SHAPES if not args.shape or shape[0] in args.shape]
+    for start in args.starts:
+        samples: list[float] = []
+        for shape in shapes:
+            results = [bench(admin, start, shape) for _ in range(args.repeat)]
+            samples += [sample for result in results for sample in result.rss]
+            if args.repeat > 1:
+                walls = sorted(result.wall for result in results)
+                p50s = sorted(percentile(result.delays, 0.5) * 1000 for result in results)
+                print(
+                    f"{start:<6} {shape[0]:<8} over {args.repeat} runs: end-to-end median "
+                    f"{percentile(walls, 0.5):.2f} s (min {walls[0]:.2f}, max {walls[-1]:.2f}); "
+                    f"ready->running p50 median {percentile(p50s, 0.5):.1f} ms "
+                    f"(min {p50s[0]:.1f}, max {p50s[-1]:.1f})",
+                    flush=True,
+                )
         if samples:
             print(
                 f"{start:<6} task process RSS: median {percentile(samples, 0.5):.1f} MB, "

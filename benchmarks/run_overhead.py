@@ -86,6 +86,21 @@ def measure(project: ProjectOnDisk, pipeline: str) -> tuple[float, list[float]]:
 
 
 def overheads(project: ProjectOnDisk, run_id: int) -> list[float]:
+    """Per task: from ready to its attempt's STARTED_AT."""
+    with project.engine.read() as conn:
+        rows = execute(
+            conn,
+            "SELECT t.TASK_ID, a.STARTED_AT FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t "
+            "ON t.TASK_RUN_ID = a.TASK_RUN_ID WHERE t.PIPELINE_RUN_ID = :r",
+            r=run_id,
+        ).all()
+    ready = readiness(project, run_id)
+    return [(as_utc(started) - ready[task]).total_seconds() for task, started in rows]  # type: ignore[operator]
+
+
+def readiness(project: ProjectOnDisk, run_id: int) -> dict[int, datetime]:
+    """When each task of the run became ready: its run's admission, or its last upstream's
+    outcome recorded (its attempt's ENDED_AT)."""
     with project.engine.read() as conn:
         admitted = as_utc(
             execute(
@@ -96,8 +111,8 @@ def overheads(project: ProjectOnDisk, run_id: int) -> list[float]:
         )
         rows = execute(
             conn,
-            "SELECT t.TASK_ID, a.STARTED_AT, a.ENDED_AT FROM AUD_TASK_ATTEMPTS a JOIN "
-            "AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID WHERE t.PIPELINE_RUN_ID = :r",
+            "SELECT t.TASK_ID, a.ENDED_AT FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t "
+            "ON t.TASK_RUN_ID = a.TASK_RUN_ID WHERE t.PIPELINE_RUN_ID = :r",
             r=run_id,
         ).all()
         edges = execute(
@@ -107,19 +122,15 @@ def overheads(project: ProjectOnDisk, run_id: int) -> list[float]:
             "WHERE t.PIPELINE_RUN_ID = :r",
             r=run_id,
         ).all()
-    started = {row[0]: as_utc(row[1]) for row in rows}
-    ended = {row[0]: as_utc(row[2]) or datetime.min for row in rows}
+    assert admitted is not None
+    ended = {task: as_utc(stamp) or datetime.min for task, stamp in rows}
     upstream: dict[int, list[int]] = {}
     for task, parent in edges:
         upstream.setdefault(task, []).append(parent)
-    result = []
-    for task, start in started.items():
-        parents = [ended[parent] for parent in upstream.get(task, [])]
-        ready: datetime | None = max(parents) if parents else admitted
-        assert start is not None
-        assert ready is not None
-        result.append((start - ready).total_seconds())
-    return result
+    return {
+        task: max(ended[parent] for parent in upstream[task]) if task in upstream else admitted
+        for task in ended
+    }
 
 
 def percentile(values: list[float], share: float) -> float:
