@@ -58,8 +58,9 @@ def read_invocation(conn: EngineConnection, attempt_id: int) -> AttemptInvocatio
             "that the task process was given the same Engine DB as its owner"
         )
     run_date = row["run_date"]
-    params = conn.all("task_parameters", task_id=row["task_id"])
-    pipeline_params = conn.all("pipeline_parameters", pipeline_id=row["pipeline_id"])
+    found = conn.all("attempt_parameters", task_id=row["task_id"], pipeline_id=row["pipeline_id"])
+    params = [p for p in found if p["scope"] == "task"]
+    pipeline_params = [p for p in found if p["scope"] == "pipeline"]
     return AttemptInvocation(
         attempt_id=int(row["attempt_id"]),
         attempt_number=int(row["attempt_number"]),

@@ -15,15 +15,14 @@ SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.STATUS 
   LEFT JOIN AUD_TASK_OFFSETS o ON o.TASK_ID = t.TASK_ID
  WHERE a.ATTEMPT_ID = :attempt_id;
 
--- name: task_parameters --
--- The parameters of one task, by name.
-SELECT PARAMETER_NAME AS name, PARAMETER_VALUE AS value
-  FROM CFG_TASK_PARAMETERS WHERE TASK_ID = :task_id ORDER BY PARAMETER_NAME;
-
--- name: pipeline_parameters --
--- The parameters of one pipeline, by name.
-SELECT PARAMETER_NAME AS name, PARAMETER_VALUE AS value, PARAMETER_TYPE AS type
-  FROM CFG_PIPELINE_PARAMETERS WHERE PIPELINE_ID = :pipeline_id ORDER BY PARAMETER_NAME;
+-- name: attempt_parameters --
+-- The parameters of one task and of its pipeline, by scope ('task' or 'pipeline') and name.
+SELECT 'task' AS scope, PARAMETER_NAME AS name, PARAMETER_VALUE AS value
+  FROM CFG_TASK_PARAMETERS WHERE TASK_ID = :task_id
+UNION ALL
+SELECT 'pipeline' AS scope, PARAMETER_NAME AS name, PARAMETER_VALUE AS value
+  FROM CFG_PIPELINE_PARAMETERS WHERE PIPELINE_ID = :pipeline_id
+ORDER BY scope, name;
 
 -- name: attempt_status --
 -- The current status, owner and cancellation request of one attempt.
