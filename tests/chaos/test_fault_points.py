@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pytest
 
-from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
 from tests.chaos.harness import (
     APPENDED,
     LOADS,
@@ -25,7 +24,6 @@ from tests.chaos.harness import (
     wait_for,
     warehouse_rows,
 )
-from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk
 
 pytestmark = pytest.mark.chaos
@@ -37,15 +35,8 @@ def setup_done(project: ProjectOnDisk) -> int:
     """A run whose table exists: the faults below hit the append task's attempt."""
     project.migrate("0001_loads.sql", LOADS)
     run_id = project.new_run("loads", KEY)
-    settings = SupervisorSettings(
-        engine_url=project.connector.engine_url,
-        config_path=project.config,
-        profile=None,
-        logs_dir=project.root / "logs",
-        poll_seconds=0.2,
-    )
     setup = frozenset({_task_id(project, "setup")})
-    RunSupervisor(project.engine, settings, TESTER).supervise(run_id, setup)
+    project.supervisor().supervise(run_id, setup)
     assert attempts(project, "setup") == [(1, "SUCCESS", "CHILD")]
     return run_id
 

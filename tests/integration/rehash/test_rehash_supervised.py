@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
-from etl_craft.runtime.reconcile import warehouse_ledger
-from tests.fixtures.metadata import TESTER, execute
+from tests.fixtures.metadata import execute
 from tests.integration.rehash.rehash_site import SOURCE, TARGET, Site
 
 pytestmark = pytest.mark.integration
@@ -18,15 +16,7 @@ def supervise(site: Site, run_key: str) -> tuple[str, str | None, int]:
     """Run the customers pipeline; its status and the merge's error and attempt count."""
     project = site.project
     run_id = project.new_run("customers", run_key)
-    settings = SupervisorSettings(
-        engine_url=project.connector.engine_url,
-        config_path=project.config,
-        profile=None,
-        logs_dir=project.root / "logs",
-        poll_seconds=0.5,
-    )
-    ledger = warehouse_ledger(project.connector.warehouse)
-    status = RunSupervisor(project.engine, settings, TESTER, ledger).supervise(run_id).status
+    status = project.supervisor(poll_seconds=0.5).supervise(run_id).status
     with project.engine.read() as conn:
         error, attempts = execute(
             conn,

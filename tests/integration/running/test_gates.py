@@ -8,13 +8,10 @@ from pathlib import Path
 
 import pytest
 from tests.chaos.test_process_loss import wait_for
-from tests.fixtures.metadata import TESTER, execute
+from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 from tests.integration.running.test_supervisor_sql import task_statuses
-
-from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
-from etl_craft.runtime.reconcile import warehouse_ledger
 
 pytestmark = pytest.mark.integration
 
@@ -51,16 +48,8 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectO
 
 
 def supervise(project: ProjectOnDisk, run_id: int, wait_minutes: float = 60.0) -> str:
-    settings = SupervisorSettings(
-        engine_url=project.connector.engine_url,
-        config_path=project.config,
-        profile=None,
-        logs_dir=project.root / "logs",
-        poll_seconds=0.2,
-        gate_wait_minutes=wait_minutes,
-    )
-    ledger = warehouse_ledger(project.connector.warehouse)
-    return RunSupervisor(project.engine, settings, TESTER, ledger).supervise(run_id).status.value
+    supervisor = project.supervisor(gate_wait_minutes=wait_minutes)
+    return supervisor.supervise(run_id).status.value
 
 
 def decisions(project: ProjectOnDisk, run_id: int) -> list[tuple[str, str]]:

@@ -7,11 +7,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from tests.fixtures.metadata import TESTER, execute
+from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
-
-from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
-from etl_craft.runtime.reconcile import warehouse_ledger
 
 pytestmark = pytest.mark.integration
 
@@ -56,16 +53,7 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectO
 
 
 def supervise(project: ProjectOnDisk, run_id: int) -> str:
-    settings = SupervisorSettings(
-        engine_url=project.connector.engine_url,
-        config_path=project.config,
-        profile=None,
-        logs_dir=project.root / "logs",
-        poll_seconds=0.5,
-    )
-    ledger = warehouse_ledger(project.connector.warehouse)
-    supervisor = RunSupervisor(project.engine, settings, TESTER, ledger)
-    return supervisor.supervise(run_id).status.value
+    return project.supervisor(poll_seconds=0.5).supervise(run_id).status.value
 
 
 def task_statuses(project: ProjectOnDisk, run_id: int) -> dict[str, tuple[str, int | None]]:
