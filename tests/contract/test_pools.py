@@ -24,6 +24,7 @@ from etl_craft.pools.base import AttemptSpec, HandleStatus, Pool
 from etl_craft.pools.local import LocalPool, LocalSettings
 from etl_craft.pools.queue import QueuePool
 from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.launcher import TaskSetup
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
 from tests.chaos.harness import Processes, rows, scalar, task_processes, wait_for
 from tests.fixtures.metadata import TESTER
@@ -122,10 +123,12 @@ def in_process_pool(project: ProjectOnDisk, provider: str) -> Pool:
         return QueuePool(project.engine)
     settings = LocalSettings(
         owner_id=owner_id(),
-        engine_url=project.connector.engine_url,
-        config_path=project.config,
-        profile=None,
-        logs_dir=project.root / "logs",
+        tasks=TaskSetup(
+            engine_url=project.connector.engine_url,
+            config_path=project.config,
+            profile=None,
+            logs_dir=project.root / "logs",
+        ),
     )
     return LocalPool(project.engine, settings, {SlotKind.INGESTION: 2, SlotKind.WAREHOUSE: 2})
 

@@ -20,6 +20,7 @@ from etl_craft.pools.base import Pool
 from etl_craft.pools.local import LocalPool, LocalSettings
 from etl_craft.pools.queue import QueuePool
 from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.launcher import TaskSetup
 from etl_craft_overseer.overseer import Overseer, OverseerSettings
 
 log = logging.getLogger(__name__)
@@ -93,12 +94,14 @@ def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
             ctx.engine,
             LocalSettings(
                 owner_id=owner,
-                engine_url=run.engine_url,
-                config_path=run.config_path,
-                profile=run.profile,
-                logs_dir=run.logs_dir,
+                tasks=TaskSetup(
+                    engine_url=run.engine_url,
+                    config_path=run.config_path,
+                    profile=run.profile,
+                    logs_dir=run.logs_dir,
+                    log_level=settings.log_level,
+                ),
                 lease_seconds=run.lease_seconds,
-                log_level=settings.log_level,
             ),
             {
                 SlotKind.INGESTION: _slots(args.ingestion_slots, slots, "--ingestion-slots"),

@@ -20,7 +20,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from types import FrameType, TracebackType
 
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
@@ -44,13 +43,13 @@ from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.launcher import (
     LaunchSpec,
     RunningAttempt,
+    TaskSetup,
     claiming,
     settle_exit,
     stop_for_cancel,
     stop_for_drain,
     stop_for_timeout,
 )
-from etl_craft.runtime.logfile import attempt_log_path
 from etl_craft.runtime.metrics import (
     DISPATCH_SECONDS,
     WORKER_CLAIMS,
@@ -73,11 +72,7 @@ class WorkerSettings:
     heartbeat_seconds: float
     lease_seconds: float
     poll_seconds: float
-    engine_url: str
-    config_path: Path | None
-    profile: str | None
-    logs_dir: Path
-    log_level: str
+    tasks: TaskSetup
 
 
 @dataclass(frozen=True)
@@ -283,15 +278,8 @@ class WorkerAgent:
             invocation.task_code,
             invocation.attempt_number,
         )
-        return LaunchSpec(
-            attempt_id=invocation.attempt_id,
-            owner_id=self.worker_id,
-            engine_url=self.settings.engine_url,
-            log_path=attempt_log_path(self.settings.logs_dir, *where),
-            timeout_seconds=task.timeout_seconds,
-            config=self.settings.config_path,
-            profile=self.settings.profile,
-            log_level=self.settings.log_level,
+        return self.settings.tasks.spec(
+            self.worker_id, invocation.attempt_id, where, task.timeout_seconds
         )
 
     def _fail(self, attempt_id: int, message: str, *, retryable: bool) -> None:

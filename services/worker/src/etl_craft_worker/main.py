@@ -14,6 +14,7 @@ from etl_craft.config.settings import load_settings
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
 from etl_craft.operations.context import OperationContext
+from etl_craft.runtime.launcher import TaskSetup
 from etl_craft.runtime.reconcile import warehouse_ledger
 from etl_craft_worker.agent import WorkerAgent, WorkerSettings
 from etl_craft_worker.startup import refuse_unsuitable, registration, resolve_pool
@@ -63,8 +64,9 @@ def handle(args: argparse.Namespace) -> int:
     try:
         refuse_unsuitable(ctx.engine)
         settings = worker_settings(ctx, args)
+        levels = (args.log_level, settings.tasks.log_level)
         logging.getLogger("etl_craft_worker").setLevel(
-            min(logging.getLevelName(args.log_level), logging.getLevelName(settings.log_level))
+            min(logging.getLevelName(level) for level in levels)
         )
         ledger = warehouse_ledger(ctx.connector.warehouse) if ctx.connector else None
         agent = WorkerAgent(ctx.engine, settings, ledger)
@@ -103,11 +105,13 @@ def worker_settings(ctx: OperationContext, args: argparse.Namespace) -> WorkerSe
         heartbeat_seconds=heartbeat,
         lease_seconds=float(service.lease_seconds),
         poll_seconds=service.poll_seconds,
-        engine_url=ctx.engine.url.render_as_string(hide_password=False),
-        config_path=ctx.connector.path if ctx.connector else None,
-        profile=ctx.connector.profile if ctx.connector else None,
-        logs_dir=ctx.project.logs_dir if ctx.project else Path.cwd() / "logs",
-        log_level=service.log_level,
+        tasks=TaskSetup(
+            engine_url=ctx.engine.url.render_as_string(hide_password=False),
+            config_path=ctx.connector.path if ctx.connector else None,
+            profile=ctx.connector.profile if ctx.connector else None,
+            logs_dir=ctx.project.logs_dir if ctx.project else Path.cwd() / "logs",
+            log_level=service.log_level,
+        ),
     )
 
 

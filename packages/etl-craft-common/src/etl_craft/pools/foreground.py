@@ -20,6 +20,7 @@ from etl_craft.pools.dispatch import submit_queued
 from etl_craft.pools.local import LocalPool, LocalSettings
 from etl_craft.runtime.heartbeat import Heartbeat
 from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.launcher import TaskSetup
 from etl_craft.runtime.reconcile import LedgerLookup
 from etl_craft.runtime.tracing import span
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step, supervised_elsewhere
@@ -88,12 +89,14 @@ class RunSupervisor:
             self.engine,
             LocalSettings(
                 owner_id=self.owner,
-                engine_url=self.settings.engine_url,
-                config_path=self.settings.config_path,
-                profile=self.settings.profile,
-                logs_dir=self.settings.logs_dir,
+                tasks=TaskSetup(
+                    engine_url=self.settings.engine_url,
+                    config_path=self.settings.config_path,
+                    profile=self.settings.profile,
+                    logs_dir=self.settings.logs_dir,
+                    log_level=self.settings.log_level,
+                ),
                 lease_seconds=self.settings.lease_seconds,
-                log_level=self.settings.log_level,
             ),
             # The pipeline's limit is kept when attempts are queued; the slots only bound this host.
             {SlotKind.INGESTION: limit, SlotKind.WAREHOUSE: limit},

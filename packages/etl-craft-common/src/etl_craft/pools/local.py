@@ -12,7 +12,6 @@ import select
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import SlotKind
@@ -23,15 +22,14 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import claim_attempt
 from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_status
 from etl_craft.runtime.launcher import (
-    LaunchSpec,
     RunningAttempt,
+    TaskSetup,
     claiming,
     settle_exit,
     stop_for_cancel,
     stop_for_drain,
     stop_for_timeout,
 )
-from etl_craft.runtime.logfile import attempt_log_path
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
 
 CANCELLED = "cancelled by an operator"
@@ -40,12 +38,8 @@ CANCELLED = "cancelled by an operator"
 @dataclass(frozen=True)
 class LocalSettings:
     owner_id: str
-    engine_url: str
-    config_path: Path | None
-    profile: str | None
-    logs_dir: Path
+    tasks: TaskSetup
     lease_seconds: float = 60.0
-    log_level: str = "INFO"
 
 
 class LocalPool:
@@ -77,15 +71,8 @@ class LocalPool:
             return spec.attempt_id
         self.seen.add(spec.attempt_id)
         where = (spec.pipeline_code, spec.pipeline_run_id, spec.task_code, spec.attempt_number)
-        launched = LaunchSpec(
-            attempt_id=spec.attempt_id,
-            owner_id=self.settings.owner_id,
-            engine_url=self.settings.engine_url,
-            log_path=attempt_log_path(self.settings.logs_dir, *where),
-            timeout_seconds=spec.timeout_seconds,
-            config=self.settings.config_path,
-            profile=self.settings.profile,
-            log_level=self.settings.log_level,
+        launched = self.settings.tasks.spec(
+            self.settings.owner_id, spec.attempt_id, where, spec.timeout_seconds
         )
         try:
             with claiming(self.engine, SYSTEM) as claim:

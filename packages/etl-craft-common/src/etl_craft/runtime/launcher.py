@@ -42,7 +42,7 @@ from etl_craft.runtime.handover import (
     take_outcome,
 )
 from etl_craft.runtime.identity import HOST, process_start
-from etl_craft.runtime.logfile import tail
+from etl_craft.runtime.logfile import attempt_log_path, tail
 from etl_craft.runtime.processes import stop_group
 from etl_craft.runtime.reconcile import LedgerLookup
 from etl_craft.runtime.starter import TaskProcess, start_task
@@ -67,6 +67,35 @@ class LaunchSpec:
     profile: str | None = None
     log_level: str = "INFO"
     extra_env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TaskSetup:
+    """What every task process of one owner starts with."""
+
+    engine_url: str
+    config_path: Path | None
+    profile: str | None
+    logs_dir: Path
+    log_level: str = "INFO"
+
+    def spec(
+        self,
+        owner_id: str,
+        attempt_id: int,
+        where: tuple[str, int, str, int],  # pipeline code, run id, task code, attempt number
+        timeout_seconds: float | None,
+    ) -> LaunchSpec:
+        return LaunchSpec(
+            attempt_id=attempt_id,
+            owner_id=owner_id,
+            engine_url=self.engine_url,
+            log_path=attempt_log_path(self.logs_dir, *where),
+            timeout_seconds=timeout_seconds,
+            config=self.config_path,
+            profile=self.profile,
+            log_level=self.log_level,
+        )
 
 
 @dataclass
