@@ -32,6 +32,7 @@ from etl_craft.enginedb.metrics import claim_wait
 from etl_craft.enginedb.runs import read_pipeline_shape
 from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
 from etl_craft.enginedb.workers import (
+    AttemptEnd,
     WorkerBeat,
     WorkerRegistration,
     attempt_end,
@@ -138,6 +139,10 @@ class WorkerAgent:
         self.next_beat = 0.0
         self.listener: Listener | None = None
         self.shapes: dict[int, RunShape] = {}
+        # The slot kinds a claim last found nothing for; cleared when an attempt is queued or
+        # time passes (a retry's delay ends), so that a pass after a child's exit costs no
+        # claim while nothing new can be there.
+        self.emptied: frozenset[SlotKind] | None = None
 
     def serve(self, registration: WorkerRegistration) -> None:
         """Register, run until drained, and end GONE whatever happens."""
@@ -198,8 +203,8 @@ class WorkerAgent:
     def _claim_while_free(self) -> None:
         while self.signals.count == self.signals_seen:
             free = self._free_kinds()
-            if not free:
-                return
+            if not free or (self.emptied is not None and self.emptied.issuperset(free)):
+                return  # no slot, or the queue had nothing for these kinds and nothing came
             with claiming(self.engine, self.actor) as claim:
                 attempt_id = claim_next_attempt(
                     claim.conn,
@@ -210,6 +215,7 @@ class WorkerAgent:
                     lease_seconds=self.settings.lease_seconds,
                 )
                 if attempt_id is None:
+                    self.emptied = frozenset(free)
                     return
                 # Read with the claim: the task process is handed it and reads nothing itself.
                 invocation = read_invocation(claim.conn, attempt_id)
@@ -291,13 +297,14 @@ class WorkerAgent:
 
     def _reap(self) -> None:
         for attempt_id, job in list(self.jobs.items()):
+            recorded = None
             if job.running.exit_code() is not None:
-                settle_exit(self.engine, job.running, self.actor, self._ledger(job))
+                recorded = settle_exit(self.engine, job.running, self.actor, self._ledger(job))
             elif job.running.overdue():
                 stop_for_timeout(self.engine, job.running, self.actor)
             else:
                 continue
-            self._ended(attempt_id)
+            self._ended(attempt_id, recorded)
 
     def _ledger(self, job: Job) -> LedgerLookup | None:
         return self.ledger if job.ledgered else None
@@ -364,10 +371,14 @@ class WorkerAgent:
             WORKER_ENDED.labels(self.settings.pool, AttemptStatus.FAILED.value).inc()
             log.warning("attempt %s stopped: %s", attempt_id, reason, extra=job.context)
 
-    def _ended(self, attempt_id: int) -> None:
+    def _ended(self, attempt_id: int, recorded: AttemptOutcome | None = None) -> None:
+        """Log and count how the attempt ended: as this worker just recorded it, or as read."""
         job = self.jobs.pop(attempt_id)
-        with self.engine.read() as conn:
-            end = attempt_end(conn, attempt_id)
+        if recorded is not None:
+            end = AttemptEnd(recorded.status, recorded.error_message)
+        else:
+            with self.engine.read() as conn:
+                end = attempt_end(conn, attempt_id)
         WORKER_ENDED.labels(self.settings.pool, end.status.value).inc()
         detail = f": {end.error_message.splitlines()[0]}" if end.error_message else ""
         level = logging.INFO if end.status is AttemptStatus.SUCCESS else logging.WARNING
@@ -404,18 +415,21 @@ class WorkerAgent:
         try:
             while True:
                 readable = select.select(wake, [], [], max(0.0, deadline - time.monotonic()))[0]
+                queued = listening in readable and self._queued()
+                if queued or time.monotonic() >= deadline:
+                    self.emptied = None
                 # Only notifications, none of an attempt queued (the others are the start and
                 # end of work, this worker's own among them): nothing to claim, wait on.
-                if readable != [listening] or self.listener is None:
-                    break
-                if self.listener.drain(queued_attempt) or time.monotonic() >= deadline:
+                if readable != [listening] or queued or time.monotonic() >= deadline:
                     break
         finally:
             for descriptor in descriptors:
                 os.close(descriptor)
         self.signals.clear()
-        if self.listener is not None:
-            self.listener.drain()
+
+    def _queued(self) -> bool:
+        """Drain the notifications; whether an attempt was queued among them."""
+        return self.listener is not None and bool(self.listener.drain(queued_attempt))
 
     def _timeout(self) -> float:
         now = time.monotonic()

@@ -213,24 +213,25 @@ def _start(spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:
 
 def settle_exit(
     engine: EngineDB, running: RunningAttempt, actor: Actor, ledger: LedgerLookup | None
-) -> None:
-    """After the child exited: nothing when it recorded its outcome (the usual end, told by
-    one read rather than a refused write); else the ledger's outcome, else FAILED."""
+) -> AttemptOutcome | None:
+    """After the child exited: record the outcome it handed over (the usual end); nothing when
+    it recorded one itself; else the ledger's outcome, else FAILED. The outcome recorded from
+    the child's hand-over, if that is what happened; None otherwise."""
     with _settling(running, "exited"):
         handed = take_outcome(outcome_path(running.spec.log_path))
         if handed is not None:
-            _record_handed(engine, running, actor, handed)
-            return
+            return _record_handed(engine, running, actor, handed)
         with engine.read() as conn:
             found = conn.one("attempt_status", attempt_id=running.attempt_id)
         if found is None or AttemptStatus(found["status"]).terminal:
-            return
+            return None
         _settle_exit(engine, running, actor, ledger)
+        return None
 
 
 def _record_handed(
     engine: EngineDB, running: RunningAttempt, actor: Actor, handed: HandedOutcome
-) -> None:
+) -> AttemptOutcome | None:
     outcome = replace(handed.outcome, task_log=tail(running.spec.log_path))
     try:
         with engine.transaction(actor) as conn:
@@ -248,6 +249,8 @@ def _record_handed(
         log.error(
             "attempt %s: the task's outcome was not recorded: %s", running.attempt_id, refused
         )
+        return None
+    return outcome
 
 
 def _settle_exit(
