@@ -47,6 +47,7 @@ import sqlalchemy.dialects.sqlite.pysqlite  # noqa: F401
 import sqlglot  # noqa: F401
 from setproctitle import setproctitle
 
+import etl_craft.scripting  # noqa: F401  (what every ingestion script imports)
 from etl_craft.enginedb.queries import DIALECTS, statements
 from etl_craft.runtime import child
 from etl_craft.runtime.starter import CHILD_MODULE, GO, SERVER_MODULE, START_FD_VARIABLE
