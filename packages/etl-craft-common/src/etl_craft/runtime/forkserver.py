@@ -1,13 +1,13 @@
 """The fork server: one launcher process per owner that forks task processes.
 
 A fresh interpreter spends most of a task start importing SQLAlchemy, psycopg, DuckDB and
-sqlglot. The server imports them once and parses the Engine DB statements; after forking a
-child it reads the configuration the next ones will have and prepares the engine of their
-Engine DB (one connection, closed at once). It holds no connection and starts no thread, and
-forks a child per attempt. The child calls
-setsid, appends its output to the attempt log, takes the request's environment and working
-directory, and runs ``etl_craft.runtime.child`` with the request's arguments: the same task
-process as a fresh interpreter, minus the imports.
+sqlglot. The server imports them once and parses the Engine DB statements; once a child is
+released it reads the configuration the next ones will have, prepares the engine of their
+Engine DB (one connection, closed at once) and forks the next child ahead (the spare). It holds
+no connection and starts no thread. A child calls setsid, appends its output to the attempt
+log, takes the request's environment and working directory, and runs
+``etl_craft.runtime.child`` with the request's arguments: the same task process as a fresh
+interpreter, minus the imports.
 
 Protocol, one JSON object per line; requests on the server's stdin, replies on its stdout:
 
@@ -63,6 +63,7 @@ class Server:
         self.pending = b""
         self.waiting: dict[int, int] = {}  # child pid -> its start pipe, until released
         self.spare: Spare | None = None
+        self.last: dict[str, Any] | None = None  # the last request, until its child is released
         self.wakeup, wakeup_write = os.pipe()
         self.wakeup_fds = (self.wakeup, wakeup_write)
         for descriptor in self.wakeup_fds:
@@ -93,11 +94,10 @@ class Server:
             request = json.loads(line)
             if "release" in request:
                 self.release(int(request["release"]), go=bool(request["go"]))
+                self.get_ready()
                 continue
             self.reply(self.launch(request))
-            # After the reply, so the owner waits for neither: the next children skip both.
-            self.prepare(request)
-            self.ready_spare()
+            self.last = request
 
     def launch(self, request: dict[str, Any]) -> dict[str, Any]:
         spare, self.spare = self.spare or self.fork_spare(), None
@@ -129,6 +129,15 @@ class Server:
         os.close(orders)
         os.close(waits)
         return Spare(pid, ordered, start)
+
+    def get_ready(self) -> None:
+        """Read the configuration the next children will have and fork the next spare: once
+        the last child is released, so that neither delays its release (the owner sends it as
+        soon as its claim committed), and both are done while that child runs its task."""
+        if self.last is not None:
+            self.prepare(self.last)
+            self.last = None
+        self.ready_spare()
 
     def ready_spare(self) -> None:
         if self.open and self.spare is None:
