@@ -88,7 +88,6 @@ class RunDriver:
                 read_pipeline_shape(conn, run.pipeline_id), settings.default_retries
             )
         self.shape = shape.ignoring_outcomes(bypass.tasks) if bypass is not None else shape
-        self.unfinished = False  # the last plan applied left something for the next look
 
     def step(self) -> tuple[Step, RunRow]:
         """One look at the tables and what follows from it."""
@@ -119,10 +118,12 @@ class RunDriver:
                 if self._only_settled(states) and decided.outcome is None:
                     return Step.DONE, run
                 self._only_waiting(states)
-        if not decided.idle and self._apply(run, decided, len(live)):
+        queued = 0 if decided.idle else self._apply(run, decided, len(live))
+        if decided.skip or queued:
             # Queuing what the plan starts changes nothing else it decided: unless something
             # was skipped or held back by a limit, a new look would find the run busy.
-            return (Step.APPLIED if self.unfinished else Step.BUSY), run
+            held_back = queued < len(decided.start) + len(decided.retry)
+            return (Step.APPLIED if decided.skip or held_back else Step.BUSY), run
         if decided.outcome is not None and not live:
             return Step.ENDED, self._finalize(run, decided.outcome, reopened=controls.reopened)
         return Step.BUSY, run
@@ -151,26 +152,23 @@ class RunDriver:
 
     def _apply(self, run: RunRow, decided: Plan, live: int) -> int:
         """Skip, retry and start what the plan says and the limits allow, in one transaction
-        (the limits are read in it too); how many changed."""
+        (the limits are read in it too); how many attempts were queued."""
         shape = self.shape
-        changed = 0
-        self.unfinished = bool(decided.skip)
+        queued = 0
         with self.engine.transaction(SYSTEM) as conn:
             for skipped in decided.skip:
                 task_id = skipped.task.task_id
                 self.gates.record(conn, _gated(shape, task_id))
                 reason = self.gates.skip_reason(task_id, skipped.reason)
                 skip_task_run(conn, run.pipeline_run_id, task_id, SYSTEM, message=reason)
-                changed += 1
             if not (decided.start or decided.retry):
-                return changed
+                return 0
             room, warehouse = self._headroom(conn, run, live)
             # Retries first: their task runs have waited longest. What doesn't fit waits
             # unqueued, holding nothing, and is planned again after the next completion.
             for retry in decided.retry:
                 settings = shape.tasks[retry.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
-                    self.unfinished = True
                     continue
                 queue_attempt(
                     conn,
@@ -182,13 +180,12 @@ class RunDriver:
                     not_before=retry.not_before,
                 )
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
-                changed += 1
+                queued += 1
             # New task runs are the requester's: their rows and changes carry its name.
             conn.mark(self.requested_by, None)
             for task in decided.start:
                 settings = shape.tasks[task.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
-                    self.unfinished = True
                     continue
                 self.gates.record(conn, _gated(shape, task.task_id))
                 task_run_id = create_task_run(
@@ -203,8 +200,8 @@ class RunDriver:
                     priority=run.priority,
                 )
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
-                changed += 1
-        return changed
+                queued += 1
+        return queued
 
     def _only_settled(self, states: dict[int, TaskRunState]) -> bool:
         assert self.only is not None
