@@ -243,9 +243,7 @@ class WorkerAgent:
             return shape.tasks[invocation.task_id]
         except MetadataError as error:
             message = f"worker {self.worker_id} could not start the task: {error}"
-            outcome = AttemptOutcome(
-                AttemptStatus.FAILED, error_message=message, retryable=False, source="OWNER"
-            )
+            outcome = _owner_failure(message, retryable=False)
             finish_attempt(
                 conn, invocation.attempt_id, self.actor, owner_id=self.worker_id, outcome=outcome
             )
@@ -289,9 +287,7 @@ class WorkerAgent:
         )
 
     def _fail(self, attempt_id: int, message: str, *, retryable: bool) -> None:
-        outcome = AttemptOutcome(
-            AttemptStatus.FAILED, error_message=message, retryable=retryable, source="OWNER"
-        )
+        outcome = _owner_failure(message, retryable=retryable)
         with self.engine.transaction(self.actor) as conn:
             finish_attempt(conn, attempt_id, self.actor, owner_id=self.worker_id, outcome=outcome)
 
@@ -418,9 +414,10 @@ class WorkerAgent:
                 queued = listening in readable and self._queued()
                 if queued or time.monotonic() >= deadline:
                     self.emptied = None
+                    break
                 # Only notifications, none of an attempt queued (the others are the start and
                 # end of work, this worker's own among them): nothing to claim, wait on.
-                if readable != [listening] or queued or time.monotonic() >= deadline:
+                if readable != [listening]:
                     break
         finally:
             for descriptor in descriptors:
@@ -439,6 +436,13 @@ class WorkerAgent:
         limits = [job.running.seconds_left(now) for job in self.jobs.values()]
         due += [left for left in limits if left is not None]
         return max(0.0, min(due))
+
+
+def _owner_failure(message: str, *, retryable: bool) -> AttemptOutcome:
+    """FAILED, recorded by this worker for an attempt whose task process could not record it."""
+    return AttemptOutcome(
+        AttemptStatus.FAILED, error_message=message, retryable=retryable, source="OWNER"
+    )
 
 
 def _context(invocation: AttemptInvocation) -> dict[str, object]:
