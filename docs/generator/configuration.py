@@ -38,6 +38,9 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "url": "A PostgreSQL Engine DB as an SQLAlchemy URL, such as "
         "`postgresql+psycopg://etl:${ENGINE_PASSWORD}@db.example.com/etl`.",
         "path": "A SQLite Engine DB file in the project, such as `data/engine.db`.",
+        "writer_role": "On PostgreSQL, the role whose members may write etl-craft's tables "
+        "besides their owner; every other login is refused whatever it claims. Installed into "
+        "the guards by `init-db` and `migrate`; `setup --print-grants` prints its GRANTs.",
     },
     "Warehouse": {
         "type": "`postgresql` or `duckdb`.",

@@ -119,7 +119,7 @@ def test_doctor_fails_naming_a_dropped_write_guard(sqlite_site: Site) -> None:
     assert code == ExitCode.FAILURE
     guards = checks_by_name(document)["write-guards"]
     assert guards["status"] == "FAIL"
-    assert "AUD_ACTIONS has 2 of 3 guard triggers" in guards["detail"]
+    assert "AUD_ACTIONS has 2 of 3 enabled guard triggers" in guards["detail"]
     assert sqlite_site.run("init-db").returncode == 0
     assert sqlite_site.json("doctor")[0] == 0
 
@@ -154,3 +154,41 @@ def test_doctor_fails_when_another_login_may_write_an_aud_table(pg_site: Site) -
     assert grants["status"] == "FAIL"
     assert f"{role} holds INSERT on AUD_ACTIONS" in grants["detail"]
     assert f'REVOKE INSERT ON AUD_ACTIONS FROM "{role}";' in grants["remedy"]
+
+
+@pytest.mark.postgres
+def test_doctor_fails_naming_a_disabled_guard_trigger(pg_site: Site) -> None:
+    pg_site.run("init-db")
+    pg_site.execute("ALTER TABLE AUD_ACTIONS DISABLE TRIGGER etl_craft_guard_writer")
+
+    code, document = pg_site.json("doctor")
+
+    assert code == ExitCode.FAILURE
+    guards = checks_by_name(document)["write-guards"]
+    assert guards["status"] == "FAIL"
+    assert "trigger etl_craft_guard_writer on AUD_ACTIONS is disabled" in guards["detail"]
+    assert pg_site.run("init-db").returncode == 0
+    assert checks_by_name(pg_site.json("doctor")[1])["write-guards"]["status"] == "PASS"
+
+
+@pytest.mark.postgres
+def test_doctor_names_a_login_that_may_write_through_a_role_it_belongs_to(pg_site: Site) -> None:
+    pg_site.run("init-db")
+    group, login = unique_name("etl_craft_group"), unique_name("etl_craft_login")
+    with psycopg.connect(pg_site.engine_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(group)))
+        conn.execute(
+            sql.SQL("CREATE ROLE {} LOGIN IN ROLE {}").format(*map(sql.Identifier, (login, group)))
+        )
+        conn.execute(sql.SQL("GRANT DELETE ON CFG_TASKS TO {}").format(sql.Identifier(group)))
+        try:
+            code, document = pg_site.json("doctor")
+        finally:
+            for role in (login, group):
+                conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+                conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+    assert code == ExitCode.FAILURE
+    grants = checks_by_name(document)["grants"]
+    assert f"login {login} may DELETE CFG_TASKS" in grants["detail"]
+    assert f'REVOKE DELETE ON CFG_TASKS FROM "{group}";' in grants["remedy"]

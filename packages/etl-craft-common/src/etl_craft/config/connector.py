@@ -35,6 +35,8 @@ class Connector:
     profile: str | None
     # Resolved URLs and secrets are kept out of repr so that logging a Connector leaks nothing.
     engine_url: str = field(repr=False)
+    # The PostgreSQL role whose members may write etl-craft's tables, besides their owner.
+    writer_role: str
     warehouse: Warehouse
     email: Email | None
     orchestration: Orchestration
@@ -123,6 +125,7 @@ def _build(
         path=path,
         profile=profile,
         engine_url=engine_url,
+        writer_role=views["Engine"].filled_text("writer_role"),
         warehouse=warehouse,
         email=email,
         orchestration=orchestration,

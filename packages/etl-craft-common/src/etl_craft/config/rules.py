@@ -13,12 +13,14 @@ from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.project import relative_path_problem
 from etl_craft.config.secrets import VARIABLE_PATTERN, VARIABLE_RULE, template_problem
-from etl_craft.core.text import CODE_RULE, is_code
+from etl_craft.core.text import CODE_RULE, ROLE_RULE, is_code, is_role_name
 
 # A parser returns the value it accepts or raises ValueError("expected ...").
 Parser = Callable[[object], object]
 
 MEMORY_DATABASE = ":memory:"
+# The PostgreSQL role whose members may write etl-craft's tables besides their owner.
+DEFAULT_WRITER_ROLE = "etl_craft_writer"
 # Any key ending so names an environment variable that holds a secret.
 VARIABLE_SUFFIX = "_variable"
 
@@ -91,6 +93,12 @@ def code(value: object) -> str:
     return value
 
 
+def role_name(value: object) -> str:
+    if not isinstance(value, str) or not is_role_name(value):
+        raise ValueError(f"expected a PostgreSQL role name: {ROLE_RULE}")
+    return value
+
+
 def variable_name(value: object) -> str:
     if not isinstance(value, str) or not VARIABLE_PATTERN.fullmatch(value):
         raise ValueError(f"expected {VARIABLE_RULE}, never the secret itself")
@@ -145,7 +153,7 @@ def email_address(value: object) -> str:
 
 
 KEYS: dict[str, dict[str, Parser]] = {
-    "Engine": {"url": url_template, "path": project_path},
+    "Engine": {"url": url_template, "path": project_path, "writer_role": role_name},
     "Warehouse": {
         "type": one_of(WarehouseType),
         "url": url_template,
@@ -175,7 +183,7 @@ KEYS: dict[str, dict[str, Parser]] = {
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
-    "Engine": {},
+    "Engine": {"writer_role": DEFAULT_WRITER_ROLE},
     "Warehouse": {"ledger_schema": "etl_craft"},
     "Email": {"tls_mode": TlsMode.STARTTLS.value, "verify": True},
     "Orchestration": {

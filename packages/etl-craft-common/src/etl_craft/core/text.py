@@ -10,3 +10,19 @@ CODE_RULE = "a letter followed by up to 127 letters, digits or underscores"
 
 def is_code(value: str) -> bool:
     return CODE_PATTERN.fullmatch(value) is not None
+
+
+# A PostgreSQL role name that needs no quoting, so it can stand in generated SQL as it is.
+ROLE_PATTERN = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+ROLE_RULE = (
+    "a lower-case letter or underscore, then up to 62 lower-case letters, digits or underscores"
+)
+
+
+def is_role_name(value: str) -> bool:
+    return ROLE_PATTERN.fullmatch(value) is not None
+
+
+def quoted_identifier(name: str) -> str:
+    """``name`` as a PostgreSQL identifier that stands for itself, whatever its characters."""
+    return '"' + name.replace('"', '""') + '"'

@@ -7,10 +7,11 @@ table refuse a write whose transaction carries no actor.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -214,10 +215,14 @@ class EngineDB:
             raise
 
     def create_storage(self) -> None:
-        """Create the folder of an SQLite Engine DB file; a server database must already exist."""
+        """Create an SQLite Engine DB file private to its owner; a server database must exist."""
         database = self.url.database
         if self.dialect == "sqlite" and database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
+            # Whoever may write the file may also write around the guards (no login stands
+            # between them), so it starts private; SQLite gives its journal the same mode.
+            with suppress(FileExistsError):
+                os.close(os.open(database, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
     def dispose(self) -> None:
         self.engine.dispose()

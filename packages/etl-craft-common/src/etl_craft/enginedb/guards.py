@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from etl_craft.config.rules import DEFAULT_WRITER_ROLE
 from etl_craft.core.errors import MigrationError
+from etl_craft.core.text import ROLE_RULE, is_role_name
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.queries import statement
 
@@ -51,12 +53,26 @@ def reserved_tables(conn: EngineConnection) -> list[ReservedTable]:
     ]
 
 
-def install_guards(conn: EngineConnection) -> list[str]:
-    """Attach (or refresh) every guard; returns the tables guarded."""
+def install_guards(conn: EngineConnection, writer_role: str = DEFAULT_WRITER_ROLE) -> list[str]:
+    """Attach (or refresh) every guard; returns the tables guarded.
+
+    On PostgreSQL only the tables' owner and the members of ``writer_role`` may write them.
+    """
+    if not is_role_name(writer_role):
+        raise MigrationError(
+            f"writer role {writer_role!r} is not a plain PostgreSQL role name; expected "
+            f"{ROLE_RULE}; set Engine.writer_role in craft-connector.yml to such a name"
+        )
     tables = reserved_tables(conn)
     for table in tables:
         _check_identifier(table.name)
-        _apply(conn, "guard_template", table=table.name, remedy=REMEDIES[table.prefix])
+        _apply(
+            conn,
+            "guard_template",
+            table=table.name,
+            remedy=REMEDIES[table.prefix],
+            writer_role=writer_role,
+        )
         if table.name in APPEND_ONLY_TABLES:
             _apply(conn, "append_only_template", table=table.name)
         if table.name in TERMINAL_IMMUTABLE_TABLES:

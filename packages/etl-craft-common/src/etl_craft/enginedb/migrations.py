@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 from sqlalchemy import exc as sa_exc
 
+from etl_craft.config.rules import DEFAULT_WRITER_ROLE
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import MigrationStream
 from etl_craft.core.errors import MigrationError
@@ -90,14 +91,21 @@ def _ordered(where: str, entries: Sequence[tuple[str, str]]) -> list[MigrationFi
     return [by_version[version] for version in sorted(by_version)]
 
 
-def initialize(db: EngineDB, actor: Actor, *, project_code: str, timezone: str) -> MigrationReport:
+def initialize(
+    db: EngineDB,
+    actor: Actor,
+    *,
+    project_code: str,
+    timezone: str,
+    writer_role: str = DEFAULT_WRITER_ROLE,
+) -> MigrationReport:
     """Create the current schema on an empty Engine DB, or bring an existing one up to date."""
     with db.transaction(actor) as conn:
         conn.run("lock_migrations")
         fresh = not conn.scalar("ledger_exists")
         if fresh:
             _execute(conn, "schema.sql", schema_sql(db.dialect))
-            install_guards(conn)
+            install_guards(conn, writer_role)
             for migration in engine_files(db.dialect):
                 _record(conn, MigrationStream.ENGINE, ENGINE_SCOPE, migration, actor)
     if fresh:
@@ -105,7 +113,7 @@ def initialize(db: EngineDB, actor: Actor, *, project_code: str, timezone: str) 
             MigrationStream.ENGINE, ENGINE_SCOPE, ("schema.sql",), 0, schema_version(db.dialect)
         )
     else:
-        report = migrate_engine(db, actor)
+        report = migrate_engine(db, actor, writer_role)
     with db.transaction(actor) as conn:
         conn.run("ensure_project", project_code=project_code, timezone=timezone)
         conn.run(
@@ -114,12 +122,20 @@ def initialize(db: EngineDB, actor: Actor, *, project_code: str, timezone: str) 
     return report
 
 
-def migrate_engine(db: EngineDB, actor: Actor) -> MigrationReport:
-    return _migrate(db, actor, MigrationStream.ENGINE, ENGINE_SCOPE, engine_files(db.dialect))
+def migrate_engine(
+    db: EngineDB, actor: Actor, writer_role: str = DEFAULT_WRITER_ROLE
+) -> MigrationReport:
+    files = engine_files(db.dialect)
+    return _migrate(db, actor, (MigrationStream.ENGINE, ENGINE_SCOPE), files, writer_role)
 
 
 def migrate_project(
-    db: EngineDB, actor: Actor, *, project_code: str, folder: Path
+    db: EngineDB,
+    actor: Actor,
+    *,
+    project_code: str,
+    folder: Path,
+    writer_role: str = DEFAULT_WRITER_ROLE,
 ) -> MigrationReport:
     with db.read() as conn:
         if not conn.scalar("ledger_exists"):
@@ -127,16 +143,18 @@ def migrate_project(
                 f"the Engine DB has no etl-craft schema, so project migrations in {folder} "
                 "can't be applied; run etl-craft init-db first"
             )
-    return _migrate(db, actor, MigrationStream.PROJECT, project_code, project_files(folder))
+    files = project_files(folder)
+    return _migrate(db, actor, (MigrationStream.PROJECT, project_code), files, writer_role)
 
 
 def _migrate(
     db: EngineDB,
     actor: Actor,
-    stream: MigrationStream,
-    scope: str,
+    target: tuple[MigrationStream, str],
     migrations: list[MigrationFile],
+    writer_role: str,
 ) -> MigrationReport:
+    stream, scope = target
     applied: list[str] = []
     known = 0
     for migration in migrations:
@@ -149,7 +167,10 @@ def _migrate(
                 known += 1
                 continue
             _execute(conn, migration.name, migration.sql)
-            install_guards(conn)
+            # The guards are today's, so they wait for etl-craft's last migration: an older
+            # schema may lack the functions they call.
+            if stream is MigrationStream.PROJECT or migration is migrations[-1]:
+                install_guards(conn, writer_role)
             _record(conn, stream, scope, migration, actor)
             applied.append(migration.name)
     if not migrations:

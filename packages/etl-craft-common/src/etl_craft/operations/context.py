@@ -11,6 +11,7 @@ from pathlib import Path
 
 from etl_craft.config.connector import Connector, load_connector
 from etl_craft.config.project import CONNECTOR_FILE, Project, find_project
+from etl_craft.config.rules import DEFAULT_WRITER_ROLE
 from etl_craft.config.settings import load_settings, resolve_engine_url
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
@@ -39,6 +40,10 @@ class OperationContext:
     @property
     def project_code(self) -> str:
         return self.connector.orchestration.project if self.connector else DEFAULT_PROJECT_CODE
+
+    @property
+    def writer_role(self) -> str:
+        return self.connector.writer_role if self.connector else DEFAULT_WRITER_ROLE
 
     @property
     def timezone(self) -> str:

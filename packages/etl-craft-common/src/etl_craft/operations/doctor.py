@@ -13,6 +13,7 @@ from typing import ClassVar
 from sqlalchemy import exc as sa_exc
 
 from etl_craft.config.connector import Connector
+from etl_craft.config.rules import DEFAULT_WRITER_ROLE
 from etl_craft.config.settings import ENGINE_URL_VARIABLE, ServiceSettings, load_settings
 from etl_craft.core.actor import ACTOR_VARIABLE, human_actor
 from etl_craft.core.errors import ConfigurationError, EtlCraftError
@@ -82,6 +83,9 @@ def _configuration(request: ContextRequest) -> tuple[Check, Target]:
         if loaded.connector is None
         else loaded.connector.project.migrations_dir,
         project_problem=_project_problem(loaded),
+        writer_role=DEFAULT_WRITER_ROLE
+        if loaded.connector is None
+        else loaded.connector.writer_role,
     )
     if loaded.problems:
         remedy = (

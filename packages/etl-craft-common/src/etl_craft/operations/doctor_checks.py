@@ -9,11 +9,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from sqlalchemy import RowMapping
 from sqlalchemy import exc as sa_exc
 
 from etl_craft import __version__
+from etl_craft.config.rules import DEFAULT_WRITER_ROLE
 from etl_craft.core.enums import MigrationStream
 from etl_craft.core.errors import EtlCraftError
+from etl_craft.core.text import quoted_identifier
 from etl_craft.enginedb.connection import EngineDB, safe_url
 from etl_craft.enginedb.guards import APPEND_ONLY_TABLES, TERMINAL_IMMUTABLE_TABLES, reserved_tables
 from etl_craft.enginedb.migrations import ENGINE_SCOPE, engine_files, project_files
@@ -44,6 +47,7 @@ class Target:
     migrations_dir: Path | None
     # Why project checks can't run, when they can't.
     project_problem: str | None
+    writer_role: str = DEFAULT_WRITER_ROLE
 
 
 ENGINE_DB = "engine-db"
@@ -71,7 +75,7 @@ TASK_CONNECTIONS = 1
 INIT_REMEDY = "run etl-craft init-db"
 
 # Triggers each reserved table carries, by kind, as enginedb/sql/<dialect>/guards.sql installs them.
-_GUARD_TRIGGERS = {"postgresql": 2, "sqlite": 3}
+_GUARD_TRIGGERS = {"postgresql": 3, "sqlite": 3}
 _HISTORY_TRIGGERS = 2
 _CAPTURE_TRIGGERS = {"postgresql": 2, "sqlite": 3}
 _TRIGGER_KINDS = (
@@ -100,7 +104,7 @@ def run_all(db: EngineDB, target: Target) -> list[Check]:
         _guarded(PROJECT_MIGRATIONS, lambda: _project_migrations(db, target), no_schema),
         _guarded(WRITE_GUARDS, lambda: _write_guards(db), no_schema),
         _guarded(FILE_MODE, lambda: _file_mode(db)),
-        _guarded(GRANTS, lambda: _grants(db)),
+        _guarded(GRANTS, lambda: _grants(db, target.writer_role)),
         _guarded(CONNECTIONS, lambda: _connections(db)),
     ]
 
@@ -220,10 +224,15 @@ def _write_guards(db: EngineDB) -> Check:
     with db.read() as conn:
         tables = reserved_tables(conn)
         found: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        disabled = []
         for row in conn.all("guard_triggers"):
-            found[str(row["table_name"])][_trigger_kind(str(row["trigger_name"]))] += 1
-    gaps = [
-        f"{table.name} has {found[table.name][kind]} of {count} {kind} triggers"
+            table, trigger = str(row["table_name"]), str(row["trigger_name"])
+            if row["disabled"]:
+                disabled.append(f"trigger {trigger} on {table} is disabled")
+            else:
+                found[table][_trigger_kind(trigger)] += 1
+    gaps = disabled + [
+        f"{table.name} has {found[table.name][kind]} of {count} enabled {kind} triggers"
         for table in tables
         for kind, count in _expected_triggers(db.dialect, table.name).items()
         if found[table.name][kind] < count
@@ -268,36 +277,52 @@ def _file_mode(db: EngineDB) -> Check:
     return Check(FILE_MODE, CheckStatus.PASS, f"{file} has mode {mode:04o}: only its owner writes")
 
 
-def _grants(db: EngineDB) -> Check:
+def _grants(db: EngineDB, writer_role: str) -> Check:
     if db.dialect != "postgresql":
         return Check(GRANTS, CheckStatus.SKIP, "skipped: a SQLite Engine DB has no logins")
     with db.read() as conn:
-        rows = conn.all("foreign_write_grants")
-    held: defaultdict[tuple[str, str], list[str]] = defaultdict(list)
-    for row in rows:
-        held[(str(row["table_name"]), str(row["grantee"]))].append(str(row["privilege"]))
-    if not held:
-        return Check(GRANTS, CheckStatus.PASS, "no other login may write an AUD_ or CFG_ table")
-    detail = "; ".join(
-        f"{grantee} holds {', '.join(privileges)} on {table}"
-        for (table, grantee), privileges in held.items()
-    )
+        grants = _by_table_and_role(conn.all("foreign_write_grants", writer_role=writer_role))
+        logins = _by_table_and_role(conn.all("foreign_write_logins", writer_role=writer_role))
+    if not grants and not logins:
+        return Check(
+            GRANTS,
+            CheckStatus.PASS,
+            f"no login but the owner's and {writer_role}'s members may write an AUD_ or CFG_ table",
+        )
+    held = [
+        *(
+            f"{role} holds {', '.join(privileges)} on {table}"
+            for (table, role), privileges in grants.items()
+        ),
+        *(
+            f"login {role} may {', '.join(privileges)} {table}"
+            for (table, role), privileges in logins.items()
+        ),
+    ]
     revokes = " ".join(
         f"REVOKE {', '.join(privileges)} ON {table} FROM {_role(grantee)};"
-        for (table, grantee), privileges in held.items()
+        for (table, grantee), privileges in grants.items()
     )
     return Check(
         GRANTS,
         CheckStatus.FAIL,
-        f"{detail}: writes that bypass etl-craft's audit",
-        f"as the owner, run: {revokes}",
+        f"{'; '.join(held)}: only the guard triggers stand between them and etl-craft's tables",
+        f"as the owner, run: {revokes} and revoke the roles that carry the rest; a login "
+        f"etl-craft's services use belongs in {writer_role} (etl-craft setup --print-grants)",
     )
+
+
+def _by_table_and_role(rows: list[RowMapping]) -> dict[tuple[str, str], list[str]]:
+    held: defaultdict[tuple[str, str], list[str]] = defaultdict(list)
+    for row in rows:
+        held[(str(row["table_name"]), str(row["grantee"]))].append(str(row["privilege"]))
+    return dict(held)
 
 
 def _role(name: str) -> str:
     if name == "PUBLIC":
         return name
-    return '"' + name.replace('"', '""') + '"'
+    return quoted_identifier(name)
 
 
 def _connections(db: EngineDB) -> Check:

@@ -44,11 +44,17 @@ def init_db(ctx: OperationContext) -> InitReport:
     """Create the schema on an empty Engine DB, or bring it up to date; refresh every guard."""
     started_at = utc_now()
     ctx.engine.create_storage()
-    engine = initialize(ctx.engine, ctx.actor, project_code=ctx.project_code, timezone=ctx.timezone)
+    engine = initialize(
+        ctx.engine,
+        ctx.actor,
+        project_code=ctx.project_code,
+        timezone=ctx.timezone,
+        writer_role=ctx.writer_role,
+    )
     with ctx.engine.transaction(ctx.actor) as conn:
         conn.run("lock_migrations")
         # A guard dropped by hand comes back here, which is the remedy doctor gives for it.
-        guarded = install_guards(conn)
+        guarded = install_guards(conn, ctx.writer_role)
         action_id = record_action(
             conn,
             ctx.actor,
@@ -70,7 +76,7 @@ def init_db(ctx: OperationContext) -> InitReport:
 def migrate(ctx: OperationContext) -> MigrateReport:
     """Apply etl-craft's pending migrations, then the project's; one transaction per file."""
     action_id = _record_request(ctx, "migrate")
-    streams = [migrate_engine(ctx.engine, ctx.actor)]
+    streams = [migrate_engine(ctx.engine, ctx.actor, ctx.writer_role)]
     if ctx.project is not None:
         streams.append(
             migrate_project(
@@ -78,6 +84,7 @@ def migrate(ctx: OperationContext) -> MigrateReport:
                 ctx.actor,
                 project_code=ctx.project_code,
                 folder=ctx.project.migrations_dir,
+                writer_role=ctx.writer_role,
             )
         )
     return MigrateReport(

@@ -12,6 +12,7 @@ from etl_craft.cli.commands import (
     migrate,
     new,
     run,
+    setup,
     steps,
     validate,
 )
@@ -23,6 +24,7 @@ BUILT_IN: list[Command] = [
     init_db.COMMAND,
     migrate.COMMAND,
     doctor.COMMAND,
+    setup.COMMAND,
     new.COMMAND,
     demo.COMMAND,
     validate.COMMAND,

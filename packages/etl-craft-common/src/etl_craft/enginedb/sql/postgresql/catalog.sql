@@ -3,8 +3,9 @@
 SELECT current_setting('server_version') AS version;
 
 -- name: guard_triggers --
--- Every etl-craft trigger on an AUD_ or CFG_ table, so doctor can count them per table.
-SELECT upper(c.relname) AS table_name, t.tgname AS trigger_name
+-- Every etl-craft trigger on an AUD_ or CFG_ table, so doctor can count them per table,
+-- and whether ALTER TABLE ... DISABLE TRIGGER switched it off.
+SELECT upper(c.relname) AS table_name, t.tgname AS trigger_name, t.tgenabled = 'D' AS disabled
   FROM pg_trigger t
   JOIN pg_class c ON c.oid = t.tgrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -15,7 +16,8 @@ SELECT upper(c.relname) AS table_name, t.tgname AS trigger_name
  ORDER BY c.relname, t.tgname;
 
 -- name: foreign_write_grants --
--- Write privileges on AUD_ and CFG_ tables held by a role other than the owner and current user.
+-- Write privileges on AUD_ and CFG_ tables granted to a role other than the owner, the writer
+-- role and the current user.
 SELECT upper(c.relname) AS table_name,
        coalesce(r.rolname, 'PUBLIC') AS grantee,
        a.privilege_type AS privilege
@@ -28,8 +30,26 @@ SELECT upper(c.relname) AS table_name,
    AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
    AND a.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE')
    AND a.grantee <> c.relowner
-   AND (r.rolname IS NULL OR r.rolname <> current_user)
+   AND (r.rolname IS NULL OR r.rolname NOT IN (current_user, :writer_role))
  ORDER BY c.relname, grantee, a.privilege_type;
+
+-- name: foreign_write_logins --
+-- Logins that may write an AUD_ or CFG_ table through any grant (their own, a role they are a
+-- member of, PUBLIC) yet are neither superusers, the owner's members nor the writer role's.
+SELECT upper(c.relname) AS table_name, r.rolname AS grantee, p.privilege
+  FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ CROSS JOIN pg_roles r
+ CROSS JOIN (VALUES ('INSERT'), ('UPDATE'), ('DELETE'), ('TRUNCATE')) AS p (privilege)
+ WHERE c.relkind IN ('r', 'p')
+   AND n.nspname = current_schema()
+   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
+   AND r.rolcanlogin
+   AND NOT r.rolsuper
+   AND NOT pg_has_role(r.oid, c.relowner, 'MEMBER')
+   AND NOT coalesce(pg_has_role(r.oid, to_regrole(:writer_role), 'MEMBER'), false)
+   AND has_table_privilege(r.oid, c.oid, p.privilege)
+ ORDER BY c.relname, r.rolname, p.privilege;
 
 -- name: connection_budget --
 -- The server's connection limit and how many connections are open now.
@@ -42,3 +62,9 @@ SELECT (SELECT count(*) FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL
           AND HEARTBEAT_AT > now() - interval '5 minutes') AS overseers,
        (SELECT count(*) FROM AUD_WORKERS WHERE STATUS <> 'GONE') AS workers,
        (SELECT count(*) FROM AUD_TASK_ATTEMPTS WHERE STATUS IN ('CLAIMED', 'RUNNING')) AS tasks;
+
+-- name: table_owner --
+-- The schema etl-craft's tables live in and the role that owns them, for printed GRANTs.
+SELECT current_schema() AS schema_name, pg_get_userbyid(c.relowner) AS owner
+  FROM pg_class c
+ WHERE c.oid = to_regclass('aud_actions');

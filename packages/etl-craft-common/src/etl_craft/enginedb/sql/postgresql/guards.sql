@@ -13,11 +13,17 @@ SELECT upper(c.relname) AS table_name,
  ORDER BY c.relname;
 
 -- name: guard_template --
--- Refuse INSERT, UPDATE, DELETE and TRUNCATE on {table} from a transaction etl-craft did not mark.
+-- Refuse writes to {table} by a login other than its owner and the members of {writer_role},
+-- writes from a transaction etl-craft did not mark, and every TRUNCATE.
 CREATE OR REPLACE TRIGGER etl_craft_guard BEFORE INSERT OR UPDATE OR DELETE ON {table}
     FOR EACH ROW EXECUTE FUNCTION etl_craft_refuse_unmarked('{remedy}');
 CREATE OR REPLACE TRIGGER etl_craft_guard_truncate BEFORE TRUNCATE ON {table}
-    FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_unmarked('{remedy}');
+    FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_truncate('{remedy}');
+CREATE OR REPLACE TRIGGER etl_craft_guard_writer BEFORE INSERT OR UPDATE OR DELETE ON {table}
+    FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_unauthorized('{writer_role}', '{remedy}');
+ALTER TABLE {table} ENABLE TRIGGER etl_craft_guard;
+ALTER TABLE {table} ENABLE TRIGGER etl_craft_guard_truncate;
+ALTER TABLE {table} ENABLE TRIGGER etl_craft_guard_writer;
 
 -- name: append_only_template --
 -- Refuse UPDATE, DELETE and TRUNCATE of recorded history in {table}, even from etl-craft.

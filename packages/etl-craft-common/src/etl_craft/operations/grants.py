@@ -1,0 +1,116 @@
+"""The GRANT statements that give logins etl-craft's writer or read-only access to the Engine DB.
+
+Writes are authorized by role (the guard triggers let only the tables' owner and members of
+the writer role write), so a service login needs membership of the writer role; a reporting
+login needs only the reader role. Statements are printed, never run: granting is the owner's
+or a superuser's act.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from etl_craft.core.errors import ConfigurationError, MigrationError
+from etl_craft.core.text import ROLE_RULE, is_role_name, quoted_identifier
+from etl_craft.enginedb.connection import EngineDB, safe_url
+
+DEFAULT_READER_ROLE = "etl_craft_reader"
+WRITER_TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
+WRITER_SEQUENCE_PRIVILEGES = "USAGE, SELECT, UPDATE"
+
+
+@dataclass(frozen=True)
+class GrantRequest:
+    writer_role: str
+    reader_role: str = DEFAULT_READER_ROLE
+    writer_logins: tuple[str, ...] = ()
+    reader_logins: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GrantsReport:
+    schema: ClassVar[str] = "etl-craft/grants/1"
+    engine_db: str
+    table_schema: str
+    owner: str
+    writer_role: str
+    reader_role: str
+    statements: tuple[str, ...]
+
+
+def grants(db: EngineDB, request: GrantRequest) -> GrantsReport:
+    for role in (request.writer_role, request.reader_role):
+        _check_role(role)
+    schema, owner = _table_owner(db)
+    return GrantsReport(
+        engine_db=safe_url(db.url),
+        table_schema=schema,
+        owner=owner,
+        writer_role=request.writer_role,
+        reader_role=request.reader_role,
+        statements=(
+            *_writer(schema, owner, request.writer_role),
+            *_reader(schema, owner, request.reader_role),
+            *_memberships(request.writer_role, request.writer_logins),
+            *_memberships(request.reader_role, request.reader_logins),
+        ),
+    )
+
+
+def _table_owner(db: EngineDB) -> tuple[str, str]:
+    where = safe_url(db.url)
+    if db.dialect != "postgresql":
+        raise ConfigurationError(
+            f"the Engine DB {where} is SQLite, which has no logins to grant to; its guard is "
+            "the file's mode (etl-craft creates it 0600): keep it so, or move to a PostgreSQL "
+            "Engine DB for roles"
+        )
+    with db.read() as conn:
+        row = conn.one("table_owner")
+    if row is None or row["owner"] is None:
+        raise MigrationError(
+            f"the Engine DB {where} has no etl-craft schema to grant on; run etl-craft init-db "
+            "first"
+        )
+    return str(row["schema_name"]), str(row["owner"])
+
+
+def _writer(schema: str, owner: str, role: str) -> list[str]:
+    return [
+        f"CREATE ROLE {role} NOLOGIN;",
+        f"GRANT USAGE ON SCHEMA {quoted_identifier(schema)} TO {role};",
+        *_on_all(schema, owner, role, WRITER_TABLE_PRIVILEGES, WRITER_SEQUENCE_PRIVILEGES),
+    ]
+
+
+def _reader(schema: str, owner: str, role: str) -> list[str]:
+    return [
+        f"CREATE ROLE {role} NOLOGIN;",
+        f"GRANT USAGE ON SCHEMA {quoted_identifier(schema)} TO {role};",
+        *_on_all(schema, owner, role, "SELECT", "SELECT"),
+    ]
+
+
+def _on_all(schema: str, owner: str, role: str, tables: str, sequences: str) -> list[str]:
+    where = quoted_identifier(schema)
+    # Default privileges cover the tables later migrations create, project ones included.
+    defaults = f"ALTER DEFAULT PRIVILEGES FOR ROLE {quoted_identifier(owner)} IN SCHEMA {where}"
+    return [
+        f"GRANT {tables} ON ALL TABLES IN SCHEMA {where} TO {role};",
+        f"GRANT {sequences} ON ALL SEQUENCES IN SCHEMA {where} TO {role};",
+        f"{defaults} GRANT {tables} ON TABLES TO {role};",
+        f"{defaults} GRANT {sequences} ON SEQUENCES TO {role};",
+    ]
+
+
+def _memberships(role: str, logins: tuple[str, ...]) -> list[str]:
+    return [f"GRANT {role} TO {quoted_identifier(login)};" for login in logins]
+
+
+def _check_role(role: str) -> None:
+    if not is_role_name(role):
+        raise ConfigurationError(
+            f"role name {role!r} is not a plain PostgreSQL role name; expected {ROLE_RULE}; "
+            "choose such a name"
+        )
