@@ -21,13 +21,24 @@ class ProcessIdentity:
 
 def process_start(pid: int) -> str | None:
     """The start time of ``pid`` as /proc reports it, or None when there is no such process."""
+    fields = _stat_fields(pid)
+    return None if fields is None else fields[19]
+
+
+def is_zombie(pid: int) -> bool:
+    """Whether ``pid`` has exited and waits only to be reaped (or is gone altogether)."""
+    fields = _stat_fields(pid)
+    return fields is None or fields[0] == "Z"
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat from its third field (the state) on, or None when there is no such process."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     # The command name (field 2) may hold spaces and parentheses: split after its last ')'.
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return fields[19]
+    return stat[stat.rindex(")") + 2 :].split()
 
 
 def current_process() -> ProcessIdentity:
@@ -53,4 +64,5 @@ def alive_here(identity: ProcessIdentity) -> bool | None:
     """Whether the process lives: True/False on this host, None when it runs on another host."""
     if identity.host != HOST:
         return None
-    return process_start(identity.pid) == identity.start
+    # A process that has exited but not been reaped still has its /proc entry: it is dead.
+    return process_start(identity.pid) == identity.start and not is_zombie(identity.pid)

@@ -8,7 +8,7 @@ import signal
 import time
 from pathlib import Path
 
-from etl_craft.runtime.identity import process_start
+from etl_craft.runtime.identity import is_zombie, process_start
 
 
 def descendants(pid: int) -> dict[int, str]:
@@ -53,17 +53,9 @@ def stop_group(pid: int, grace_seconds: float) -> list[int]:
 def _living(family: dict[int, str]) -> dict[int, str]:
     alive = {}
     for member, start in family.items():
-        if process_start(member) == start and not _zombie(member):
+        if process_start(member) == start and not is_zombie(member):
             alive[member] = start
     return alive
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rindex(")") + 2 :].split()[0] == "Z"
 
 
 def _signal_group(pid: int, signum: signal.Signals) -> None:
