@@ -198,3 +198,19 @@ def test_audit_lists_actions_and_metadata_changes(orders: ProjectOnDisk, cli: Cl
     assert "CFG_TASK_PARAMETERS" in text.out
     assert tomorrow.document()["actions"] == []
     assert tomorrow.document()["metadata_changes"] == []
+
+
+def test_audit_limit_shows_the_newest_rows_oldest_first(orders: ProjectOnDisk, cli: Cli) -> None:
+    for reason in ("first", "second", "third"):
+        cli("pause", "--pipeline_code", "orders", "--reason", reason)
+        cli("resume", "--pipeline_code", "orders")
+
+    done = cli.json("audit", "--pipeline_code", "orders", "--limit", "3")
+
+    assert done.code == 0, done.err
+    actions = [(a["command"], a["arguments"].get("reason")) for a in done.document()["actions"]]
+    assert actions == [("resume", None), ("pause", "third"), ("resume", None)]
+    changes = [c["change_id"] for c in done.document()["metadata_changes"]]
+    assert len(changes) == 3
+    everything = cli.json("audit", "--pipeline_code", "orders").document()["metadata_changes"]
+    assert changes == [c["change_id"] for c in everything][-3:]

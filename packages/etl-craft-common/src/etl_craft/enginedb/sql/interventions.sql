@@ -45,7 +45,9 @@ SELECT i.TASK_RUN_ID AS task_run_id, i.KIND AS kind
                              WHERE j.TASK_RUN_ID = i.TASK_RUN_ID AND j.KIND IN ('SKIP', 'MARK'));
 
 -- name: audit_actions --
--- Recorded commands since a time, of one pipeline or of the project (and the project-less bootstrap ones).
+-- The newest recorded commands since a time, of one pipeline or of the project (and the
+-- project-less bootstrap ones), oldest first.
+SELECT * FROM (
 SELECT a.ACTION_ID AS action_id, a.STARTED_AT AS started_at, a.ACTOR AS actor,
        a.ACTOR_KIND AS actor_kind, a.HOST AS host, a.COMMAND AS command, a.ARGUMENTS AS arguments,
        a.OUTCOME AS outcome, a.EXIT_CODE AS exit_code, p.PIPELINE_CODE AS pipeline_code,
@@ -56,11 +58,14 @@ SELECT a.ACTION_ID AS action_id, a.STARTED_AT AS started_at, a.ACTOR AS actor,
  WHERE a.STARTED_AT >= :since
    AND (a.PROJECT_ID IS NULL OR a.PROJECT_ID = :project_id)
    AND (CAST(:pipeline_id AS BIGINT) IS NULL OR a.PIPELINE_ID = :pipeline_id)
- ORDER BY a.ACTION_ID
- LIMIT :limit;
+ ORDER BY a.ACTION_ID DESC
+ LIMIT :limit) newest
+ ORDER BY action_id;
 
 -- name: audit_metadata_changes --
--- Changed CFG_ rows since a time; for one pipeline, its own row and its tasks' rows.
+-- The newest changed CFG_ rows since a time, oldest first; for one pipeline, its own row and
+-- its tasks' rows.
+SELECT * FROM (
 SELECT c.CHANGE_ID AS change_id, c.CHANGED_AT AS changed_at, c.ACTOR AS actor,
        c.ACTOR_KIND AS actor_kind, c.TABLE_NAME AS table_name, c.ROW_KEY AS row_key,
        c.OPERATION AS operation, c.BEFORE_JSON AS before_json, c.AFTER_JSON AS after_json,
@@ -71,5 +76,6 @@ SELECT c.CHANGE_ID AS change_id, c.CHANGED_AT AS changed_at, c.ACTOR AS actor,
         OR (c.TABLE_NAME = 'CFG_PIPELINES' AND c.ROW_KEY = CAST(CAST(:pipeline_id AS BIGINT) AS VARCHAR(256)))
         OR (c.TABLE_NAME = 'CFG_TASKS' AND c.ROW_KEY IN (
               SELECT CAST(k.TASK_ID AS VARCHAR(256)) FROM CFG_TASKS k WHERE k.PIPELINE_ID = :pipeline_id)))
- ORDER BY c.CHANGE_ID
- LIMIT :limit;
+ ORDER BY c.CHANGE_ID DESC
+ LIMIT :limit) newest
+ ORDER BY change_id;
