@@ -128,7 +128,9 @@ def _pause_request(args: argparse.Namespace) -> PauseRequest:
 def configure_audit(parser: argparse.ArgumentParser) -> None:
     _pipeline(parser, required=False)
     parser.add_argument("--since", type=date.fromisoformat, help="YYYY-MM-DD (UTC)")
-    parser.add_argument("--limit", type=int, default=500, help="the newest rows of each kind, listed oldest first")
+    parser.add_argument(
+        "--limit", type=int, default=500, help="the newest rows of each kind, listed oldest first"
+    )
 
 
 def handle_audit(args: argparse.Namespace) -> int:
