@@ -214,3 +214,14 @@ def test_audit_limit_shows_the_newest_rows_oldest_first(orders: ProjectOnDisk, c
     assert len(changes) == 3
     everything = cli.json("audit", "--pipeline_code", "orders").document()["metadata_changes"]
     assert changes == [c["change_id"] for c in everything][-3:]
+
+
+def test_history_prints_column_headers_above_its_runs(orders: ProjectOnDisk, cli: Cli) -> None:
+    run_id = orders.new_run("orders")
+
+    text = cli("history", "--pipeline_code", "orders")
+
+    header, first = text.out.splitlines()[:2]
+    assert header.split() == ["RUN", "STATUS", "RUN", "DATE", "TRIGGER", "RUN", "KEY", "BY"]
+    assert first.split()[0] == str(run_id)
+    assert header.index("STATUS") == first.index(first.split()[1])

@@ -129,10 +129,14 @@ def render_run(view: RunView) -> str:
 def render_history(found: History) -> str:
     if not found.runs:
         return f"pipeline {found.pipeline_code} has no runs yet"
+    header = f"{'RUN':>6}  {'STATUS':<11} {'RUN DATE':<10}  {'TRIGGER':<8} RUN KEY  BY"
     return "\n".join(
-        f"{run.run_id:>6}  {run.status.value:<11} {run.run_date}  {run.trigger_kind:<8} "
-        f"{run.run_key}  by {run.started_by}"
-        for run in found.runs
+        [header]
+        + [
+            f"{run.run_id:>6}  {run.status.value:<11} {run.run_date!s:<10}  "
+            f"{run.trigger_kind:<8} {run.run_key}  by {run.started_by}"
+            for run in found.runs
+        ]
     )
 
 
