@@ -24,6 +24,7 @@ from etl_craft.core.errors import (
     WaitingError,
     WriteGuardError,
 )
+from etl_craft.operations.tokens import TokenNameTakenError
 
 log = logging.getLogger(__name__)
 _KEBAB = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -32,6 +33,7 @@ MEDIA_TYPE = "application/problem+json"
 # etl-craft's error classes as HTTP statuses: what the caller can do about each.
 STATUSES: dict[type[EtlCraftError], int] = {
     UsageError: 400,
+    TokenNameTakenError: 409,  # a usage error to the CLI; over HTTP, a conflict over the name
     AuthenticationError: 401,
     NotFoundError: 404,
     RunStateError: 409,
