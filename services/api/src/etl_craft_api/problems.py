@@ -51,6 +51,7 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable request",
     500: "Internal error",
@@ -108,6 +109,11 @@ async def validation_error(request: Request, error: Exception) -> JSONResponse:
         {"loc": [str(part) for part in item.get("loc", ())], "msg": item.get("msg", "")}
         for item in error.errors()
     ]
+    return invalid(errors)
+
+
+def invalid(errors: list[dict[str, Any]]) -> JSONResponse:
+    """The 422 problem of a request's invalid parts, each by where (loc) and what (msg)."""
     said = "; ".join(f"{'.'.join(item['loc'])}: {item['msg']}" for item in errors)
     return problem(422, f"the request is not valid: {said}", errors=errors)
 
