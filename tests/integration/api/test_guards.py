@@ -7,7 +7,10 @@ from __future__ import annotations
 import logging
 
 import pytest
+from fastapi.testclient import TestClient
 
+from etl_craft_api.app import create_app
+from etl_craft_api.settings import load_api_settings
 from tests.integration.api.conftest import Api, problem_of
 
 pytestmark = pytest.mark.integration
@@ -130,3 +133,17 @@ def test_the_log_line_names_the_tokens_name_as_actor(
     [line] = [record.getMessage() for record in caplog.records if record.name == ACCESS_LOGGER]
     assert line.startswith('"GET /api/v1/pipelines" 200 ')
     assert line.endswith(" ms by viewer_token")
+
+
+def test_the_body_limit_follows_its_environment_variable(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ETL_CRAFT_API_MAX_BODY_BYTES", "16")
+    limit = load_api_settings().max_body_bytes
+    with TestClient(create_app(api.ctx, max_body_bytes=limit)) as client:
+        small = client.post("/api/v1/pipelines/orders/runs", content=b"{}")
+        large = client.post("/api/v1/pipelines/orders/runs", content=b'{"reason": "seventeen"}')
+
+    assert small.status_code == 401
+    assert large.status_code == 413
+    assert "at most 16 bytes" in problem_of(large)["detail"]
