@@ -6,14 +6,20 @@ Other routers (metrics, say) are added to what ``create_app`` returns with inclu
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
+from starlette.types import ASGIApp
 
 from etl_craft import __version__
 from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.http_tracing import instrument_app
 from etl_craft_api import problems
+from etl_craft_api.access_log import AccessLog
+from etl_craft_api.headers import SecurityHeaders
+from etl_craft_api.limits import BodyLimit
 from etl_craft_api.routes import attempts, health, metrics, pipelines, project, runs, tokens
+from etl_craft_api.screening import Screening
 
 PREFIX = "/api/v1"
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 DESCRIPTION = """\
 The etl-craft HTTP API. Every request but health and readiness carries
 `Authorization: Bearer <token>` (etl-craft token create). Roles: viewer reads; operator also
@@ -23,16 +29,33 @@ problem documents (RFC 7807). Documents are those `etl-craft ... --format json` 
 """
 
 
-def create_app(context: OperationContext | None) -> FastAPI:
+class ApiApp(FastAPI):
+    """FastAPI with etl-craft's request guards around its whole stack."""
+
+    max_body_bytes = DEFAULT_MAX_BODY_BYTES
+
+    def build_middleware_stack(self) -> ASGIApp:
+        # Outside Starlette's own outermost middleware, so that its 500 answers are logged and
+        # carry the headers, and a refused request never reaches routing or authentication.
+        inner = Screening(super().build_middleware_stack())
+        return AccessLog(SecurityHeaders(BodyLimit(inner, self.max_body_bytes)))
+
+
+def create_app(
+    context: OperationContext | None, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> FastAPI:
     """The app serving ``context``'s project; None builds it for its OpenAPI document only."""
-    app = FastAPI(
+    app = ApiApp(
         title="etl-craft",
         version=__version__,
         description=DESCRIPTION,
         openapi_url=f"{PREFIX}/openapi.json",
         docs_url=None,
         redoc_url=None,
+        # A redirect would name the Host header's host; a path with a trailing slash is a 404.
+        redirect_slashes=False,
     )
+    app.max_body_bytes = max_body_bytes
     app.state.context = context
     instrument_app(app)  # a span per request once tracing is configured; no-op spans otherwise
     problems.install(app)

@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException
 from etl_craft.core.errors import AuthenticationError
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.tokens import Role, TokenIdentity, authenticate
+from etl_craft_api.access_log import ACTOR
 
 bearer = HTTPBearer(auto_error=False, description="an etl-craft API token")
 
@@ -37,7 +38,9 @@ def caller(
             "this endpoint needs a bearer token: send 'Authorization: Bearer <token>' (create "
             "one with etl-craft token create)"
         )
-    return authenticate(service_context(request), credentials.credentials)
+    identity = authenticate(service_context(request), credentials.credentials)
+    request.scope.setdefault("state", {})[ACTOR] = identity.name  # for the access log line
+    return identity
 
 
 def acting_as(needed: Role) -> Callable[..., OperationContext]:

@@ -1,11 +1,11 @@
-"""Request bodies: every field typed and bounded, and an unknown field refused (422)."""
+"""Request bodies: every field typed and bounded, and an unknown field or a NUL refused (422)."""
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from etl_craft.core.text import CODE_PATTERN
 
@@ -20,6 +20,14 @@ Code = Annotated[str, StringConstraints(pattern=CODE, max_length=128)]
 
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        # PostgreSQL refuses a NUL in text, and no name, key or reason needs one.
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError("holds a NUL character (\\u0000); remove it")
+        return value
 
 
 class Trigger(Body):

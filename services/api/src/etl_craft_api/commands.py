@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 
 import uvicorn
@@ -21,7 +22,9 @@ from etl_craft.operations.tokens import (
     revoke_token,
 )
 from etl_craft.runtime.tracing import configure_tracing
+from etl_craft_api.access_log import ACCESS_LOGGER
 from etl_craft_api.app import create_app
+from etl_craft_api.settings import load_api_settings
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8730
@@ -31,6 +34,19 @@ def configure_api(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
     parser.add_argument(
+        "--max-body-bytes",
+        type=_byte_count,
+        metavar="N",
+        help="refuse (413) a request body over N bytes (default: ETL_CRAFT_API_MAX_BODY_BYTES, "
+        "else 1 MiB)",
+    )
+    parser.add_argument(
+        "--access-log",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="log a line per request at INFO, whatever --log-level says (default: on)",
+    )
+    parser.add_argument(
         "--write-openapi",
         metavar="PATH",
         type=Path,
@@ -38,15 +54,29 @@ def configure_api(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _byte_count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of bytes above 0")
+    return int(text)
+
+
 def handle_api(args: argparse.Namespace) -> int:
     if args.write_openapi is not None:
         write_openapi(args.write_openapi)
         return 0
+    max_body_bytes = args.max_body_bytes or load_api_settings().max_body_bytes
     ctx = operation_context(args)
     configure_tracing("etl-craft-api", inherit=False)
+    logging.getLogger(ACCESS_LOGGER).setLevel(logging.INFO if args.access_log else logging.ERROR)
     try:
-        # Logging stays etl-craft's (--log-level, --log-format); uvicorn's loggers propagate.
-        uvicorn.run(create_app(ctx), host=args.host, port=args.port, log_config=None)
+        uvicorn.run(
+            create_app(ctx, max_body_bytes=max_body_bytes),
+            host=args.host,
+            port=args.port,
+            log_config=None,  # logging stays etl-craft's (--log-level, --log-format)
+            access_log=False,  # the API's own access log masks what uvicorn's would show whole
+            server_header=False,
+        )
     finally:
         ctx.close()
     return 0

@@ -24,6 +24,7 @@ from etl_craft.core.errors import (
     WaitingError,
     WriteGuardError,
 )
+from etl_craft.operations.tokens import TokenNameTakenError
 
 log = logging.getLogger(__name__)
 _KEBAB = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -32,6 +33,7 @@ MEDIA_TYPE = "application/problem+json"
 # etl-craft's error classes as HTTP statuses: what the caller can do about each.
 STATUSES: dict[type[EtlCraftError], int] = {
     UsageError: 400,
+    TokenNameTakenError: 409,  # a usage error to the CLI; over HTTP, a conflict over the name
     AuthenticationError: 401,
     NotFoundError: 404,
     RunStateError: 409,
@@ -49,6 +51,7 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable request",
     500: "Internal error",
@@ -106,6 +109,11 @@ async def validation_error(request: Request, error: Exception) -> JSONResponse:
         {"loc": [str(part) for part in item.get("loc", ())], "msg": item.get("msg", "")}
         for item in error.errors()
     ]
+    return invalid(errors)
+
+
+def invalid(errors: list[dict[str, Any]]) -> JSONResponse:
+    """The 422 problem of a request's invalid parts, each by where (loc) and what (msg)."""
     said = "; ".join(f"{'.'.join(item['loc'])}: {item['msg']}" for item in errors)
     return problem(422, f"the request is not valid: {said}", errors=errors)
 

@@ -27,6 +27,10 @@ _EXPIRY = re.compile(r"([1-9][0-9]{0,4})([dh])")
 _UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1)}
 
 
+class TokenNameTakenError(UsageError):
+    """A live token holds the name already (live names are unique across projects): 409."""
+
+
 class Role(StrEnum):
     VIEWER = "viewer"  # reads only
     OPERATOR = "operator"  # also run controls: trigger, cancel, pause, mark, rerun, backfill
@@ -130,11 +134,7 @@ def create_token(ctx: OperationContext, request: TokenRequest) -> CreatedToken:
     def body(acting: Acting) -> None:
         found = acting.conn.one("live_api_token_by_name", name=request.name)
         if found is not None:
-            raise UsageError(
-                f"token {request.name} exists already (role {found['role']}, created by "
-                f"{found['created_by']}); revoke it first (etl-craft token revoke --name "
-                f"{request.name}) or choose another name"
-            )
+            raise _name_taken(ctx, request.name, found)
         acting.conn.run(
             "insert_api_token",
             name=request.name,
@@ -149,12 +149,23 @@ def create_token(ctx: OperationContext, request: TokenRequest) -> CreatedToken:
     return CreatedToken(action_id, request.name, role, ctx.project_code, expires_at, token)
 
 
+def _name_taken(ctx: OperationContext, name: str, found: Any) -> TokenNameTakenError:
+    if found["project_code"] != ctx.project_code:
+        # Another project's token: say nothing about it, not even that it is another project's.
+        return TokenNameTakenError(f"token name {name} is taken; choose another name")
+    return TokenNameTakenError(
+        f"token {name} exists already (role {found['role']}, created by {found['created_by']}); "
+        f"revoke it first (etl-craft token revoke --name {name}) or choose another name"
+    )
+
+
 def revoke_token(ctx: OperationContext, name: str) -> RevokedToken:
     def body(acting: Acting) -> Any:
-        row = acting.conn.one("revoke_api_token", name=name)
+        row = acting.conn.one("revoke_api_token", name=name, project_code=ctx.project_code)
         if row is None:
             raise NotFoundError(
-                f"no live token is named {name[:140]!r}; etl-craft token list shows the tokens"
+                f"project {ctx.project_code} has no live token named {name[:140]!r}; "
+                "etl-craft token list shows its tokens"
             )
         return row
 
@@ -203,6 +214,7 @@ def authenticate(ctx: OperationContext, presented: str) -> TokenIdentity:
         )
     if row["project_code"] not in (None, ctx.project_code):
         raise AuthenticationError(
-            f"token {name} is for project {row['project_code']}, not {ctx.project_code}"
+            f"token {name} is not a token of project {ctx.project_code}; use one of this "
+            "project's tokens (etl-craft token create in its folder)"
         )
     return TokenIdentity(name, Role(row["role"]))

@@ -8,16 +8,21 @@ VALUES (:name, :token_sha256, :role,
 RETURNING TOKEN_ID AS token_id;
 
 -- name: live_api_token_by_name --
--- The unrevoked token with this name, if any (expired ones included: they still hold the name).
-SELECT TOKEN_ID AS token_id, NAME AS name, ROLE AS role, EXPIRES_AT AS expires_at,
-       CREATED_BY AS created_by, CREATE_DATE AS created_at
-  FROM CFG_API_TOKENS
- WHERE NAME = CAST(:name AS VARCHAR(128)) AND REVOKED_AT IS NULL;
+-- The unrevoked token with this name in any project (a live name is unique across projects;
+-- expired tokens still hold theirs), with its project, so only its own project hears about it.
+SELECT t.TOKEN_ID AS token_id, t.NAME AS name, t.ROLE AS role, j.PROJECT_CODE AS project_code,
+       t.EXPIRES_AT AS expires_at, t.CREATED_BY AS created_by, t.CREATE_DATE AS created_at
+  FROM CFG_API_TOKENS t
+  LEFT JOIN CFG_PROJECTS j ON j.PROJECT_ID = t.PROJECT_ID
+ WHERE t.NAME = CAST(:name AS VARCHAR(128)) AND t.REVOKED_AT IS NULL;
 
 -- name: revoke_api_token --
--- Revoke the live token with this name; returns it, or nothing when none is live.
+-- Revoke the project's live token with this name; returns it, or nothing when the project has
+-- no such live token (another project's token of that name is never touched).
 UPDATE CFG_API_TOKENS SET REVOKED_AT = etl_craft_now()
  WHERE NAME = CAST(:name AS VARCHAR(128)) AND REVOKED_AT IS NULL
+   AND PROJECT_ID = (SELECT PROJECT_ID FROM CFG_PROJECTS
+                      WHERE PROJECT_CODE = CAST(:project_code AS VARCHAR(128)))
 RETURNING TOKEN_ID AS token_id, NAME AS name, ROLE AS role, REVOKED_AT AS revoked_at;
 
 -- name: api_tokens --
