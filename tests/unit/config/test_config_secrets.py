@@ -162,3 +162,26 @@ def test_the_fingerprint_holds_variable_names_not_values(tmp_path: Path) -> None
     assert "${ENGINE_PASSWORD}" in connector.normalised
     for secret in connector.secrets:
         assert secret not in connector.normalised
+
+
+def test_the_env_file_is_read_as_dotenv_reads_it(tmp_path: Path) -> None:
+    env_file = (
+        "ENGINE_PASSWORD=abc # the engine's password\n"
+        'ENGINE_HOST="db\\texample"\n'
+        "WAREHOUSE_URL='postgresql://wh:a\\nb@wh.example.com/dw'\n"
+        "SMTP_PASSWORD=\"line1\\nline2\"\n"
+    )
+    path = write_project(tmp_path, env_file=env_file)
+
+    secrets = load(path).secrets
+
+    assert "abc" in secrets
+    assert "abc # the engine's password" not in secrets
+    assert "line1\nline2" in secrets
+    assert "postgresql://wh:a\\nb@wh.example.com/dw" in secrets
+
+
+def test_a_key_without_a_value_is_refused_naming_its_line(tmp_path: Path) -> None:
+    path = write_project(tmp_path, env_file=ENV_FILE + "\n\nDANGLING\n")
+    message = refusal(path)
+    assert f"{path.parent / '.env'}:9: expected KEY=VALUE" in message

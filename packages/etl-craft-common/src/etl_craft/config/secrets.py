@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from dotenv.parser import parse_stream
+
 from etl_craft.config.document import Problem
 
 VARIABLE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -29,30 +31,29 @@ def template_problem(template: str) -> str | None:
 
 
 def read_env_file(path: Path) -> tuple[dict[str, str], list[Problem]]:
-    """KEY=VALUE lines; `#` starts a comment line, `export ` and matching quotes are dropped."""
+    """KEY=VALUE lines read as python-dotenv reads them: comments (inline ones too), `export`,
+    quotes and the escapes of double-quoted values; no ${...} expansion."""
     if not path.is_file():
         return {}, []
     values: dict[str, str] = {}
     problems: list[Problem] = []
-    lines = path.read_text(encoding="utf-8-sig").splitlines()
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, equals, value = line.removeprefix("export ").partition("=")
-        name = name.strip()
-        if not equals or not VARIABLE_PATTERN.fullmatch(name):
-            # The line may hold a secret, so the message never repeats it.
-            problems.append(Problem(path, number, f"expected KEY=VALUE with KEY {VARIABLE_RULE}"))
-            continue
-        values[name] = _unquote(value.strip())
+    with path.open(encoding="utf-8-sig") as stream:
+        for binding in parse_stream(stream):
+            key, value = binding.key, binding.value
+            if key is None and not binding.error:
+                continue  # a blank or comment line
+            if key is None or value is None or binding.error or not VARIABLE_PATTERN.fullmatch(key):
+                # The line may hold a secret, so the message never repeats it.
+                line = binding.original.line + _leading_blank_lines(binding.original.string)
+                problems.append(Problem(path, line, f"expected KEY=VALUE with KEY {VARIABLE_RULE}"))
+                continue
+            values[key] = value
     return values, problems
 
 
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
+def _leading_blank_lines(text: str) -> int:
+    # A binding that failed to parse starts at the blank lines before it.
+    return len(text) - len(text.lstrip("\n"))
 
 
 class SecretResolver:
