@@ -31,7 +31,7 @@ from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import EtlCraftError, ExitCode, StaleTransitionError
 from etl_craft.core.faults import fault_point
-from etl_craft.core.redaction import clip
+from etl_craft.core.redaction import Redactor, clip
 from etl_craft.enginedb.attempts import AttemptInvocation, decode_invocation, read_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.offsets import Offset, finish_with_offset
@@ -51,7 +51,7 @@ from etl_craft.runtime.tracing import TRACEPARENT, configure_tracing, flush_trac
 LOG_PATH_VARIABLE = "ETL_CRAFT_LOG_PATH"
 log = logging.getLogger("etl_craft.task")
 LIVE = (AttemptStatus.CLAIMED, AttemptStatus.RUNNING)
-ERROR_MESSAGE_LIMIT = 2000  # characters of a failed attempt's ERROR_MESSAGE
+ERROR_LIMIT = 2000  # characters of a failed attempt's ERROR_MESSAGE
 _engines: dict[str, EngineDB] = {}  # by URL, prepared by the fork server before it forks
 _configured: dict[Hashable, _Configured | None] = {}  # likewise, by _config_key
 # Set by the owner for each attempt; the rest of a task process's environment is the owner's.
@@ -195,14 +195,19 @@ def _attempt(
             return int(ExitCode.STALE_TRANSITION)
         fault_point("child_started")
         outcome, offset, code = _execute(Task(invocation, environment))
-    if outcome.error_message:
-        # Masked before it is cut, so that the cut can never leave part of a secret showing.
-        masked = clip(redactor(outcome.error_message), ERROR_MESSAGE_LIMIT)
-        outcome = replace(outcome, error_message=masked)
     fault_point("child_before_report")
-    reported = _report(engine, invocation, args.owner_id, actor, outcome, offset, code)
+    recorded = _masked(outcome, redactor)
+    reported = _report(engine, invocation, args.owner_id, actor, recorded, offset, code)
     fault_point("child_after_report")
     return reported
+
+
+def _masked(outcome: AttemptOutcome, redactor: Redactor) -> AttemptOutcome:
+    """The outcome as it may be recorded: its error masked before it is cut, so that the cut
+    can never leave part of a secret showing."""
+    if not outcome.error_message:
+        return outcome
+    return replace(outcome, error_message=clip(redactor(outcome.error_message), ERROR_LIMIT))
 
 
 def _span_attributes(invocation: AttemptInvocation) -> dict[str, str | int]:
