@@ -31,6 +31,14 @@ SECTIONS: dict[str, str] = {
     "Warehouse": "The warehouse the SQL tasks, business rules and scripts work in.",
     "Email": "The SMTP relay EMAIL_ALERT tasks send through. Needed only by alert tasks.",
     "Orchestration": "How runs are driven. Every key has a default, so the section is optional.",
+    "Redaction": "Which task parameters hold secrets. Optional. A parameter whose name matches "
+    "a pattern, and every key of INPUT_PARAMS that matches one, has its value replaced by "
+    "`***` before it is written to an attempt log, TASK_LOG, ERROR_MESSAGE or any other "
+    "record, and wherever it is shown. A parameter a handler declares (such as MERGE_KEY or "
+    "MERGE_COMPARE_COLUMNS, see the task parameters reference) is never a secret, whatever "
+    "its name; tasks always run with the values as written. The values of the secrets "
+    "etl-craft resolves (URL passwords, including `password`, `pwd` and similar query keys, "
+    "and `password_variable`) are masked the same way.",
 }
 
 KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
@@ -77,6 +85,12 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "before it decides UNSATISFIED.",
         "project": "The project code (CFG_PROJECTS.PROJECT_CODE) this folder's metadata and "
         "commands belong to.",
+    },
+    "Redaction": {
+        "sensitive_patterns": "Glob patterns (`*` and `?` wildcards, `[...]` sets) matched "
+        "without case against task and pipeline parameter names and INPUT_PARAMS keys, such "
+        'as `["*TOKEN*", "*SECRET*", "*PASSWORD*", "*KEY*", "*_PW"]`. Setting it replaces the '
+        "defaults, so repeat those you keep.",
     },
 }
 

@@ -16,6 +16,7 @@ from etl_craft.cli.main import run as run_cli
 from etl_craft.config.connector import load_connector
 from etl_craft.core.counts import Counts
 from etl_craft.core.enums import AttemptStatus, Handler
+from etl_craft.core.redaction import Redactor
 from etl_craft.enginedb.attempts import AttemptInvocation
 from etl_craft.enginedb.hash_versions import HashedTarget, record_version, recorded_version
 from etl_craft.enginedb.metadata import read_project_metadata
@@ -122,8 +123,10 @@ class Site:
             pipeline_parameters={},
         )
         logger = logging.LoggerAdapter(logging.getLogger("tests.rehash"))
+        connector = self.project.connector
+        redactor = Redactor(connector.secrets)
         environment = TaskEnvironment(
-            self.project.connector, self.project.project, self.project.engine, logger, TESTER
+            connector, self.project.project, self.project.engine, logger, TESTER, redactor
         )
         return run_sql_task(Task(invocation, environment)).counts
 

@@ -169,7 +169,7 @@ def test_the_env_file_is_read_as_dotenv_reads_it(tmp_path: Path) -> None:
         "ENGINE_PASSWORD=abc # the engine's password\n"
         'ENGINE_HOST="db\\texample"\n'
         "WAREHOUSE_URL='postgresql://wh:a\\nb@wh.example.com/dw'\n"
-        "SMTP_PASSWORD=\"line1\\nline2\"\n"
+        'SMTP_PASSWORD="line1\\nline2"\n'
     )
     path = write_project(tmp_path, env_file=env_file)
 

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from etl_craft.core.redaction import MASK, is_sensitive
+from etl_craft.core.redaction import DEFAULT_NAMES, MASK
 from etl_craft.operations.tokens import TOKEN_PREFIX
 
 ACCESS_LOGGER = "etl_craft_api.access"
@@ -58,7 +58,7 @@ def target(scope: Scope) -> str:
     shown = scope["path"]
     query = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
     if query:
-        masked = [(name, MASK if is_sensitive(name) else value) for name, value in query]
+        masked = [(name, MASK if DEFAULT_NAMES.key(name) else value) for name, value in query]
         shown += "?" + urlencode(masked, safe="*")
     shown = _TOKEN_SHAPED.sub(TOKEN_PREFIX + MASK, shown)
     return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", shown[:MAX_TARGET])

@@ -16,11 +16,13 @@ from etl_craft.config.secrets import SecretResolver, read_env_file
 from etl_craft.config.sections import (
     Email,
     Orchestration,
+    Redaction,
     SectionView,
     Warehouse,
     build_email,
     build_engine_url,
     build_orchestration,
+    build_redaction,
     build_warehouse,
 )
 
@@ -40,6 +42,7 @@ class Connector:
     warehouse: Warehouse
     email: Email | None
     orchestration: Orchestration
+    redaction: Redaction
     secrets: frozenset[str] = field(repr=False)
     normalised: str = field(repr=False)
 
@@ -118,6 +121,7 @@ def _build(
     warehouse = build_warehouse(stored, resolver, project) if stored else None
     email = build_email(views["Email"], project) if "Email" in views else None
     orchestration = build_orchestration(views["Orchestration"])
+    redaction = build_redaction(views.get("Redaction"))
     problems.raise_if_any(str(path))
     if engine_url is None or warehouse is None or ("Email" in views and email is None):
         raise AssertionError(f"{path} failed to load without reporting why")
@@ -129,6 +133,7 @@ def _build(
         warehouse=warehouse,
         email=email,
         orchestration=orchestration,
+        redaction=redaction,
         secrets=resolver.resolved,
         normalised=_normalise(views),
     )

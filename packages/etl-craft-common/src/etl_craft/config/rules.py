@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import PurePosixPath, PureWindowsPath
@@ -13,6 +14,7 @@ from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.project import relative_path_problem
 from etl_craft.config.secrets import VARIABLE_PATTERN, VARIABLE_RULE, template_problem
+from etl_craft.core.redaction import SENSITIVE_PATTERNS
 from etl_craft.core.text import CODE_RULE, ROLE_RULE, is_code, is_role_name
 
 # A parser returns the value it accepts or raises ValueError("expected ...").
@@ -145,6 +147,23 @@ def any_path(value: object) -> str:
     return project_path(path)
 
 
+GLOB_PATTERN = re.compile(r"[A-Za-z0-9_*?\[\]!-]+")
+
+
+def glob_patterns(value: object) -> list[str]:
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(item, str) and GLOB_PATTERN.fullmatch(item) for item in value)
+    ):
+        raise ValueError(
+            "expected a list of glob patterns over parameter names (letters, digits, _, -, "
+            'and the wildcards * ? [ ]), such as ["*TOKEN*", "*SECRET*"]; write the list '
+            "in brackets or as indented '- pattern' lines"
+        )
+    return [str(item).upper() for item in value]
+
+
 def email_address(value: object) -> str:
     local, at, domain = text(value).rpartition("@")
     if not at or not local or "." not in domain:
@@ -180,6 +199,7 @@ KEYS: dict[str, dict[str, Parser]] = {
         "gate_wait_minutes": whole(0),
         "project": code,
     },
+    "Redaction": {"sensitive_patterns": glob_patterns},
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -195,6 +215,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "gate_wait_minutes": 60,
         "project": "default",
     },
+    "Redaction": {"sensitive_patterns": list(SENSITIVE_PATTERNS)},
 }
 
 REQUIRED_SECTIONS = ("Engine", "Warehouse")

@@ -13,6 +13,8 @@ from etl_craft.config.document import Problems
 from etl_craft.config.project import Project
 from etl_craft.config.rules import MEMORY_DATABASE, VARIABLE_SUFFIX, TlsMode, WarehouseType
 from etl_craft.config.secrets import SecretResolver, UnresolvedSecretError
+from etl_craft.config.urls import url_secrets
+from etl_craft.core.redaction import SENSITIVE_PATTERNS
 
 DEFAULT_PORTS = {TlsMode.STARTTLS: 587, TlsMode.SSL: 465, TlsMode.NONE: 25}
 URL_FORM = "an SQLAlchemy URL such as postgresql+psycopg://etl@db.example.com/etl"
@@ -54,6 +56,11 @@ class Orchestration:
     @property
     def zone(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
+
+
+@dataclass(frozen=True)
+class Redaction:
+    sensitive_patterns: tuple[str, ...]  # upper case: names are matched without case
 
 
 @dataclass
@@ -125,9 +132,8 @@ class SectionView:
             self.report(key, f"refers to {failure}")
         if failures or not self._is_url(key, template, resolved):
             return None
-        password = make_url(resolved).password
-        if password:
-            resolver.remember(str(password))
+        for secret in url_secrets(resolved):
+            resolver.remember(secret)
         return resolved
 
     def _is_url(self, key: str, template: str, resolved: str) -> bool:
@@ -232,3 +238,12 @@ def build_orchestration(view: SectionView) -> Orchestration:
         gate_wait_minutes=view.filled_number("gate_wait_minutes"),
         project=view.filled_text("project"),
     )
+
+
+def build_redaction(view: SectionView | None) -> Redaction:
+    # Absent, the section is its defaults; it stays out of the fingerprint then, so that
+    # projects written before it existed keep theirs.
+    patterns = view.values.get("sensitive_patterns") if view else None
+    if not isinstance(patterns, list):
+        return Redaction(sensitive_patterns=SENSITIVE_PATTERNS)
+    return Redaction(sensitive_patterns=tuple(str(pattern) for pattern in patterns))

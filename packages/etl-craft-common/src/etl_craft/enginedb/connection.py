@@ -23,6 +23,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import ExecutionContext, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
+from etl_craft.config.urls import mask_url
 from etl_craft.core.actor import Actor
 from etl_craft.core.errors import EngineDBError, StaleTransitionError, WriteGuardError
 from etl_craft.core.time import SQLITE_TIMESTAMP_FORMAT, to_sqlite_text, utc_now
@@ -52,11 +53,7 @@ def normalize_url(url: str) -> URL:
 
 
 def safe_url(url: str | URL) -> str:
-    return (
-        normalize_url(str(url)).render_as_string(hide_password=True)
-        if isinstance(url, str)
-        else url.render_as_string(hide_password=True)
-    )
+    return mask_url(normalize_url(url) if isinstance(url, str) else url)
 
 
 @dataclass

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime
 
 from etl_craft.core.errors import MetadataError
-from etl_craft.core.redaction import Redactor
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.runs import read_run, read_task_runs
 from etl_craft.handlers.alerts.handler import Alert, parse_recipients, send_alert
@@ -30,9 +29,7 @@ def run_alert_task(task: Task) -> HandlerResult:
         body_template=task.parameter("BODY"),
         values=_values(task, flavour),
     )
-    outcome = send_alert(
-        environment.connector.email, alert, Redactor(environment.connector.secrets)
-    )
+    outcome = send_alert(environment.connector.email, alert, environment.redactor)
     if outcome.warning:
         environment.log.warning("%s", outcome.warning)
     environment.log.info("%s", outcome.task_log)

@@ -9,6 +9,7 @@ from etl_craft.config.connector import Connector
 from etl_craft.config.project import Project
 from etl_craft.core.actor import Actor
 from etl_craft.core.counts import Counts
+from etl_craft.core.redaction import Redactor
 from etl_craft.enginedb.attempts import AttemptInvocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.offsets import Offset
@@ -23,6 +24,7 @@ class TaskEnvironment:
     engine: EngineDB
     log: logging.LoggerAdapter[logging.Logger]
     actor: Actor  # the owner acting for this attempt; its Engine DB writes name it
+    redactor: Redactor  # the attempt's secrets (handlers/secrets), masked in all it records
 
 
 @dataclass(frozen=True)

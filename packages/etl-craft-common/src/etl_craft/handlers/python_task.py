@@ -7,7 +7,6 @@ import sys
 from dataclasses import replace
 
 from etl_craft.core.errors import MetadataError
-from etl_craft.core.redaction import Redactor
 from etl_craft.enginedb.offsets import stored_offset
 from etl_craft.handlers.invocation import HandlerResult, Task
 from etl_craft.handlers.scripts.contract import ScriptContext
@@ -52,7 +51,7 @@ def run_python_task(task: Task) -> HandlerResult:
         script,
         context,
         log=sys.stderr,
-        redactor=Redactor(environment.connector.secrets),
+        redactor=environment.redactor,
         debug=logging.getLogger().isEnabledFor(logging.DEBUG),
     )
     # HAS_DATA dependencies read ROWS_WRITTEN: the rows the script reports it loaded.

@@ -8,9 +8,10 @@ from datetime import UTC, date, datetime, time
 from typing import Any, ClassVar
 
 from etl_craft.core.errors import NotFoundError
-from etl_craft.core.redaction import mask_parameter
+from etl_craft.core.redaction import SensitiveNames, mask_parameter
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.interventions import audit_actions, audit_metadata_changes
+from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.runs import pipeline_id_of
 
@@ -84,7 +85,7 @@ def audit(
         pipeline_code=pipeline_code,
         since=since,
         actions=tuple(_action(row) for row in actions),
-        metadata_changes=tuple(_change(row) for row in changes),
+        metadata_changes=tuple(_change(row, sensitive_names(ctx.connector)) for row in changes),
     )
 
 
@@ -105,7 +106,7 @@ def _action(row: Any) -> ActionEntry:
     )
 
 
-def _change(row: Any) -> MetadataChangeEntry:
+def _change(row: Any, names: SensitiveNames) -> MetadataChangeEntry:
     return MetadataChangeEntry(
         change_id=int(row["change_id"]),
         at=_instant(row["changed_at"]),
@@ -114,17 +115,17 @@ def _change(row: Any) -> MetadataChangeEntry:
         table_name=str(row["table_name"]),
         row_key=str(row["row_key"]),
         operation=str(row["operation"]),
-        before=_masked(_json(row["before_json"])),
-        after=_masked(_json(row["after_json"])),
+        before=_masked(_json(row["before_json"]), names),
+        after=_masked(_json(row["after_json"]), names),
         migration=row["migration"],
     )
 
 
-def _masked(row: dict[str, Any] | None) -> dict[str, Any] | None:
+def _masked(row: dict[str, Any] | None, names: SensitiveNames) -> dict[str, Any] | None:
     """A parameter row with its value masked when the parameter's name looks secret (S7.C)."""
     if row is None or "parameter_name" not in row or "parameter_value" not in row:
         return row
-    value = mask_parameter(str(row["parameter_name"]), row["parameter_value"])
+    value = mask_parameter(str(row["parameter_name"]), row["parameter_value"], names)
     return {**row, "parameter_value": value}
 
 

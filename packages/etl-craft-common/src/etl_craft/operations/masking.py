@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from etl_craft.core.redaction import Redactor, parameter_secrets
+from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.context import OperationContext
 
 
@@ -11,6 +12,7 @@ def secrets_redactor(ctx: OperationContext) -> Redactor:
     every secret the configuration resolved."""
     with ctx.engine.read() as conn:
         rows = conn.all("project_parameter_values", project_code=ctx.project_code)
-    found = parameter_secrets((str(row["name"]), row["value"]) for row in rows)
+    names = sensitive_names(ctx.connector)
+    found = parameter_secrets(((str(row["name"]), row["value"]) for row in rows), names)
     resolved = ctx.connector.secrets if ctx.connector else frozenset()
     return Redactor(found | resolved)

@@ -26,28 +26,32 @@ from opentelemetry.trace import Span
 from etl_craft.config.connector import Connector, load_connector
 from etl_craft.config.project import Project
 from etl_craft.config.settings import load_settings, resolve_engine_url
+from etl_craft.config.urls import url_secrets
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import EtlCraftError, ExitCode, StaleTransitionError
 from etl_craft.core.faults import fault_point
-from etl_craft.core.redaction import Redactor
+from etl_craft.core.redaction import Redactor, clip
 from etl_craft.enginedb.attempts import AttemptInvocation, decode_invocation, read_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.offsets import Offset, finish_with_offset
 from etl_craft.enginedb.transitions import AttemptOutcome
 from etl_craft.handlers.dispatch import run_handler
 from etl_craft.handlers.invocation import HandlerResult, Task, TaskEnvironment
+from etl_craft.handlers.secrets import attempt_redactor
 from etl_craft.runtime.context_logging import configure_task_logging
 from etl_craft.runtime.handover import OUTCOME_PATH_VARIABLE, HandedOutcome, hand_over
 from etl_craft.runtime.identity import alive_here, parse_owner
 from etl_craft.runtime.launcher import INVOCATION_VARIABLE
 from etl_craft.runtime.logfile import tail
+from etl_craft.runtime.masked_output import masked_output
 from etl_craft.runtime.starter import GO, START_FD_VARIABLE
 from etl_craft.runtime.tracing import TRACEPARENT, configure_tracing, flush_traces, span
 
 LOG_PATH_VARIABLE = "ETL_CRAFT_LOG_PATH"
 log = logging.getLogger("etl_craft.task")
 LIVE = (AttemptStatus.CLAIMED, AttemptStatus.RUNNING)
+ERROR_LIMIT = 2000  # characters of a failed attempt's ERROR_MESSAGE
 _engines: dict[str, EngineDB] = {}  # by URL, prepared by the fork server before it forks
 _configured: dict[Hashable, _Configured | None] = {}  # likewise, by _config_key
 # Set by the owner for each attempt; the rest of a task process's environment is the owner's.
@@ -180,21 +184,30 @@ def _attempt(
         return int(ExitCode.STALE_TRANSITION)
     # Everything up to the task itself is done while the owner records RUNNING.
     traced.set_attributes(_span_attributes(invocation))
-    redactor = Redactor(connector.secrets if connector else ())
+    redactor = attempt_redactor(connector, invocation, url_secrets(engine.url))
     logger = configure_task_logging(invocation, args.log_level, redactor)
     project = Project(args.config.parent) if args.config else None
     assert connector is not None, "a task process needs its project's craft-connector.yml"
-    environment = TaskEnvironment(connector, project, engine, logging.LoggerAdapter(logger), actor)
-    if not _released():
-        return int(ExitCode.STALE_TRANSITION)
-    fault_point("child_started")
-    outcome, offset, code = _execute(Task(invocation, environment))
-    if outcome.error_message:
-        outcome = replace(outcome, error_message=redactor(outcome.error_message))
+    adapter = logging.LoggerAdapter(logger)
+    environment = TaskEnvironment(connector, project, engine, adapter, actor, redactor)
+    with masked_output(redactor):
+        if not _released():
+            return int(ExitCode.STALE_TRANSITION)
+        fault_point("child_started")
+        outcome, offset, code = _execute(Task(invocation, environment))
     fault_point("child_before_report")
-    reported = _report(engine, invocation, args.owner_id, actor, outcome, offset, code)
+    recorded = _masked(outcome, redactor)
+    reported = _report(engine, invocation, args.owner_id, actor, recorded, offset, code)
     fault_point("child_after_report")
     return reported
+
+
+def _masked(outcome: AttemptOutcome, redactor: Redactor) -> AttemptOutcome:
+    """The outcome as it may be recorded: its error masked before it is cut, so that the cut
+    can never leave part of a secret showing."""
+    if not outcome.error_message:
+        return outcome
+    return replace(outcome, error_message=clip(redactor(outcome.error_message), ERROR_LIMIT))
 
 
 def _span_attributes(invocation: AttemptInvocation) -> dict[str, str | int]:
@@ -278,7 +291,7 @@ def _execute(task: Task) -> tuple[AttemptOutcome, Offset | None, int]:
 def _failed(message: str, code: int, *, retryable: bool) -> AttemptOutcome:
     first_line = message.strip().splitlines()[0] if message.strip() else "failed"
     return AttemptOutcome(
-        AttemptStatus.FAILED, error_message=first_line[:2000], exit_code=code, retryable=retryable
+        AttemptStatus.FAILED, error_message=first_line, exit_code=code, retryable=retryable
     )
 
 

@@ -1,0 +1,55 @@
+"""Database URLs as they may be shown: their password and credential-like query values masked.
+
+A password may sit in a URL's userinfo or in its query (``?password=...``, which the drivers
+accept too); both are masked wherever a URL is shown, and both are secrets a redactor masks.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from etl_craft.core.redaction import DEFAULT_NAMES, MASK
+
+# Query keys drivers read credentials from that the sensitive name patterns do not match.
+CREDENTIAL_QUERY_KEYS = frozenset({"pass", "passwd", "pwd", "private_key_file_pwd"})
+UNREADABLE = "(a URL that does not parse, not shown: it may hold a password)"
+
+
+def is_credential_key(key: str) -> bool:
+    return key.lower() in CREDENTIAL_QUERY_KEYS or DEFAULT_NAMES.key(key)
+
+
+def url_secrets(url: str | URL) -> set[str]:
+    """The password of ``url`` and the values of its credential-like query keys."""
+    parsed = _parsed(url)
+    if parsed is None:
+        return set()
+    found = {str(parsed.password)} if parsed.password else set()
+    for key, value in parsed.query.items():
+        if is_credential_key(key):
+            found |= {value} if isinstance(value, str) else set(value)
+    return found
+
+
+def mask_url(url: str | URL) -> str:
+    """``url`` with its password and credential-like query values shown as ***."""
+    parsed = _parsed(url)
+    if parsed is None:
+        return UNREADABLE
+    credentials = [key for key in parsed.query if is_credential_key(key)]
+    shown = parsed.render_as_string(hide_password=True)
+    if not credentials:
+        return shown
+    kept = parsed.difference_update_query(credentials).render_as_string(hide_password=True)
+    separator = "&" if "?" in kept else "?"
+    return kept + separator + "&".join(f"{key}={MASK}" for key in credentials)
+
+
+def _parsed(url: str | URL) -> URL | None:
+    if isinstance(url, URL):
+        return url
+    try:
+        return make_url(url)
+    except ArgumentError:
+        return None
