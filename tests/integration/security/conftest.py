@@ -30,6 +30,7 @@ ENVIRONMENT = {
     "SMTP_PASSWORD": "Smtp7Qv3pw-relay-9241",
     "ENGINE_PW": "Eng5Xr2userinfo-login-7713",
     "ENGINE_QUERY_PW": "Qry8Lm4query-string-5580",
+    "WAREHOUSE_PW": "Whs4Kp8warehouse-login-3391",
 }
 TASK_TOKEN = "Tok3Wd9param-token-1187"
 INPUT_KEY = "Inp6Hs1json-apikey-6642"
@@ -104,8 +105,10 @@ class Seeded:
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        # A SQLite Engine DB has no URL password: the ENGINE_ variables are nobody's secret.
-        engine = ("ENGINE_PW", "ENGINE_QUERY_PW") if self.dialect == "postgresql" else ()
+        # A SQLite Engine DB and a DuckDB warehouse have no URL password: on SQLite the
+        # ENGINE_ and WAREHOUSE_ variables are nobody's secret.
+        servers = ("ENGINE_PW", "ENGINE_QUERY_PW", "WAREHOUSE_PW")
+        engine = servers if self.dialect == "postgresql" else ()
         named = ("SMTP_PASSWORD", *engine)
         return (*PARAMETER_SECRETS, *(ENVIRONMENT[name] for name in named))
 
@@ -123,10 +126,15 @@ def _connector_file(engine_url: str | None) -> str:
         "Email:\n  host: smtp.example.com\n  from_address: etl@example.com\n"
         "  username: etl\n  password_variable: SMTP_PASSWORD\n"
     )
-    warehouse = "Warehouse:\n  type: duckdb\n  path: warehouse.duckdb\n"
     if engine_url is None:
+        warehouse = "Warehouse:\n  type: duckdb\n  path: warehouse.duckdb\n"
         return "Engine:\n  path: engine.db\n" + warehouse + email
     url = make_url(engine_url)
+    # The server trusts local logins, so any password connects; what matters is where it shows.
+    warehouse = (
+        "Warehouse:\n  type: postgresql\n  url: "
+        f"postgresql://{url.username}:${{WAREHOUSE_PW}}@{url.host}:{url.port}/{url.database}\n"
+    )
     template = (
         f"postgresql://{url.username}:${{ENGINE_PW}}@{url.host}:{url.port}/{url.database}"
         "?password=${ENGINE_QUERY_PW}"
