@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -59,3 +60,23 @@ def test_the_readme_command_runs_the_demo_from_a_fresh_clone(tmp_path: Path) -> 
     for pipeline in PIPELINES:
         assert re.search(rf"^{pipeline}\s+\d+\s+SUCCESS", done.stdout, re.MULTILINE), pipeline
     assert (clone / "etl-craft-demo" / "etl-craft" / "data" / "warehouse.duckdb").is_file()
+    folder, status = next_steps(done.stdout)[:2]
+    assert folder.startswith("cd ")
+    tried = subprocess.run(
+        f"{folder} && {status} --format json",
+        shell=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert tried.returncode == 0, f"{status!r} as printed: {tried.stderr[-2000:]}"
+    assert json.loads(tried.stdout)["pipeline_code"] == "si_transform"
+
+
+def next_steps(out: str) -> list[str]:
+    lines = out.splitlines()
+    start = lines.index("Next, try:") + 1
+    return [line.strip() for line in lines[start:] if line.startswith("  ")]

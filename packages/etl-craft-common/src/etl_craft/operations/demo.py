@@ -9,6 +9,7 @@ batch.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import threading
 import time
@@ -41,6 +42,7 @@ class DemoRequest:
     folder: Path
     profile: str | None = None
     source: Path | None = None  # the demo project to copy; None: the checkout's examples/demo
+    program: str = "etl-craft"  # how a shell calls etl-craft, in the commands to try next
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def run_demo(request: DemoRequest, observer: DemoObserver | None = None) -> Demo
             runs=runs,
             layers=layers,
             seconds=time.monotonic() - started,
-            next_steps=next_steps(folder, request.profile, runs),
+            next_steps=next_steps(folder, request, runs),
         )
     finally:
         ctx.close()
@@ -190,13 +192,15 @@ class RunWatcher:
             return None if found is None else read_run_view(conn, int(found["pipeline_run_id"]))
 
 
-def next_steps(folder: Path, profile: str | None, runs: tuple[RunView, ...]) -> tuple[str, ...]:
+def next_steps(folder: Path, request: DemoRequest, runs: tuple[RunView, ...]) -> tuple[str, ...]:
     """Commands to try, from inside the working folder (where etl-craft finds the project)."""
-    cli = "etl-craft" if profile is None else f"etl-craft --profile {profile}"
+    cli = request.program
+    if request.profile is not None:
+        cli += f" --profile {request.profile}"
     transform = next((run for run in runs if run.pipeline_code == "si_transform"), None)
     run_id = f" --run-id {transform.run_id}" if transform else ""
     return (
-        f"cd {folder}",
+        f"cd {shlex.quote(str(folder))}",
         f"{cli} status --pipeline_code si_transform{run_id}",
         f"{cli} explain --pipeline_code si_transform --task_code notify_failure{run_id}",
         f"{cli} history --pipeline_code si_client_gamma",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -18,6 +20,8 @@ from etl_craft.operations.demo import (
     run_demo,
 )
 from etl_craft.operations.run_views import RunView
+
+PROGRAM = "etl-craft"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -38,9 +42,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     display = Progress(sys.stderr)
-    report = run_demo(DemoRequest(args.folder, args.profile, args.source), display)
+    request = DemoRequest(args.folder, args.profile, args.source, program=shell_program())
+    report = run_demo(request, display)
     emit(report, args.format, render(report))
     return 0 if report.succeeded else int(ExitCode.FAILURE)
+
+
+def shell_program() -> str:
+    """How a shell calls this etl-craft: its name when PATH finds it, else its full path (as
+    after `uv run`, whose environment is not on the shell's PATH)."""
+    running = Path(sys.argv[0])
+    if running.name != PROGRAM:
+        return PROGRAM  # started some other way (python -m): the installed name is the best guess
+    found = shutil.which(PROGRAM)
+    if found is not None and Path(found).resolve() == running.resolve():
+        return PROGRAM
+    return shlex.quote(str(running.resolve()))
 
 
 class Progress(DemoObserver):
