@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import shutil
 import sys
@@ -22,6 +23,7 @@ from etl_craft.operations.demo import (
 from etl_craft.operations.run_views import RunView
 
 PROGRAM = "etl-craft"
+UV_RUN_VARIABLE = "UV_RUN_RECURSION_DEPTH"  # set by uv run for the command it starts
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -42,21 +44,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     display = Progress(sys.stderr)
-    request = DemoRequest(args.folder, args.profile, args.source, program=shell_program())
+    program = shell_program(args.folder)
+    request = DemoRequest(args.folder, args.profile, args.source, program=program)
     report = run_demo(request, display)
     emit(report, args.format, render(report))
     return 0 if report.succeeded else int(ExitCode.FAILURE)
 
 
-def shell_program() -> str:
-    """How a shell calls this etl-craft: its name when PATH finds it, else its full path (as
-    after `uv run`, whose environment is not on the shell's PATH)."""
+def shell_program(folder: Path) -> str:
+    """How the user's shell calls this etl-craft from ``folder``: its name when PATH finds it;
+    under `uv run`, whose environment is not on the shell's PATH, `uv run etl-craft` inside the
+    project and the full path outside it."""
     running = Path(sys.argv[0])
     if running.name != PROGRAM:
         return PROGRAM  # started some other way (python -m): the installed name is the best guess
+    through_uv = UV_RUN_VARIABLE in os.environ
     found = shutil.which(PROGRAM)
-    if found is not None and Path(found).resolve() == running.resolve():
+    if not through_uv and found is not None and Path(found).resolve() == running.resolve():
         return PROGRAM
+    environment = os.environ.get("VIRTUAL_ENV")
+    if through_uv and environment and folder.resolve().is_relative_to(Path(environment).parent):
+        return f"uv run {PROGRAM}"
     return shlex.quote(str(running.resolve()))
 
 
