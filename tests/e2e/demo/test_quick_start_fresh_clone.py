@@ -44,16 +44,7 @@ def test_the_readme_command_runs_the_demo_from_a_fresh_clone(tmp_path: Path) -> 
     )
     uv = shutil.which("uv", path=env["PATH"])
     assert uv is not None, "uv must be on PATH"
-    done = subprocess.run(
-        command.removeprefix("pip install uv && "),
-        shell=True,
-        cwd=clone,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = shell(command.removeprefix("pip install uv && "), cwd=clone, env=env, timeout=600)
 
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert (clone / ".venv").is_dir()  # its own environment, not this test's
@@ -62,16 +53,7 @@ def test_the_readme_command_runs_the_demo_from_a_fresh_clone(tmp_path: Path) -> 
     assert (clone / "etl-craft-demo" / "etl-craft" / "data" / "warehouse.duckdb").is_file()
     folder, status = next_steps(done.stdout)[:2]
     assert folder.startswith("cd ")
-    tried = subprocess.run(
-        f"{folder} && {status} --format json",
-        shell=True,
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    tried = shell(f"{folder} && {status} --format json", cwd=tmp_path, env=env, timeout=120)
     assert tried.returncode == 0, f"{status!r} as printed: {tried.stderr[-2000:]}"
     assert json.loads(tried.stdout)["pipeline_code"] == "si_transform"
 
@@ -80,3 +62,18 @@ def next_steps(out: str) -> list[str]:
     lines = out.splitlines()
     start = lines.index("Next, try:") + 1
     return [line.strip() for line in lines[start:] if line.startswith("  ")]
+
+
+def shell(
+    command: str, *, cwd: Path, env: dict[str, str], timeout: int
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command,
+        shell=True,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

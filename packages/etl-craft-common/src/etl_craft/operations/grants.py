@@ -50,8 +50,14 @@ def grants(db: EngineDB, request: GrantRequest) -> GrantsReport:
         writer_role=request.writer_role,
         reader_role=request.reader_role,
         statements=(
-            *_writer(schema, owner, request.writer_role),
-            *_reader(schema, owner, request.reader_role),
+            *_role(
+                schema,
+                owner,
+                request.writer_role,
+                WRITER_TABLE_PRIVILEGES,
+                WRITER_SEQUENCE_PRIVILEGES,
+            ),
+            *_role(schema, owner, request.reader_role, "SELECT", "SELECT"),
             *_memberships(request.writer_role, request.writer_logins),
             *_memberships(request.reader_role, request.reader_logins),
         ),
@@ -76,27 +82,13 @@ def _table_owner(db: EngineDB) -> tuple[str, str]:
     return str(row["schema_name"]), str(row["owner"])
 
 
-def _writer(schema: str, owner: str, role: str) -> list[str]:
-    return [
-        f"CREATE ROLE {role} NOLOGIN;",
-        f"GRANT USAGE ON SCHEMA {quoted_identifier(schema)} TO {role};",
-        *_on_all(schema, owner, role, WRITER_TABLE_PRIVILEGES, WRITER_SEQUENCE_PRIVILEGES),
-    ]
-
-
-def _reader(schema: str, owner: str, role: str) -> list[str]:
-    return [
-        f"CREATE ROLE {role} NOLOGIN;",
-        f"GRANT USAGE ON SCHEMA {quoted_identifier(schema)} TO {role};",
-        *_on_all(schema, owner, role, "SELECT", "SELECT"),
-    ]
-
-
-def _on_all(schema: str, owner: str, role: str, tables: str, sequences: str) -> list[str]:
+def _role(schema: str, owner: str, role: str, tables: str, sequences: str) -> list[str]:
     where = quoted_identifier(schema)
     # Default privileges cover the tables later migrations create, project ones included.
     defaults = f"ALTER DEFAULT PRIVILEGES FOR ROLE {quoted_identifier(owner)} IN SCHEMA {where}"
     return [
+        f"CREATE ROLE {role} NOLOGIN;",
+        f"GRANT USAGE ON SCHEMA {where} TO {role};",
         f"GRANT {tables} ON ALL TABLES IN SCHEMA {where} TO {role};",
         f"GRANT {sequences} ON ALL SEQUENCES IN SCHEMA {where} TO {role};",
         f"{defaults} GRANT {tables} ON TABLES TO {role};",
