@@ -93,10 +93,20 @@ def build_image(package: str, target: Path) -> Path:
     return target / "bin"
 
 
+# Ports handed out already: a service binds its port only once it has started, so until then
+# the kernel may offer the same free port again, and two services would race for it (the
+# loser's health check then reaches the winner).
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
 
 
 @dataclass
