@@ -16,6 +16,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from dotenv import dotenv_values
 
 from tests.e2e.compose.topology import COMPOSE_FOLDER, DATABASE_SERVICE, load_compose, package_of
 
@@ -31,6 +32,10 @@ IMAGES = {
     "api": ("Dockerfile.api", "etl-craft-api"),
 }
 ETL_CRAFT_SERVICES = tuple(IMAGES)
+# What docker-compose 1.29 (the standalone one Debian and Ubuntu package) accepts at the top
+# of a file: its schema allows these keys and x- extensions only. The Compose Specification
+# added `name` later, and 1.29 refuses a file that has it.
+COMPOSE_1_29_TOP_LEVEL = {"version", "services", "networks", "volumes", "secrets", "configs"}
 
 
 def problems(document: dict[str, Any]) -> list[str]:
@@ -53,6 +58,22 @@ def test_the_vendored_schema_refuses_what_compose_refuses() -> None:
 
     assert any("helthcheck" in problem for problem in problems(typo))
     assert any(problem.startswith("services/api/depends_on") for problem in problems(condition))
+
+
+def test_the_compose_file_has_only_top_level_keys_docker_compose_1_29_accepts() -> None:
+    refused = [
+        key
+        for key in load_compose()
+        if key not in COMPOSE_1_29_TOP_LEVEL and not key.startswith("x-")
+    ]
+
+    assert refused == []
+
+
+def test_the_env_file_beside_it_names_the_project_for_both_compose_tools() -> None:
+    # docker compose and docker-compose 1.29 both read COMPOSE_PROJECT_NAME from the .env in
+    # the compose file's folder, which keeps the name without a top-level `name:`.
+    assert dotenv_values(COMPOSE_FOLDER / ".env") == {"COMPOSE_PROJECT_NAME": "etl-craft"}
 
 
 def test_the_topology_and_how_its_services_wait_for_each_other() -> None:

@@ -9,10 +9,7 @@ variables the compose file reads (lease, heartbeat, poll), as an operator may se
 from __future__ import annotations
 
 import json
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +17,14 @@ import psycopg
 import pytest
 
 from tests.chaos.harness import wait_for
+from tests.e2e.compose.example_project import (
+    ENGINE,
+    TASK_POOLS,
+    WAREHOUSE,
+    WAREHOUSE_QUERIES,
+    Api,
+    expected_rows,
+)
 from tests.e2e.compose.topology import LocalTopology, Replica, local_topology
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
@@ -30,61 +35,6 @@ VARIABLES = {
     "ETL_CRAFT_POLL_SECONDS": "0.2",
     "ETL_CRAFT_LOG_FORMAT": "text",
 }
-ENGINE, WAREHOUSE = "etl_craft_engine", "etl_craft_warehouse"
-TASK_POOLS = {
-    "land_orders": "ingestion",
-    "setup_orders": "warehouse",
-    "merge_orders": "warehouse",
-    "customer_totals": "warehouse",
-}
-ORDERS_PER_RUN = 5
-
-
-def orders(runs: int) -> list[tuple[int, int, Decimal]]:
-    """What the project's land_orders script lands in ``runs`` runs: (id, customer, amount)."""
-    return [
-        (order, order % 3 + 1, Decimal(order) * Decimal("10.50"))
-        for order in range(1, runs * ORDERS_PER_RUN + 1)
-    ]
-
-
-def totals(runs: int) -> list[tuple[int, int, Decimal]]:
-    found: dict[int, tuple[int, Decimal]] = {}
-    for _, customer, amount in orders(runs):
-        count, revenue = found.get(customer, (0, Decimal(0)))
-        found[customer] = (count + 1, revenue + amount)
-    return [(customer, *found[customer]) for customer in sorted(found)]
-
-
-@dataclass(frozen=True)
-class Api:
-    base: str
-    token: str
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        request = urllib.request.Request(
-            self.base + path,
-            method=method,
-            data=None if body is None else json.dumps(body).encode(),
-            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return json.load(answer)
-
-    def trigger(self, pipeline: str, run_key: str) -> int:
-        body = {"run_key": run_key, "reason": "compose e2e"}
-        return int(self.call("POST", f"/api/v1/pipelines/{pipeline}/runs", body)["run_id"])
-
-    def status(self, run_id: int) -> str:
-        return str(self.call("GET", f"/api/v1/runs/{run_id}")["status"])
-
-    def follow(self, run_id: int, timeout: float = 45) -> str:
-        wait_for(
-            lambda: self.status(run_id) not in ("QUEUED", "IN-PROGRESS"),
-            f"run {run_id} to end",
-            timeout,
-        )
-        return self.status(run_id)
 
 
 def api_of(topology: LocalTopology, replica: Replica) -> Api:
@@ -114,28 +64,7 @@ def attempts(topology: LocalTopology, run_id: int) -> list[tuple[str, int, str, 
 
 
 def warehouse_rows(topology: LocalTopology) -> dict[str, list[Any]]:
-    return {
-        "lnd": query(topology, WAREHOUSE, "SELECT order_id FROM lnd.orders ORDER BY order_id"),
-        "dm": query(
-            topology,
-            WAREHOUSE,
-            "SELECT order_id, customer_id, amount FROM dm.orders WHERE ACTIVE_FLAG = 'Y' "
-            "ORDER BY order_id",
-        ),
-        "totals": query(
-            topology,
-            WAREHOUSE,
-            "SELECT customer_id, order_count, revenue FROM dm.customer_totals ORDER BY 1",
-        ),
-    }
-
-
-def expected_rows(runs: int) -> dict[str, list[Any]]:
-    return {
-        "lnd": [(order,) for order, _, _ in orders(runs)],
-        "dm": orders(runs),
-        "totals": totals(runs),
-    }
+    return {table: query(topology, WAREHOUSE, sql) for table, sql in WAREHOUSE_QUERIES.items()}
 
 
 @pytest.fixture(scope="module")
