@@ -188,9 +188,7 @@ class Deployment:
             eventually(lambda: self.psql(database, granted) == [("1",)], f"{table} locked", 60, 1)
             yield
         finally:
-            holder.stdin.write("ROLLBACK;\n")
-            holder.stdin.close()
-            _, errors = holder.communicate(timeout=60)
+            _, errors = holder.communicate("ROLLBACK;\n", timeout=60)
             assert holder.returncode == 0, f"the session locking {table} failed: {errors}"
 
     def attempts(self, run_id: int) -> list[tuple[str, ...]]:
@@ -229,10 +227,14 @@ def deployment(request: pytest.FixtureRequest) -> Iterator[Deployment]:
             f"remove that deployment first (`docker compose down --volumes` in deploy/compose "
             f"deletes its databases too) or run the test against another engine"
         )
-    terminal = request.config.pluginmanager.get_plugin("terminalreporter")
+    plugins = request.config.pluginmanager
+    terminal, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
 
     def report(line: str) -> None:
-        if terminal is not None:
+        # Past output capture: the figures are what a person runs this test for.
+        if terminal is None:
+            return
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
             terminal.write_line(f"[containers] {line}")
 
     # The compose file's own variables come from here and deploy/compose/.env only.
