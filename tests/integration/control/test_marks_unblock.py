@@ -164,6 +164,10 @@ def test_a_has_data_dependency_is_judged_on_the_row_count_the_mark_states(
 
     assert "runnable again: summary;" in said
     assert task_runs(orders, run_id)["big"] == ("SKIPPED", 0)
+    assert _messages(orders, run_id)["big"] == (
+        "skipped because land wrote no rows (HAS_DATA); judged again after land was marked "
+        f"SUCCESS by {ACTOR}: loaded by hand"
+    )
     later = cli("run", "--pipeline_code", "orders", "--run-id", str(run_id))
     assert later.code == 0, later.out
     assert task_runs(orders, run_id)["big"] == ("SKIPPED", 0)

@@ -23,12 +23,7 @@ from etl_craft.core.errors import (
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.controls import record_intervention
-from etl_craft.enginedb.interventions import (
-    REFUSED,
-    ActionScope,
-    operator_decisions,
-    record_scoped_action,
-)
+from etl_craft.enginedb.interventions import REFUSED, ActionScope, record_scoped_action
 from etl_craft.enginedb.runs import (
     RunRow,
     TaskRunRow,
@@ -41,16 +36,14 @@ from etl_craft.enginedb.transitions import (
     cancel_run,
     mark_run,
     mark_task_run,
-    queue_attempt,
     reopen_run,
     request_cancel,
     skip_task_run,
 )
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.rejudging import rejudge_gated
 from etl_craft.operations.run_views import RunView, read_run_view
 from etl_craft.operations.runs import pipeline_id_of
-from etl_craft.scheduling.plan import engine_skipped, runnable_again, task_run_state
-from etl_craft.scheduling.shape import build_shape
 
 T = TypeVar("T")
 REFUSALS = (NotFoundError, RunStateError, StaleTransitionError, UsageError)
@@ -283,42 +276,13 @@ def _mark_task(acting: Acting, run: RunRow, request: MarkRequest, reason: str) -
     )
     said = f"task {request.task_code} of run {run.pipeline_run_id} marked {status}"
     said += f" (was {row.status.value if row else 'not run'})"
-    unblocked = _unblock(acting, run, task_id, f"{request.task_code} was {message}")
+    change = f"{request.task_code} was {message}"
+    unblocked = rejudge_gated(acting.conn, actor, run, task_id, change)
     if unblocked:
         said += f"; runnable again: {', '.join(unblocked)}"
     if run.status.terminal:
         said += "; the run is reopened and etl-craft run continues it"
     return said
-
-
-def _unblock(acting: Acting, run: RunRow, task_id: int, change: str) -> list[str]:
-    """Queue the next attempt of each task the engine skipped that the mark makes runnable:
-    its skip was a judgement on the outcome the mark replaced. Returns their codes."""
-    conn = acting.conn
-    shape = build_shape(read_pipeline_shape(conn, run.pipeline_id), 0)
-    states = {
-        t: task_run_state(row) for t, row in read_task_runs(conn, run.pipeline_run_id).items()
-    }
-    skipped = engine_skipped(states, operator_decisions(conn, run.pipeline_run_id))
-    gated = [
-        again
-        for again in runnable_again(shape.graph, states, shape.policies, skipped)
-        if any(
-            e.depends_on_task_id == task_id for e in shape.graph.dependencies_of(again.task.task_id)
-        )
-    ]
-    for again in gated:
-        settings = shape.tasks[again.task.task_id]
-        queue_attempt(
-            conn,
-            again.task_run_id,
-            acting.ctx.actor,
-            slot_kind=settings.slot_kind,
-            pool=settings.pool or run.default_pool,
-            priority=run.priority,
-            message=f"runnable again: {change}",
-        )
-    return [again.task.code for again in gated]
 
 
 def cancel(

@@ -148,6 +148,18 @@ def runnable_again(
     )
 
 
+def still_skipped(
+    graph: DependencyGraph,
+    runs: Mapping[int, TaskRunState],
+    policies: Mapping[int, RetryPolicy],
+    rejudged: Collection[int],
+) -> tuple[Unsatisfiable, ...]:
+    """The task runs of ``rejudged`` that could not run now either, with today's reason."""
+    others = {task_id: run for task_id, run in runs.items() if task_id not in rejudged}
+    unsatisfiable = graph.unsatisfiable(graph_state(others, policies))
+    return tuple(item for item in unsatisfiable if item.task.task_id in rejudged)
+
+
 def plan(
     graph: DependencyGraph,
     runs: Mapping[int, TaskRunState],

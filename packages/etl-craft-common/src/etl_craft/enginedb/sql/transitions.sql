@@ -120,6 +120,13 @@ UPDATE AUD_TASK_RUN_LOG
                     WHERE a.TASK_RUN_ID = :task_run_id AND a.STATUS IN ('QUEUED', 'CLAIMED', 'RUNNING'))
 RETURNING TASK_RUN_ID AS task_run_id, STATUS AS status;
 
+-- name: transition_reword_skipped_task_run --
+-- A task run the engine skipped (SKIPPED, no attempt) gets the reason a new judgement gives it.
+UPDATE AUD_TASK_RUN_LOG
+   SET MESSAGE = :message, UPDATED_BY = :actor, UPDATED_BY_KIND = :actor_kind
+ WHERE TASK_RUN_ID = :task_run_id AND STATUS = 'SKIPPED' AND ATTEMPT_COUNT = 0
+RETURNING TASK_RUN_ID AS task_run_id, STATUS AS status;
+
 -- name: transition_queue_attempt --
 -- Queue the next attempt of a task run; nothing when it already has a live one (partial unique index).
 INSERT INTO AUD_TASK_ATTEMPTS
