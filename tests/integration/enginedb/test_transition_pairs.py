@@ -39,6 +39,9 @@ TASK_RUN_CALLS: dict[str, Call] = {
     "mark_task_run": lambda c, i, _o: tx.mark_task_run(
         c, i, TESTER, status=TaskRunStatus.SUCCESS, message="done by hand", rows_written=5
     ),
+    "reword_skipped_task_run": lambda c, i, _o: tx.reword_skipped_task_run(
+        c, i, TESTER, message="skipped because land wrote no rows (HAS_DATA)"
+    ),
 }
 ATTEMPT_CALLS: dict[str, Call] = {
     "claim_attempt": lambda c, i, o: tx.claim_attempt(c, i, TESTER, owner_id=o, lease_seconds=60),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from email import message_from_string
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,18 @@ def test_an_incomplete_rule_fails_its_task_and_the_failure_alert_is_sent(
     assert len(mailbox.messages) == 1
     assert mailbox.messages[0].rcpt_tos == ["ops@example.com"]
     assert f"Subject: checked run {run_id} FAILED" in mailbox.text()
+
+
+def test_the_default_failure_body_names_the_task_that_failed(
+    mailbox_project: tuple[ProjectOnDisk, Mailbox],
+) -> None:
+    project, mailbox = mailbox_project
+    run_id = project.new_run("checked")
+    assert supervise(project, run_id) == "FAILED"
+    assert len(mailbox.messages) == 1
+    body = message_from_string(mailbox.text()).get_payload(decode=True)
+    assert isinstance(body, bytes)
+    lines = body.decode().splitlines()
+    assert "Failed tasks: rules" in lines
+    assert "Alert task: alert" in lines
+    assert any("no_negative_amounts" in line for line in lines)

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from etl_craft.core.enums import RunStatus
+from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.overseers import register_overseer
 from etl_craft.scheduling.schedules import MISSED, TickOutcome, create_due_runs
 from tests.fixtures.metadata import TESTER, execute, new_code, seed_run
 
@@ -23,6 +25,12 @@ class Pipeline:
     def __init__(self, pipeline_id: int, code: str) -> None:
         self.pipeline_id = pipeline_id
         self.code = code
+
+
+@pytest.fixture(scope="module", autouse=True)
+def an_overseer_ran_long_ago(engine_db: EngineDB) -> None:
+    """Ticks before an overseer first started are never missed; here one started long ago."""
+    overseer_started(engine_db, at("2026-01-01T00:00:00"))
 
 
 @pytest.fixture(autouse=True)
@@ -76,6 +84,20 @@ def runs(db: EngineDB, pipeline: Pipeline) -> list[tuple[Any, ...]]:
     return [
         (row[0], row[1], row[2], str(row[3]), row[4], row[5], f"{row[6]}/{row[7]}") for row in rows
     ]
+
+
+def overseer_started(db: EngineDB, when: datetime) -> None:
+    """Record an overseer that took the lead at ``when``, as etl-craft server does."""
+    with db.transaction(TESTER) as conn:
+        overseer_id = f"test:{when:%Y%m%d%H%M}"
+        register_overseer(conn, overseer_id, "test")
+        execute(
+            conn,
+            "UPDATE AUD_OVERSEERS SET STARTED_AT = etl_craft_add_seconds(etl_craft_now(), :s) "
+            "WHERE OVERSEER_ID = :o",
+            s=-int((utc_now() - when).total_seconds()),
+            o=overseer_id,
+        )
 
 
 def of(pipeline: Pipeline, outcomes: list[TickOutcome]) -> list[TickOutcome]:

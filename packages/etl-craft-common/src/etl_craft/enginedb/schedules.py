@@ -34,6 +34,10 @@ def read_scheduled_pipelines(conn: EngineConnection) -> list[ScheduledPipeline]:
     return [_pipeline(row) for row in conn.all("scheduled_pipelines")]
 
 
+def first_overseer_start(conn: EngineConnection) -> datetime | None:
+    return as_utc(conn.scalar("first_overseer_start"))
+
+
 def latest_schedule_run_key(conn: EngineConnection, pipeline_id: int) -> str | None:
     key = conn.scalar("latest_schedule_run_key", pipeline_id=pipeline_id)
     return None if key is None else str(key)

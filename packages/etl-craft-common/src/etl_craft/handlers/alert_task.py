@@ -6,7 +6,7 @@ from datetime import datetime
 
 from etl_craft.core.errors import MetadataError
 from etl_craft.core.time import utc_now
-from etl_craft.enginedb.runs import read_run, read_task_runs
+from etl_craft.enginedb.runs import read_pipeline_shape, read_run, read_task_runs
 from etl_craft.handlers.alerts.handler import Alert, parse_recipients, send_alert
 from etl_craft.handlers.alerts.templates import Flavour
 from etl_craft.handlers.invocation import HandlerResult, Task
@@ -40,13 +40,17 @@ def _values(task: Task, flavour: Flavour) -> dict[str, object]:
     invocation = task.invocation
     with task.environment.engine.read() as conn:
         run = read_run(conn, invocation.pipeline_run_id)
-        task_runs = read_task_runs(conn, invocation.pipeline_run_id)
-    errors = [row.error_message for row in task_runs.values() if row.error_message]
-    failed = any(row.status.value == "FAILED" for row in task_runs.values())
+        task_runs = sorted(
+            read_task_runs(conn, invocation.pipeline_run_id).values(), key=lambda r: r.task_run_id
+        )
+        codes = {t.task_id: t.task_code for t in read_pipeline_shape(conn, run.pipeline_id).tasks}
+    errors = [row.error_message for row in task_runs if row.error_message]
+    failed = [codes.get(row.task_id, "?") for row in task_runs if row.status.value == "FAILED"]
     status = "SLA MISSED" if flavour is Flavour.SLA else ("FAILED" if failed else "SUCCESS")
     return {
         "pipeline_code": run.pipeline_code,
         "task_code": invocation.task_code,
+        "failed_tasks": ", ".join(failed) or "none",
         "run_id": run.pipeline_run_id,
         "run_key": run.run_key,
         "run_date": run.run_date.isoformat(),

@@ -153,6 +153,7 @@ ALERT_TOKENS: Mapping[str, str] = MappingProxyType(
     {
         "pipeline_code": "the pipeline's code",
         "task_code": "the alert task's code",
+        "failed_tasks": "the codes of the run's failed tasks, in the order they ran, or none",
         "run_id": "the pipeline run id (PIPELINE_RUN_ID)",
         "run_key": "the run's key, such as schedule:2026-01-01T06:00:00+00:00",
         "run_date": "the run's logical date, YYYY-MM-DD",

@@ -41,6 +41,7 @@ from etl_craft.enginedb.transitions import (
     skip_task_run,
 )
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.rejudging import rejudge_gated
 from etl_craft.operations.run_views import RunView, read_run_view
 from etl_craft.operations.runs import pipeline_id_of
 
@@ -275,6 +276,10 @@ def _mark_task(acting: Acting, run: RunRow, request: MarkRequest, reason: str) -
     )
     said = f"task {request.task_code} of run {run.pipeline_run_id} marked {status}"
     said += f" (was {row.status.value if row else 'not run'})"
+    change = f"{request.task_code} was {message}"
+    unblocked = rejudge_gated(acting.conn, actor, run, task_id, change)
+    if unblocked:
+        said += f"; runnable again: {', '.join(unblocked)}"
     if run.status.terminal:
         said += "; the run is reopened and etl-craft run continues it"
     return said

@@ -1,11 +1,12 @@
 """`run --rerun` and `run --skip`: running a recorded task again, and skipping one that has not run.
 
-A rerun goes in stages. The supervisor plans only tasks that have no task run, and starts every
-QUEUED attempt of its run at once; a task run that is already recorded runs again only when its
-next attempt is queued. So the first stage queues the named task's next attempt and the
-supervisor runs it (and ends the run); each later stage reopens the run (recorded REOPEN) and
-queues the task runs still to redo whose dependencies are now met, in dependency order, until
-none is ready. Between two stages the run is ended for a moment; a rerun stopped there (by a
+A rerun goes in stages. The supervisor plans tasks that have no task run and judges again the
+skips it made, and starts every QUEUED attempt of its run at once; any other task run that is
+already recorded runs again only when its next attempt is queued. So the first stage queues the
+named task's next attempt and the supervisor runs it, with what its old outcome had skipped, and
+ends the run; each later stage reopens the run (recorded REOPEN) and queues the task runs still
+to redo (--with-downstream) whose dependencies are now met, in dependency order, until none is
+ready. Between two stages the run is ended for a moment; a rerun stopped there (by a
 pause, a cancel or the process dying) says which tasks still need a rerun.
 
 What is redone: without --with-downstream, the downstream task runs the engine skipped (SKIPPED

@@ -24,6 +24,7 @@ from etl_craft.core.graph import TaskOutcome
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.controls import read_controls
+from etl_craft.enginedb.interventions import operator_decisions
 from etl_craft.enginedb.limits import project_load
 from etl_craft.enginedb.runs import (
     RunRow,
@@ -43,7 +44,15 @@ from etl_craft.enginedb.transitions import (
 )
 from etl_craft.scheduling.gatekeeper import Bypass, Dependency, Gatekeeper, outcome_of
 from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES
-from etl_craft.scheduling.plan import Plan, TaskRunState, graph_state, plan, task_run_state
+from etl_craft.scheduling.plan import (
+    Again,
+    Plan,
+    TaskRunState,
+    engine_skipped,
+    graph_state,
+    plan,
+    task_run_state,
+)
 from etl_craft.scheduling.shape import RunShape, build_shape
 
 log = logging.getLogger(__name__)
@@ -106,7 +115,14 @@ class RunDriver:
             return self._cancel(run, live)
         shape = self.shape
         states = {task_id: task_run_state(row) for task_id, row in rows.items()}
-        decided = plan(shape.graph, states, shape.policies, shape.handlers, self._gated(states))
+        decided = plan(
+            shape.graph,
+            states,
+            shape.policies,
+            shape.handlers,
+            self._gated(states),
+            self._rejudged(states),
+        )
         if controls.paused:
             if not live:
                 log.warning("run %s stops here: its pipeline is paused", self.run_id)
@@ -118,15 +134,23 @@ class RunDriver:
                 if self._only_settled(states) and decided.outcome is None:
                     return Step.DONE, run
                 self._only_waiting(states)
-        queued = 0 if decided.idle else self._apply(run, decided, len(live))
+        queued = 0 if decided.idle else self._apply(run, decided, len(live), states)
         if decided.skip or queued:
             # Queuing what the plan starts changes nothing else it decided: unless something
             # was skipped or held back by a limit, a new look would find the run busy.
-            held_back = queued < len(decided.start) + len(decided.retry)
+            held_back = queued < len(decided.start) + len(decided.retry) + len(decided.again)
             return (Step.APPLIED if decided.skip or held_back else Step.BUSY), run
         if decided.outcome is not None and not live:
             return Step.ENDED, self._finalize(run, decided.outcome, reopened=controls.reopened)
         return Step.BUSY, run
+
+    def _rejudged(self, states: dict[int, TaskRunState]) -> frozenset[int]:
+        """The engine's skips in this run, which the plan judges again."""
+        candidates = engine_skipped(states, ())
+        if not candidates:
+            return candidates  # the common case: no need to read the operators' decisions
+        with self.engine.read() as conn:
+            return engine_skipped(states, operator_decisions(conn, self.run_id))
 
     def _gated(self, states: dict[int, TaskRunState]) -> dict[int, TaskOutcome]:
         """Judge, when due, the gates of tasks that have not started; final ones become outcomes."""
@@ -150,7 +174,7 @@ class RunDriver:
         room = max(0, room if project is None else min(room, project))
         return room, None if queries is None else max(0, queries - load.live_warehouse)
 
-    def _apply(self, run: RunRow, decided: Plan, live: int) -> int:
+    def _apply(self, run: RunRow, decided: Plan, live: int, states: dict[int, TaskRunState]) -> int:
         """Skip, retry and start what the plan says and the limits allow, in one transaction
         (the limits are read in it too); how many attempts were queued."""
         shape = self.shape
@@ -161,9 +185,24 @@ class RunDriver:
                 self.gates.record(conn, _gated(shape, task_id))
                 reason = self.gates.skip_reason(task_id, skipped.reason)
                 skip_task_run(conn, run.pipeline_run_id, task_id, SYSTEM, message=reason)
-            if not (decided.start or decided.retry):
+            if not (decided.start or decided.retry or decided.again):
                 return 0
             room, warehouse = self._headroom(conn, run, live)
+            for again in decided.again:
+                settings = shape.tasks[again.task.task_id]
+                if room == 0 or not _fits(settings.slot_kind, warehouse):
+                    continue
+                queue_attempt(
+                    conn,
+                    again.task_run_id,
+                    SYSTEM,
+                    slot_kind=settings.slot_kind,
+                    pool=settings.pool or run.default_pool,
+                    priority=run.priority,
+                    message=self._again_reason(again, states),
+                )
+                room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
+                queued += 1
             # Retries first: their task runs have waited longest. What doesn't fit waits
             # unqueued, holding nothing, and is planned again after the next completion.
             for retry in decided.retry:
@@ -202,6 +241,17 @@ class RunDriver:
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
                 queued += 1
         return queued
+
+    def _again_reason(self, again: Again, states: dict[int, TaskRunState]) -> str:
+        upstreams = [
+            edge.depends_on_task_id for edge in self.shape.graph.dependencies_of(again.task.task_id)
+        ]
+        settled = ", ".join(
+            f"{self.shape.tasks[upstream].code} {states[upstream].status}"
+            for upstream in upstreams
+            if upstream in states and upstream in self.shape.tasks
+        )
+        return f"runnable again: its dependencies are met now ({settled})"
 
     def _only_settled(self, states: dict[int, TaskRunState]) -> bool:
         assert self.only is not None
@@ -284,6 +334,7 @@ def _restricted(decided: Plan, only: frozenset[int]) -> Plan:
         start=tuple(task for task in decided.start if task.task_id in only),
         retry=tuple(item for item in decided.retry if item.task_id in only),
         outcome=decided.outcome,
+        again=tuple(item for item in decided.again if item.task.task_id in only),
     )
 
 

@@ -6,7 +6,7 @@ transitions; a restarted supervisor computes the same plan from the same tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -71,15 +71,24 @@ class Retry:
 
 
 @dataclass(frozen=True)
+class Again:
+    """A task run the engine skipped whose dependencies are met now: its next attempt runs it."""
+
+    task_run_id: int
+    task: TaskNode
+
+
+@dataclass(frozen=True)
 class Plan:
     skip: tuple[Unsatisfiable, ...]
     start: tuple[TaskNode, ...]
     retry: tuple[Retry, ...]
     outcome: RunStatus | None  # set once the run has settled
+    again: tuple[Again, ...] = ()  # skips the engine made that no longer hold
 
     @property
     def idle(self) -> bool:
-        return not (self.skip or self.start or self.retry)
+        return not (self.skip or self.start or self.retry or self.again)
 
 
 def retry_due(run: TaskRunState, policy: RetryPolicy) -> datetime | None:
@@ -107,14 +116,63 @@ def graph_state(
     return RunState(outcomes)
 
 
+def engine_skipped(
+    runs: Mapping[int, TaskRunState], operator_settled: Collection[int]
+) -> frozenset[int]:
+    """Tasks whose task run the engine recorded SKIPPED (no attempt, no operator's SKIP or MARK):
+    a judgement on their upstreams' outcomes, which holds only while those outcomes do."""
+    return frozenset(
+        task_id
+        for task_id, run in runs.items()
+        if run.status is TaskRunStatus.SKIPPED
+        and run.attempt_count == 0
+        and run.task_run_id not in operator_settled
+    )
+
+
+def runnable_again(
+    graph: DependencyGraph,
+    runs: Mapping[int, TaskRunState],
+    policies: Mapping[int, RetryPolicy],
+    rejudged: Collection[int],
+) -> tuple[Again, ...]:
+    """The task runs of ``rejudged`` (tasks the engine skipped) that could start now: judged
+    as if they had not run, so a skip made on an outcome that has changed since no longer holds.
+    """
+    if not rejudged:
+        return ()
+    others = {task_id: run for task_id, run in runs.items() if task_id not in rejudged}
+    ready = graph.ready(graph_state(others, policies))
+    return tuple(
+        Again(runs[task.task_id].task_run_id, task) for task in ready if task.task_id in rejudged
+    )
+
+
+def still_skipped(
+    graph: DependencyGraph,
+    runs: Mapping[int, TaskRunState],
+    policies: Mapping[int, RetryPolicy],
+    rejudged: Collection[int],
+) -> tuple[Unsatisfiable, ...]:
+    """The task runs of ``rejudged`` that could not run now either, with today's reason."""
+    others = {task_id: run for task_id, run in runs.items() if task_id not in rejudged}
+    unsatisfiable = graph.unsatisfiable(graph_state(others, policies))
+    return tuple(item for item in unsatisfiable if item.task.task_id in rejudged)
+
+
 def plan(
     graph: DependencyGraph,
     runs: Mapping[int, TaskRunState],
     policies: Mapping[int, RetryPolicy],
     handlers: Mapping[int, Handler],
     external: Mapping[int, TaskOutcome] | None = None,
+    rejudged: Collection[int] = (),
 ) -> Plan:
+    again = runnable_again(graph, runs, policies, rejudged)
     state = graph_state(runs, policies, external)
+    for item in again:
+        # About to run again: what depends on it waits for its new outcome.
+        state = state.with_outcome(item.task.task_id, RUNNING)
     skip = graph.settle(state)
     for skipped in skip:
         state = state.with_outcome(skipped.task.task_id, TaskOutcome(TaskRunStatus.SKIPPED))
@@ -130,8 +188,9 @@ def plan(
         task_id not in state.outcomes or not state.outcomes[task_id].status.terminal
         for task_id in handlers
     )
-    outcome = None if (start or retry or skip or unsettled) else run_outcome(runs, handlers)
-    return Plan(skip, start, retry, outcome)
+    busy = start or retry or skip or again or unsettled
+    outcome = None if busy else run_outcome(runs, handlers)
+    return Plan(skip, start, retry, outcome, again)
 
 
 def run_outcome(runs: Mapping[int, TaskRunState], handlers: Mapping[int, Handler]) -> RunStatus:

@@ -2,7 +2,10 @@
 
 A tick's run is keyed ``schedule:<tick in UTC>``, so the unique (PIPELINE_ID, RUN_KEY) makes its
 creation idempotent across restarts, and the pipeline's runs lock makes two callers take turns.
-Ticks missed beyond the catch-up allowance are recorded as SKIPPED runs, so history shows them.
+Ticks missed beyond the catch-up allowance are recorded as SKIPPED runs, so history shows them,
+except, without catch-up, the ticks before an overseer first started on the Engine DB: nobody
+was there to miss them, and a schedule that starts in the past would otherwise open with a page
+of SKIPPED runs.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from etl_craft.core.errors import RunStateError
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.schedules import (
     ScheduledPipeline,
+    first_overseer_start,
     latest_schedule_run_key,
     read_scheduled_pipelines,
 )
@@ -86,6 +90,8 @@ def create_due_runs(engine: EngineDB, now: datetime) -> list[TickOutcome]:
         raise ValueError(f"now {now.isoformat()} has no time zone; expected an aware datetime")
     with engine.read() as conn:
         pipelines = read_scheduled_pipelines(conn)
+        # Before any overseer started, this call is the first look at the schedules.
+        first_start = first_overseer_start(conn) or now
     outcomes: list[TickOutcome] = []
     for pipeline in pipelines:
         usable = _usable_schedule(engine, pipeline)
@@ -93,7 +99,7 @@ def create_due_runs(engine: EngineDB, now: datetime) -> list[TickOutcome]:
             continue
         schedule, after = usable
         if next_after(schedule.cron, after, schedule.zone) <= now:
-            outcomes.extend(_create_ticks(engine, pipeline, schedule, after, now))
+            outcomes.extend(_create_ticks(engine, pipeline, schedule, after, now, first_start))
     return outcomes
 
 
@@ -204,21 +210,34 @@ def _create_ticks(
     schedule: _Schedule,
     after: datetime,
     now: datetime,
+    first_start: datetime,
 ) -> list[TickOutcome]:
     keep = pipeline.max_catchup_runs if pipeline.catchup else 1
+    unmissed = None if pipeline.catchup else first_start
     # Counted before the lock: a long gap takes a while to walk, and the lock holds back
     # every caller that finds or creates this pipeline's runs.
-    due = _due(schedule, after, now, keep)
+    due = _due(schedule, after, now, keep, unmissed)
     with engine.transaction(SCHEDULE_ACTOR) as conn:
         conn.run("lock_pipeline_runs", pipeline_id=pipeline.pipeline_id)
         latest = latest_schedule_run_key(conn, pipeline.pipeline_id)
         if latest != pipeline.latest_run_key:  # another caller created ticks meanwhile
-            due = _due(schedule, _after(pipeline, schedule, latest), now, keep)
+            due = _due(schedule, _after(pipeline, schedule, latest), now, keep, unmissed)
         live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline.pipeline_id)
         return _record(conn, pipeline, schedule, due, _blocking_run(live))
 
 
-def _due(schedule: _Schedule, after: datetime, now: datetime, keep: int) -> _Due:
+def _due(
+    schedule: _Schedule, after: datetime, now: datetime, keep: int, unmissed: datetime | None
+) -> _Due:
+    """The due ticks after ``after``; those before ``unmissed`` that won't run are left out."""
+    due = _window(schedule, after, now, keep)
+    if unmissed is None:
+        return due
+    missed = tuple(tick for tick in due.missed if tick >= unmissed)
+    return _Due(due.runs, missed, 0, None) if len(missed) < len(due.missed) else due
+
+
+def _window(schedule: _Schedule, after: datetime, now: datetime, keep: int) -> _Due:
     window: deque[datetime] = deque(maxlen=keep + MAX_SKIPPED_PER_CALL)
     unrecorded = 0
     first: datetime | None = None

@@ -26,3 +26,7 @@ SELECT PIPELINE_RUN_ID AS pipeline_run_id, PIPELINE_ID AS pipeline_id, STATUS AS
   FROM AUD_PIPELINES_RUN_LOG
  WHERE STATUS IN ('QUEUED', 'IN-PROGRESS')
  ORDER BY PRIORITY DESC, QUEUED_AT, PIPELINE_RUN_ID;
+
+-- name: first_overseer_start --
+-- When an overseer first took the lead on this Engine DB; NULL before any did.
+SELECT min(STARTED_AT) AS started_at FROM AUD_OVERSEERS;

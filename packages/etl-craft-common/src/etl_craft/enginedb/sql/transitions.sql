@@ -24,9 +24,10 @@ UPDATE AUD_PIPELINES_RUN_LOG
 RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
 
 -- name: transition_finish_run --
--- IN-PROGRESS -> SUCCESS or FAILED by finalize, only when no attempt of the run is live.
+-- IN-PROGRESS -> SUCCESS or FAILED by finalize, no attempt live; the first finalize decides the SLA.
 UPDATE AUD_PIPELINES_RUN_LOG
-   SET STATUS = :status, END_DATE = etl_craft_now(), MESSAGE = :message, SLA_STATUS = :sla_status,
+   SET STATUS = :status, END_DATE = etl_craft_now(), MESSAGE = :message,
+       SLA_STATUS = COALESCE(SLA_STATUS, :sla_status),
        OUTPUT_REVISION = OUTPUT_REVISION + :revision_step,
        OWNER_ID = NULL, LEASE_EXPIRES_AT = NULL, ENDED_BY = :actor, ENDED_BY_KIND = :actor_kind
  WHERE PIPELINE_RUN_ID = :pipeline_run_id AND STATUS = 'IN-PROGRESS'
@@ -47,9 +48,9 @@ UPDATE AUD_PIPELINES_RUN_LOG
 RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
 
 -- name: transition_reopen_run --
--- A terminal run -> IN-PROGRESS, only when no other run of the pipeline is non-terminal.
+-- A terminal run -> IN-PROGRESS, no other run of the pipeline live; a decided SLA stays.
 UPDATE AUD_PIPELINES_RUN_LOG
-   SET STATUS = 'IN-PROGRESS', END_DATE = NULL, SLA_STATUS = NULL, MESSAGE = :message,
+   SET STATUS = 'IN-PROGRESS', END_DATE = NULL, MESSAGE = :message,
        ENDED_BY = NULL, ENDED_BY_KIND = NULL
  WHERE PIPELINE_RUN_ID = :pipeline_run_id
    AND STATUS IN ('SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED')
@@ -117,6 +118,13 @@ UPDATE AUD_TASK_RUN_LOG
  WHERE TASK_RUN_ID = :task_run_id AND STATUS IN ('SUCCESS', 'FAILED', 'SKIPPED', 'CANCELLED')
    AND NOT EXISTS (SELECT 1 FROM AUD_TASK_ATTEMPTS a
                     WHERE a.TASK_RUN_ID = :task_run_id AND a.STATUS IN ('QUEUED', 'CLAIMED', 'RUNNING'))
+RETURNING TASK_RUN_ID AS task_run_id, STATUS AS status;
+
+-- name: transition_reword_skipped_task_run --
+-- A task run the engine skipped (SKIPPED, no attempt) gets the reason a new judgement gives it.
+UPDATE AUD_TASK_RUN_LOG
+   SET MESSAGE = :message, UPDATED_BY = :actor, UPDATED_BY_KIND = :actor_kind
+ WHERE TASK_RUN_ID = :task_run_id AND STATUS = 'SKIPPED' AND ATTEMPT_COUNT = 0
 RETURNING TASK_RUN_ID AS task_run_id, STATUS AS status;
 
 -- name: transition_queue_attempt --

@@ -29,7 +29,12 @@ from etl_craft.enginedb.transitions.runs import (
     skip_run,
 )
 from etl_craft.enginedb.transitions.table import TRANSITIONS, Entity, Transition
-from etl_craft.enginedb.transitions.task_runs import create_task_run, mark_task_run, skip_task_run
+from etl_craft.enginedb.transitions.task_runs import (
+    create_task_run,
+    mark_task_run,
+    reword_skipped_task_run,
+    skip_task_run,
+)
 
 __all__ = [
     "TRANSITIONS",
@@ -58,6 +63,7 @@ __all__ = [
     "renew_run_lease",
     "reopen_run",
     "request_cancel",
+    "reword_skipped_task_run",
     "skip_run",
     "skip_task_run",
     "start_attempt",

@@ -50,8 +50,9 @@ def queue_attempt(
     pool: str = "default",
     priority: int = 0,
     not_before: datetime | None = None,
+    message: str | None = None,
 ) -> QueuedAttempt:
-    """Queue the next attempt of a task run that has none live."""
+    """Queue the next attempt of a task run that has none live; ``message`` says why it runs."""
     row = conn.one(
         "transition_queue_attempt",
         task_run_id=task_run_id,
@@ -71,7 +72,7 @@ def queue_attempt(
         )
     attempt = QueuedAttempt(int(row["attempt_id"]), task_run_id, int(row["attempt_number"]))
     notify(conn, Entity.ATTEMPT, attempt.attempt_id, AttemptStatus.QUEUED.value)
-    _summarise(conn, task_run_id, attempt.attempt_id, AttemptStatus.QUEUED, actor)
+    _summarise(conn, task_run_id, attempt.attempt_id, AttemptStatus.QUEUED, actor, message=message)
     return attempt
 
 

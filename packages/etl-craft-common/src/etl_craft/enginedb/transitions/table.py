@@ -145,6 +145,15 @@ TRANSITIONS: tuple[Transition, ...] = (
         "overwriting the outcome of an attempt that is still running",
     ),
     _t(
+        "reword_skipped_task_run",
+        Entity.TASK_RUN,
+        {T.SKIPPED},
+        {T.SKIPPED},
+        "operator mark, judging the engine's skips again",
+        "SKIPPED with no attempt",
+        "rewording a skip that an attempt has replaced since",
+    ),
+    _t(
         "queue_attempt",
         Entity.ATTEMPT,
         set(),

@@ -46,6 +46,12 @@ def mark_task_run(
     )
 
 
+def reword_skipped_task_run(
+    conn: EngineConnection, task_run_id: int, actor: Actor, *, message: str
+) -> None:
+    apply(conn, Entity.TASK_RUN, "reword_skipped_task_run", task_run_id, actor, message=message)
+
+
 def _insert(
     conn: EngineConnection,
     statement: str,

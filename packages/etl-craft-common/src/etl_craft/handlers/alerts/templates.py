@@ -35,7 +35,8 @@ DEFAULT_SUBJECTS: Mapping[Flavour, str] = {
 
 DEFAULT_BODY = (
     "Pipeline: {pipeline_code}\nRun: {run_id} ({run_key}), run date {run_date}\n"
-    "Status: {status}\nDuration: {duration}\nTask: {task_code}\n\n{error}"
+    "Status: {status}\nDuration: {duration}\nFailed tasks: {failed_tasks}\n"
+    "Alert task: {task_code}\n\n{error}"
 )
 
 
