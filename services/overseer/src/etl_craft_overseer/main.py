@@ -59,6 +59,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     ctx = operation_context(args)
     try:
+        if ctx.connector is not None:
+            # It sends the alerts of every run it drives, hours after it started.
+            ctx.connector.require_secrets("etl-craft server")
         overseer = build_overseer(ctx, args)
         # The Engine DB's series come from the overseer: one process per Engine DB exports them.
         start_telemetry(args, "etl-craft-overseer", ctx.engine)
