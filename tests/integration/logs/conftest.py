@@ -1,5 +1,5 @@
-"""Log fixtures: a project per Engine DB dialect, and the processes a test starts."""
+"""Log fixtures: projects on each Engine DB dialect, and the processes a test starts."""
 
-from tests.fixtures.processes import chaos_project, processes
+from tests.fixtures.processes import chaos_project, pg_project, processes
 
-__all__ = ["chaos_project", "processes"]
+__all__ = ["chaos_project", "pg_project", "processes"]

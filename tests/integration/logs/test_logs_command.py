@@ -17,6 +17,7 @@ import pytest
 from tests.chaos.harness import Processes, scalar, wait_for
 from tests.fixtures.processes import scripted_project
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.integration.worker.queueing import start_worker
 
 pytestmark = pytest.mark.integration
 
@@ -152,3 +153,24 @@ def test_two_engine_dbs_of_one_project_folder_keep_separate_logs(
     text = "\n".join(lines)
     assert "first line of postgresql" in text
     assert "first line of sqlite" not in text
+
+
+def test_follow_shows_the_lines_of_an_attempt_a_worker_runs(
+    pg_project: ProjectOnDisk, processes: Processes
+) -> None:
+    project = pg_project
+    talking_pipeline(project, "worked")
+    start_worker(processes, project, "--ingestion-slots", "1")
+    processes.start(project, "server", "--pool-provider", "queue")
+    project.queued_run("talks")
+    wait_for((project.root / "started").exists, "the worker's task to start")
+    attempt = the_attempt(project)
+    assert scalar(project, "SELECT OWNER_ID FROM AUD_TASK_ATTEMPTS") is not None
+    follow = processes.start(project, "logs", "--attempt", str(attempt), "--follow")
+    wait_for(lambda: "first line of worked" in output(processes, follow), "the first line")
+    assert "second line" not in output(processes, follow)
+    (project.root / "release").write_text("go")
+    done = processes.finish(follow, timeout=60)
+    assert done.code == 0, done.output
+    assert done.output.count("second line after the release") == 1
+    assert f"attempt {attempt} ended SUCCESS" in done.output
