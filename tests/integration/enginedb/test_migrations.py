@@ -187,7 +187,9 @@ def test_a_failing_migration_changes_nothing(fresh_db: EngineDB, tmp_path: Path)
     (folder / "0001_broken.sql").write_text(
         PIPELINE_MIGRATION + "\nINSERT INTO CFG_TASKS (TASK_CODE) VALUES ('9 not a code');\n"
     )
-    with pytest.raises(MigrationError, match="0001_broken.sql failed and was rolled back"):
+    with pytest.raises(
+        MigrationError, match=r"0001_broken.sql (line \d+ )?failed.*The file was rolled back"
+    ):
         migrate_project(fresh_db, TESTER, project_code="default", folder=folder)
     with fresh_db.read() as conn:
         assert execute(conn, "SELECT count(*) FROM CFG_PIPELINES").scalar_one() == 0

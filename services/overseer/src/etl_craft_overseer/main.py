@@ -24,6 +24,7 @@ from etl_craft.runtime.launcher import TaskSetup
 from etl_craft_overseer.overseer import Overseer, OverseerSettings
 
 log = logging.getLogger(__name__)
+OVERSEER_LOGGER = "etl_craft_overseer"
 METRICS_PORT = 9730
 
 
@@ -53,12 +54,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="M",
         help="local provider: warehouse tasks at once (default: Orchestration max_parallel_tasks)",
     )
+    parser.add_argument(
+        "--run-log",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="log a line per admitted and per ended run at INFO, whatever --log-level says "
+        "(default: on)",
+    )
     add_telemetry_options(parser, METRICS_PORT)
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.run_log and not log.isEnabledFor(logging.INFO):
+        # What the overseer does to runs is what an operator watches its output for.
+        logging.getLogger(OVERSEER_LOGGER).setLevel(logging.INFO)
     ctx = operation_context(args)
     try:
+        if ctx.connector is not None:
+            # It sends the alerts of every run it drives, hours after it started.
+            ctx.connector.require_secrets("etl-craft server")
         overseer = build_overseer(ctx, args)
         # The Engine DB's series come from the overseer: one process per Engine DB exports them.
         start_telemetry(args, "etl-craft-overseer", ctx.engine)

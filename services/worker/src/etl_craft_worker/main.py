@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.main import main as cli_main
@@ -109,7 +108,7 @@ def worker_settings(ctx: OperationContext, args: argparse.Namespace) -> WorkerSe
             engine_url=ctx.engine.url.render_as_string(hide_password=False),
             config_path=ctx.connector.path if ctx.connector else None,
             profile=ctx.connector.profile if ctx.connector else None,
-            logs_dir=ctx.project.logs_dir if ctx.project else Path.cwd() / "logs",
+            logs_dir=ctx.attempt_logs_dir,
             log_level=service.log_level,
         ),
     )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
+
+log = logging.getLogger(__name__)
 
 
 def context_request(args: argparse.Namespace) -> ContextRequest:
@@ -14,4 +17,7 @@ def context_request(args: argparse.Namespace) -> ContextRequest:
 
 
 def operation_context(args: argparse.Namespace) -> OperationContext:
-    return build_context(context_request(args))
+    ctx = build_context(context_request(args))
+    for problem in ctx.connector.missing_secrets if ctx.connector else ():
+        log.warning("%s; commands that need it fail until it is set, others go on", problem)
+    return ctx

@@ -25,6 +25,7 @@ from etl_craft.config.sections import (
     build_redaction,
     build_warehouse,
 )
+from etl_craft.core.errors import ConfigurationError
 
 PROFILE_VARIABLE = "ETL_CRAFT_PROFILE"
 PROFILES_KEY = "profiles"
@@ -45,10 +46,21 @@ class Connector:
     redaction: Redaction
     secrets: frozenset[str] = field(repr=False)
     normalised: str = field(repr=False)
+    # Secrets whose variable is unset, each as "file:line: what is missing and where to set it".
+    # The commands that use one fail on it; the others only warn.
+    missing_secrets: tuple[str, ...] = ()
 
     @property
     def project(self) -> Project:
         return Project(self.path.parent)
+
+    def require_secrets(self, needed_by: str) -> None:
+        """Refuse ``needed_by``, which may come to use any of them, while a secret is unset."""
+        if self.missing_secrets:
+            raise ConfigurationError(
+                f"{needed_by} needs every secret its configuration names: "
+                + "; ".join(self.missing_secrets)
+            )
 
     def fingerprint(self) -> str:
         """SHA-256 of the effective settings with secrets as variable names (CONFIG_SHA256)."""
@@ -136,6 +148,9 @@ def _build(
         redaction=redaction,
         secrets=resolver.resolved,
         normalised=_normalise(views),
+        missing_secrets=tuple(
+            str(problem) for view in views.values() for problem in view.missing.values()
+        ),
     )
 
 

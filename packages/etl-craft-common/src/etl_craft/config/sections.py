@@ -9,11 +9,12 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from etl_craft.config.document import Problems
+from etl_craft.config.document import Problem, Problems
 from etl_craft.config.project import Project
 from etl_craft.config.rules import MEMORY_DATABASE, VARIABLE_SUFFIX, TlsMode, WarehouseType
 from etl_craft.config.secrets import SecretResolver, UnresolvedSecretError
 from etl_craft.config.urls import url_secrets
+from etl_craft.core.errors import ConfigurationError
 from etl_craft.core.redaction import SENSITIVE_PATTERNS
 
 DEFAULT_PORTS = {TlsMode.STARTTLS: 587, TlsMode.SSL: 465, TlsMode.NONE: 25}
@@ -41,6 +42,12 @@ class Email:
     from_address: str
     ca_file: Path | None
     verify: bool
+    # Why the password is missing (its variable is unset): only sending mail needs it.
+    password_problem: str | None = None
+
+    def require_password(self) -> None:
+        if self.password_problem is not None:
+            raise ConfigurationError(f"cannot send alert mail: {self.password_problem}")
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,8 @@ class SectionView:
     # Keys already reported as bad: they are neither "missing" nor used.
     invalid: set[str] = field(default_factory=set)
     secrets: dict[str, str] = field(default_factory=dict)
+    # Secrets whose variable is unset: not a load failure, since only some commands use them.
+    missing: dict[str, Problem] = field(default_factory=dict)
 
     def report(self, key: str | None, message: str) -> None:
         line = self.lines.get(key, self.line) if key else self.line
@@ -121,7 +130,9 @@ class SectionView:
             try:
                 self.secrets[key] = resolver.resolve(variable)
             except UnresolvedSecretError as error:
-                self.report(key, f"names {variable}, {error}")
+                line = self.lines.get(key, self.line)
+                message = f"{self.name}.{key} names {variable}, {error}"
+                self.missing[key] = Problem(self.path, line, message)
 
     def resolved_url(self, key: str, resolver: SecretResolver) -> str | None:
         template = self.text(key)
@@ -216,10 +227,15 @@ def build_email(view: SectionView, project: Project) -> Email | None:
         username=view.text("username"),
         password_variable=view.text("password_variable"),
         password=view.secrets.get("password_variable"),
+        password_problem=_problem_text(view.missing.get("password_variable")),
         from_address=from_address,
         ca_file=None if ca_file is None else _file_path(ca_file, project),
         verify=view.flag("verify"),
     )
+
+
+def _problem_text(problem: Problem | None) -> str | None:
+    return None if problem is None else str(problem)
 
 
 def _file_path(written: str, project: Project) -> Path:

@@ -23,6 +23,7 @@ from etl_craft.core.enums import MigrationStream
 from etl_craft.core.errors import MigrationError
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.guards import install_guards
+from etl_craft.enginedb.script_errors import Statement, describe, located_statement, statements
 
 ENGINE_SCOPE = "engine"
 FILE_NAME = re.compile(r"(\d{4})_([A-Za-z0-9_\-]+)\.sql")
@@ -211,11 +212,21 @@ def _verify(
 
 
 def _execute(conn: EngineConnection, name: str, sql: str) -> None:
+    if conn.dialect != "sqlite":
+        _run(conn, name, sql, None)
+        return
+    # One statement at a time, so a failure names the statement and its line in the file.
+    for statement in statements(sql):
+        _run(conn, name, statement.text, statement)
+
+
+def _run(conn: EngineConnection, name: str, sql: str, statement: Statement | None) -> None:
     try:
         conn.script(sql)
     except (sa_exc.DBAPIError, sqlite3.Error, psycopg.Error) as error:
+        where = statement or located_statement(sql, error)
         raise MigrationError(
-            f"migration {name} failed and was rolled back: {str(error).strip()}; fix the file "
+            f"{describe(error, f'migration {name}', where)}. The file was rolled back: fix it "
             "and run etl-craft migrate again"
         ) from error
 

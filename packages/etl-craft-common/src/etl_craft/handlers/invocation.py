@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from etl_craft.config.connector import Connector
 from etl_craft.config.project import Project
@@ -25,6 +26,7 @@ class TaskEnvironment:
     log: logging.LoggerAdapter[logging.Logger]
     actor: Actor  # the owner acting for this attempt; its Engine DB writes name it
     redactor: Redactor  # the attempt's secrets (handlers/secrets), masked in all it records
+    log_path: Path | None = None  # the attempt log, named by messages that point to it
 
 
 @dataclass(frozen=True)

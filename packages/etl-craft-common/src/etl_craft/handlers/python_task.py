@@ -52,7 +52,7 @@ def run_python_task(task: Task) -> HandlerResult:
         context,
         log=sys.stderr,
         redactor=environment.redactor,
-        debug=logging.getLogger().isEnabledFor(logging.DEBUG),
+        log_path=environment.log_path,
     )
     # HAS_DATA dependencies read ROWS_WRITTEN: the rows the script reports it loaded.
     counts = replace(outcome.counts, rows_written=outcome.counts.inserted)

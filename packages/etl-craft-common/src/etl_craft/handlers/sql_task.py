@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from etl_craft.core.enums import Handler
-from etl_craft.core.errors import EngineDBError, MetadataError
+from etl_craft.core.errors import EngineDBError, MetadataError, WarehouseError
 from etl_craft.enginedb.hash_versions import (
     HashedTarget,
     forget_version,
@@ -15,6 +15,7 @@ from etl_craft.enginedb.hash_versions import (
 from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.handlers.invocation import HandlerResult, Task
 from etl_craft.handlers.sql.actions import run_sql_action
+from etl_craft.handlers.sql.source_errors import located
 from etl_craft.handlers.sql.spec import Action, DedupeOrder, DeleteMode, RefreshType, SqlActionSpec
 from etl_craft.warehouse import connect, parse_select
 from etl_craft.warehouse.connection import WarehouseConnection
@@ -41,7 +42,12 @@ def run_sql_task(task: Task) -> HandlerResult:
         target = hashed_target(conn, spec.target)
         if spec.action in MERGES:
             refuse_outdated_hash(task, target, spec)
-        counts = run_sql_action(conn, spec)
+        try:
+            counts = run_sql_action(conn, spec)
+        except WarehouseError as error:
+            if spec.source_sql is None:
+                raise
+            raise located(error, spec.source_sql, _source_name(task)) from error
     _keep_hash_version(task, target, spec)
     return HandlerResult(counts=counts)
 
@@ -174,6 +180,12 @@ def _source(task: Task, refresh: RefreshType) -> str:
         if _flag(task, "PIPELINE_ID_FILTER" if name == FILTER_NAME else "PIPELINE_ID_SUBSTITUTION")
     }
     return substitute(sql, enabled) if enabled else sql
+
+
+def _source_name(task: Task) -> str:
+    file = task.parameter("SOURCE_SQL_FILE")
+    code = task.invocation.task_code
+    return f"SOURCE_SQL_FILE sql_files/{file} of task {code}" if file else f"SOURCE_SQL of {code}"
 
 
 def _read_file(task: Task, relative: str) -> str:

@@ -12,6 +12,7 @@ from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
 from etl_craft.operations.context import OperationContext
+from etl_craft.runtime.identity import HOST
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,35 @@ def attempt_log(ctx: OperationContext, attempt_id: int) -> Path:
             "started, or it ran where no log is kept"
         )
     path = Path(str(row["log_path"]))
-    if not path.is_file():
+    if path.is_file():
+        return path
+    if row["host"] not in (None, HOST):
         raise NotFoundError(
-            f"the log file of attempt {attempt_id} is not on this host: it was written by "
-            f"{row['host'] or 'another host'}; read it there"
+            f"the log file of attempt {attempt_id} ({path}) is on host {row['host']}, not on "
+            f"this one ({HOST}); read it there with etl-craft logs --attempt {attempt_id}"
         )
-    return path
+    raise NotFoundError(
+        f"the log file of attempt {attempt_id} ({path}) is gone from this host: it was removed "
+        "after the attempt ended; its last lines are kept in AUD_TASK_RUN_LOG.TASK_LOG"
+    )
+
+
+def latest_attempt(ctx: OperationContext, run_id: int, task_code: str) -> int:
+    """The id of the newest attempt of task ``task_code`` in run ``run_id``."""
+    with ctx.engine.read() as conn:
+        row = conn.one(
+            "latest_attempt_of_task",
+            run_id=run_id,
+            task_code=task_code,
+            project_code=ctx.project_code,
+        )
+    if row is None:
+        raise NotFoundError(
+            f"run {run_id} of project {ctx.project_code} has no attempt of task {task_code}; "
+            "etl-craft status --run-id shows the run's tasks, and a task that has not started "
+            "has no log yet"
+        )
+    return int(row["attempt_id"])
 
 
 def _row(ctx: OperationContext, attempt_id: int) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from etl_craft.config.settings import load_settings, resolve_engine_url
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.runtime.logfile import attempt_logs_dir
 
 DEFAULT_PROJECT_CODE = "default"
 DEFAULT_TIMEZONE = "UTC"
@@ -48,6 +49,11 @@ class OperationContext:
     @property
     def timezone(self) -> str:
         return self.connector.orchestration.timezone if self.connector else DEFAULT_TIMEZONE
+
+    @property
+    def attempt_logs_dir(self) -> Path:
+        logs = self.project.logs_dir if self.project else Path.cwd() / "logs"
+        return attempt_logs_dir(logs, self.engine.url, self.project_code)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -93,6 +93,11 @@ def _configuration(request: ContextRequest) -> tuple[Check, Target]:
             f"{ENGINE_URL_VARIABLE}; then run etl-craft doctor again"
         )
         return Check("config", CheckStatus.FAIL, "\n".join(loaded.problems), remedy), target
+    missing = loaded.connector.missing_secrets if loaded.connector else ()
+    if missing:
+        found = "\n".join([_describe(loaded, request), *missing])
+        remedy = "set each variable listed; until then the server and sending alerts fail"
+        return Check("config", CheckStatus.WARN, found, remedy), target
     return Check("config", CheckStatus.PASS, _describe(loaded, request)), target
 
 

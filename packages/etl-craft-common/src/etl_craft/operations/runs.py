@@ -7,7 +7,6 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import RowMapping
@@ -135,12 +134,11 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
     settings = load_settings()
     lease, heartbeat = lease_timing(ctx)
     orchestration = ctx.connector.orchestration if ctx.connector else None
-    logs = ctx.project.logs_dir if ctx.project else Path.cwd() / "logs"
     return SupervisorSettings(
         engine_url=ctx.engine.url.render_as_string(hide_password=False),
         config_path=ctx.connector.path if ctx.connector else None,
         profile=ctx.connector.profile if ctx.connector else None,
-        logs_dir=logs,
+        logs_dir=ctx.attempt_logs_dir,
         default_retries=orchestration.retries if orchestration else 0,
         default_parallel_tasks=orchestration.max_parallel_tasks if orchestration else 4,
         lease_seconds=lease,

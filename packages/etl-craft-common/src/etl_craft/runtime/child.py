@@ -189,7 +189,10 @@ def _attempt(
     project = Project(args.config.parent) if args.config else None
     assert connector is not None, "a task process needs its project's craft-connector.yml"
     adapter = logging.LoggerAdapter(logger)
-    environment = TaskEnvironment(connector, project, engine, adapter, actor, redactor)
+    log_path = os.environ.get(LOG_PATH_VARIABLE)
+    environment = TaskEnvironment(
+        connector, project, engine, adapter, actor, redactor, Path(log_path) if log_path else None
+    )
     with masked_output(redactor):
         if not _released():
             return int(ExitCode.STALE_TRANSITION)

@@ -9,7 +9,20 @@ from etl_craft.core.redaction import RedactingFilter, Redactor
 from etl_craft.enginedb.attempts import AttemptInvocation
 from etl_craft.runtime.tracing import trace_id
 
-CHATTY_LOGGERS = ("urllib3", "httpx", "httpcore", "botocore", "boto3", "s3transfer", "requests")
+# Client libraries log request URLs at INFO/DEBUG, and URLs often carry keys or signed tokens.
+CHATTY_LOGGERS = (
+    "urllib3",
+    "requests",
+    "httpx",
+    "httpcore",
+    "botocore",
+    "boto3",
+    "s3transfer",
+    "azure",
+    "google",
+    "snowflake.connector",
+    "databricks",
+)
 
 
 class AttemptContext(logging.Filter):
@@ -53,8 +66,6 @@ def configure_task_logging(
     handler.setFormatter(logging.Formatter(TRACED_FORMAT if trace else TEXT_FORMAT))
     handler.addFilter(AttemptContext(invocation, trace))
     if redactor:
-        # The first handler masks the record itself, so a script's capture handler, which
-        # comes after it, writes it masked too.
         handler.addFilter(RedactingFilter(redactor))
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -277,7 +277,7 @@ def _settle_exit(
         return
     message = (
         f"the task process (pid {running.process.pid}) exited with code {code} without "
-        "recording an outcome; see the attempt log"
+        f"recording an outcome; see the attempt log {running.spec.log_path}"
     )
     _finish_for_child(engine, running, actor, message, code)
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from etl_craft.core.redaction import Redactor
+from etl_craft.operations.attempt_logs import masked_chunks
 from etl_craft.operations.attempts import attempt, attempt_log
 from etl_craft.operations.masking import secrets_redactor
 from etl_craft_api.auth import Viewer
@@ -18,7 +16,6 @@ from etl_craft_api.routes.params import MAX_ID, Id
 from etl_craft_api.routing import StrictRoute
 
 router = APIRouter(prefix="/attempts", tags=["attempts"], route_class=StrictRoute)
-CHUNK = 64 * 1024
 NEXT_OFFSET = "X-Next-Offset"
 
 Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="the byte to start from")]
@@ -41,28 +38,7 @@ def get_log(attempt_id: Id, ctx: Viewer, offset: Offset = 0) -> StreamingRespons
     end = path.stat().st_size
     start = min(offset, end)
     return StreamingResponse(
-        _lines(path, start, end, secrets_redactor(ctx)),
+        masked_chunks(path, start, end, secrets_redactor(ctx)),
         media_type="text/plain; charset=utf-8",
         headers={NEXT_OFFSET: str(end)},
     )
-
-
-def _lines(path: Path, start: int, end: int, redactor: Redactor) -> Iterator[bytes]:
-    """The bytes from ``start`` to ``end``, whole lines at a time so a secret is masked whole."""
-    with path.open("rb") as log:
-        log.seek(start)
-        left, carried = end - start, b""
-        while left > 0:
-            chunk = log.read(min(CHUNK, left))
-            if not chunk:
-                break
-            left -= len(chunk)
-            lines, _, carried = (carried + chunk).rpartition(b"\n")
-            if lines:
-                yield _masked(lines + b"\n", redactor)
-        if carried:
-            yield _masked(carried, redactor)
-
-
-def _masked(data: bytes, redactor: Redactor) -> bytes:
-    return redactor(data.decode("utf-8", errors="replace")).encode("utf-8")

@@ -41,6 +41,7 @@ def send(
     redactor: Redactor,
 ) -> Delivery:
     """Send one message; headers are built in the same try, so a bad header fails like a send."""
+    settings.require_password()
     relay = f"{settings.host}:{settings.port} ({settings.tls_mode})"
     try:
         message = _message(settings, subject, body, recipients)

@@ -73,10 +73,10 @@ def run_script(
     *,
     log: TextIO,
     redactor: Redactor,
-    debug: bool = False,
+    log_path: Path | None = None,
 ) -> ScriptOutcome:
     """Run ``script``'s run(context) with its output captured in ``log``; nothing is stored here."""
-    with captured(log, redactor, debug=debug):
+    with captured(log, redactor):
         module = load_script(scripts_dir, script)
         entry = getattr(module, ENTRY_POINT, None)
         if not callable(entry):
@@ -91,7 +91,8 @@ def run_script(
             raise ScriptError(
                 redactor(
                     f"script {script} raised {type(error).__name__}: {error}; see the "
-                    "attempt log for its traceback. The stored offset is unchanged"
+                    f"attempt log{f' {log_path}' if log_path else ''} for its traceback. "
+                    "The stored offset is unchanged"
                 )
             ) from error
     checked = check_result(result, context.offset_type, script)

@@ -1,0 +1,5 @@
+"""Log fixtures: projects on each Engine DB dialect, and the processes a test starts."""
+
+from tests.fixtures.processes import chaos_project, pg_project, processes
+
+__all__ = ["chaos_project", "pg_project", "processes"]
