@@ -24,6 +24,7 @@ from etl_craft.core.errors import (
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import claim_run_lease, create_run
+from etl_craft.operations.blocking import refuse_blocked
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
 from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
@@ -184,6 +185,8 @@ def find_or_create_run(
     continued whatever its kind: naming it is the operator's choice.
     """
     pipeline_id = pipeline_id_of(conn, ctx.project_code, request.pipeline_code)
+    # A graph that cannot be built would leave a run no one can supervise.
+    refuse_blocked(conn, ctx.project_code, request.pipeline_code)
     # Two callers at once must find the same run, never create one each.
     conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
     if request.run_id is not None:
