@@ -255,11 +255,17 @@ def _run_date(ctx: OperationContext, request: RunRequest) -> date:
     return request.run_date or datetime.now(ZoneInfo(ctx.timezone)).date()
 
 
-def pipeline_id_of(conn: EngineConnection, project_code: str, pipeline_code: str) -> int:
-    row = conn.one("pipeline_by_code", project_code=project_code, pipeline_code=pipeline_code)
+def pipeline_id_of(
+    conn: EngineConnection, project_code: str, pipeline_code: str, *, inactive: bool = False
+) -> int:
+    """The active pipeline's id; with ``inactive``, an inactive one's too, for commands that
+    read or settle the runs it already has (history, status, cancel)."""
+    query = "pipeline_by_code_any" if inactive else "pipeline_by_code"
+    row = conn.one(query, project_code=project_code, pipeline_code=pipeline_code)
     if row is None:
+        which = "pipeline" if inactive else "active pipeline"
         raise NotFoundError(
-            f"project {project_code} has no active pipeline {pipeline_code!r}; list them with "
+            f"project {project_code} has no {which} {pipeline_code!r}; list them with "
             "etl-craft list, or add it with a project migration"
         )
     return int(row["pipeline_id"])
