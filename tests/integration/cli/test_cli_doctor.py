@@ -8,7 +8,7 @@ from psycopg import sql
 
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.databases import unique_name
-from tests.integration.cli.conftest import Site, checks_by_name
+from tests.integration.cli.conftest import RING, Site, checks_by_name
 
 pytestmark = pytest.mark.integration
 
@@ -22,6 +22,7 @@ EVERY_CHECK = [
     "engine-file-mode",
     "grants",
     "connections",
+    "pipelines",
 ]
 UNREACHABLE = "postgresql://nobody@127.0.0.1:1/nothing"
 
@@ -192,3 +193,19 @@ def test_doctor_names_a_login_that_may_write_through_a_role_it_belongs_to(pg_sit
     grants = checks_by_name(document)["grants"]
     assert f"login {login} may DELETE CFG_TASKS" in grants["detail"]
     assert f'REVOKE DELETE ON CFG_TASKS FROM "{group}";' in grants["remedy"]
+
+
+def test_doctor_is_not_ready_while_a_pipeline_has_a_blocking_finding(sqlite_site: Site) -> None:
+    sqlite_site.run("init-db")
+    sqlite_site.write_migration("0001_ring.sql", RING)
+    assert sqlite_site.run("migrate", "--no-validate").returncode == 0
+
+    code, document = sqlite_site.json("doctor")
+
+    assert code == ExitCode.FAILURE
+    assert document["healthy"] is False
+    pipelines = checks_by_name(document)["pipelines"]
+    assert pipelines["status"] == "FAIL"
+    assert "pipeline ring: cycle" in pipelines["detail"]
+    assert "first -> second -> first" in pipelines["detail"]
+    assert "not ready" in sqlite_site.run("doctor").stdout

@@ -8,7 +8,7 @@ import pytest
 
 from etl_craft.core.errors import ExitCode
 from etl_craft.enginedb.migrations import schema_version
-from tests.integration.cli.conftest import PIPELINE_MIGRATION, PROJECT_CODE, Site
+from tests.integration.cli.conftest import PIPELINE_MIGRATION, PROJECT_CODE, RING, Site
 
 pytestmark = pytest.mark.integration
 
@@ -99,3 +99,61 @@ def test_an_invalid_actor_is_a_configuration_error(
     assert done.returncode == ExitCode.CONFIGURATION
     assert "ETL_CRAFT_ACTOR=" in done.stderr
     assert not (sqlite_site.project / "engine.db").exists()
+
+
+# The ring's cycle, an unknown ACTION and a cron that never parses, each in one file.
+BROKEN = (
+    RING
+    + """
+UPDATE CFG_PIPELINES SET RUN_SCHEDULE = '61 * * * *' WHERE PIPELINE_CODE = 'ring';
+INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
+SELECT PIPELINE_ID, 'upsert', 'SQL' FROM CFG_PIPELINES WHERE PIPELINE_CODE = 'ring';
+INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
+SELECT t.TASK_ID, x.N, x.V FROM CFG_TASKS t JOIN (
+  SELECT 'ACTION' AS N, 'UPSERT_ALL' AS V
+  UNION ALL SELECT 'TARGET_OBJECT', 'lnd.ring'
+  UNION ALL SELECT 'SOURCE_SQL', 'SELECT 1 AS id'
+) x ON 1 = 1 WHERE t.TASK_CODE = 'upsert';
+"""
+)
+
+
+def test_migrate_rolls_back_a_file_that_breaks_a_pipeline_naming_each_rule(site: Site) -> None:
+    site.run("init-db")
+    site.write_migration("0001_orders.sql", PIPELINE_MIGRATION)
+    site.write_migration("0002_ring.sql", BROKEN)
+
+    done = site.run("migrate")
+
+    assert done.returncode == ExitCode.METADATA, done.stderr
+    assert "migration 0002_ring.sql was rolled back" in done.stderr
+    assert "pipeline ring: cycle: the task dependencies form a cycle" in done.stderr
+    assert "pipeline ring: schedule: RUN_SCHEDULE '61 * * * *'" in done.stderr
+    assert "pipeline ring, task upsert, parameter ACTION: parameter-value" in done.stderr
+    assert "--no-validate" in done.stderr
+    # The file before it stays applied; nothing of the broken one is left, not even its ledger row.
+    assert site.query("SELECT PIPELINE_CODE AS code FROM CFG_PIPELINES") == [{"code": "orders"}]
+    assert [row["name"] for row in _project_ledger(site)] == ["0001_orders.sql"]
+
+
+def test_migrate_no_validate_applies_a_breaking_file_and_records_the_bypass(site: Site) -> None:
+    site.run("init-db")
+    site.write_migration("0001_ring.sql", BROKEN)
+
+    done = site.run("migrate", "--no-validate")
+
+    assert done.returncode == 0, done.stderr
+    assert [row["name"] for row in _project_ledger(site)] == ["0001_ring.sql"]
+    arguments = [
+        json.loads(row["arguments"])
+        for row in site.query(
+            "SELECT ARGUMENTS AS arguments FROM AUD_ACTIONS WHERE COMMAND = 'migrate'"
+        )
+    ]
+    assert [a["validate"] for a in arguments] == [False]
+
+
+def _project_ledger(site: Site) -> list[dict[str, object]]:
+    return site.query(
+        "SELECT NAME AS name FROM SCHEMA_MIGRATIONS WHERE STREAM = 'PROJECT' ORDER BY VERSION"
+    )

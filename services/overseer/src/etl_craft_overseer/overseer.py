@@ -19,7 +19,7 @@ from datetime import timedelta
 from etl_craft import __version__
 from etl_craft.core.actor import SYSTEM, Actor, ActorKind
 from etl_craft.core.enums import RunStatus
-from etl_craft.core.errors import RunStateError, StaleTransitionError
+from etl_craft.core.errors import MetadataError, RunStateError, StaleTransitionError
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.events import Listener, changes_a_plan, of_runs
@@ -33,13 +33,19 @@ from etl_craft.enginedb.overseers import (
     stop_overseer,
 )
 from etl_craft.enginedb.runs import read_run
-from etl_craft.enginedb.transitions import claim_run_lease, release_run_lease
+from etl_craft.enginedb.transitions import claim_run_lease, release_run_lease, skip_run
 from etl_craft.enginedb.workers import mark_silent_workers_gone
+from etl_craft.operations.blocking import BlockedPipeline, blocked_pipelines
 from etl_craft.pools.base import Pool
 from etl_craft.pools.dispatch import submit_queued
 from etl_craft.runtime.heartbeat import Heartbeat
 from etl_craft.runtime.identity import owner_id
-from etl_craft.runtime.metrics import ADMISSION_SECONDS, OVERSEER_LEADING, RUNS_ENDED
+from etl_craft.runtime.metrics import (
+    ADMISSION_SECONDS,
+    OVERSEER_LEADING,
+    PIPELINE_BLOCKING_FINDINGS,
+    RUNS_ENDED,
+)
 from etl_craft.runtime.reconcile import LedgerLookup, reconcile
 from etl_craft.runtime.starter import prepare_task_start
 from etl_craft.runtime.tracing import RunSpans
@@ -77,6 +83,9 @@ class Overseer:
         self.drivers: dict[int, RunDriver] = {}
         self.admissions: dict[int, Admission] = {}
         self.held: tuple[int, ...] = ()  # the runs whose leases the heartbeat renews
+        # Pipelines whose graph cannot be built, by id: never admitted, never driven.
+        self.blocked: dict[int, BlockedPipeline] = {}
+        self.unbuildable: dict[int, str] = {}  # runs already logged as not drivable, and why
         self.spans = RunSpans()
         self.next_housekeeping = 0.0
 
@@ -152,8 +161,22 @@ class Overseer:
                 gone = mark_silent_workers_gone(conn, self.settings.worker_heartbeat_seconds)
             for worker in gone:
                 log.warning("worker %s went silent: marked GONE", worker)
+        self._find_blocked()
         for tick in create_due_runs(self.engine, utc_now()):
             log.info("schedule of %s: run %s %s", tick.pipeline_code, tick.run_id, tick.outcome)
+
+    def _find_blocked(self) -> None:
+        with self.engine.read() as conn:
+            found = {blocked.pipeline_id: blocked for blocked in blocked_pipelines(conn)}
+        for pipeline_id, blocked in found.items():
+            if self.blocked.get(pipeline_id) != blocked:
+                log.warning("%s (project %s)", blocked.reason, blocked.project_code)
+        PIPELINE_BLOCKING_FINDINGS.clear()
+        for blocked in found.values():
+            PIPELINE_BLOCKING_FINDINGS.labels(blocked.project_code, blocked.pipeline_code).set(
+                len(blocked.findings)
+            )
+        self.blocked = found
 
     def _look_at_runs(self, runs: list[LiveRun]) -> None:
         active = {run.pipeline_id for run in runs if run.status is RunStatus.IN_PROGRESS}
@@ -162,12 +185,36 @@ class Overseer:
                 return
             if not run.free_for(self.owner):
                 self._forget(run.pipeline_run_id)
+            elif run.pipeline_id in self.blocked:
+                self._hold_back(run, self.blocked[run.pipeline_id])
             elif run.status is RunStatus.QUEUED:
                 # A QUEUED sibling waits while its pipeline has a run in progress (QUEUE overlap).
                 if run.pipeline_id not in active and self._admit(run):
                     active.add(run.pipeline_id)
             else:
                 self._drive(run.pipeline_run_id)
+
+    def _hold_back(self, run: LiveRun, blocked: BlockedPipeline) -> None:
+        """A queued run of a pipeline that cannot run is skipped with why; one in progress
+        (its metadata broke after it started) is left to the operator to fix or cancel."""
+        self._forget(run.pipeline_run_id)
+        if run.status is RunStatus.QUEUED:
+            try:
+                with self.engine.transaction(SYSTEM) as conn:
+                    skip_run(conn, run.pipeline_run_id, SYSTEM, message=blocked.reason)
+            except StaleTransitionError:
+                return  # a foreground caller took it meanwhile
+            log.warning("run %s skipped: %s", run.pipeline_run_id, blocked.reason)
+        elif self.unbuildable.get(run.pipeline_run_id) != blocked.reason:
+            self.unbuildable[run.pipeline_run_id] = blocked.reason
+            log.warning(
+                "run %s is not driven: %s. Cancel it (etl-craft cancel --pipeline_code %s "
+                "--run-id %s --reason ...) or fix the metadata and it goes on",
+                run.pipeline_run_id,
+                blocked.reason,
+                blocked.pipeline_code,
+                run.pipeline_run_id,
+            )
 
     def _admit(self, run: LiveRun) -> bool:
         """Judge the run's pipeline gate once; True when it was admitted."""
@@ -207,7 +254,11 @@ class Overseer:
                     )
             except StaleTransitionError:
                 return  # taken by a foreground caller since we looked
-            driver = RunDriver(self.engine, run_id, self.settings.driver, OVERSEER)
+            try:
+                driver = RunDriver(self.engine, run_id, self.settings.driver, OVERSEER)
+            except MetadataError as error:
+                self._not_drivable(run_id, error)
+                return
             self.drivers[run_id] = driver
             self.held = tuple(self.drivers)
             self.spans.begin(run_id)
@@ -215,7 +266,12 @@ class Overseer:
         step = Step.APPLIED
         with self.spans.current(run_id):  # attempts started now are the run span's children
             while step is Step.APPLIED:
-                step, row = driver.step()
+                try:
+                    step, row = driver.step()
+                except MetadataError as error:
+                    self._forget(run_id)
+                    self._not_drivable(run_id, error)
+                    return
                 if step in (Step.APPLIED, Step.BUSY):
                     submit_queued(self.engine, self.pool, row, driver.shape)
         if step is Step.ENDED:
@@ -230,6 +286,15 @@ class Overseer:
                 },
             )
             self._forget(run_id)
+
+    def _not_drivable(self, run_id: int, error: MetadataError) -> None:
+        """One run whose metadata cannot be read into a plan stops; the server goes on."""
+        with self.engine.transaction(SYSTEM) as conn:
+            if read_run(conn, run_id).owner_id == self.owner:
+                release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
+        if self.unbuildable.get(run_id) != str(error):
+            self.unbuildable[run_id] = str(error)
+            log.error("run %s is not driven: %s", run_id, error)
 
     def _forget(self, run_id: int) -> None:
         self.admissions.pop(run_id, None)

@@ -178,6 +178,10 @@ def read_project_metadata(conn: EngineConnection, project_code: str) -> ProjectM
     )
 
 
+def read_active_project_codes(conn: EngineConnection) -> tuple[str, ...]:
+    return tuple(str(row["project_code"]) for row in conn.all("metadata_active_projects"))
+
+
 def read_last_runs(conn: EngineConnection, project_id: int) -> dict[int, LastRun]:
     return {
         int(row["pipeline_id"]): LastRun(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -28,6 +28,9 @@ from etl_craft.enginedb.script_errors import Statement, describe, located_statem
 ENGINE_SCOPE = "engine"
 FILE_NAME = re.compile(r"(\d{4})_([A-Za-z0-9_\-]+)\.sql")
 DEFAULT_POOL = "default"
+# Called in a file's transaction before the file runs (to note what it starts from); what it
+# returns is called after, and rolls the file back by raising.
+FileCheck = Callable[[EngineConnection], Callable[["MigrationFile"], None]]
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,10 @@ def migrate_project(
     project_code: str,
     folder: Path,
     writer_role: str = DEFAULT_WRITER_ROLE,
+    check: FileCheck | None = None,
 ) -> MigrationReport:
+    """Apply the folder's pending files; ``check`` judges each applied file inside its
+    transaction, before it is recorded, and rolls it back by raising."""
     with db.read() as conn:
         if not conn.scalar("ledger_exists"):
             raise MigrationError(
@@ -145,7 +151,8 @@ def migrate_project(
                 "can't be applied; run etl-craft init-db first"
             )
     files = project_files(folder)
-    return _migrate(db, actor, (MigrationStream.PROJECT, project_code), files, writer_role)
+    target = (MigrationStream.PROJECT, project_code)
+    return _migrate(db, actor, target, files, writer_role, check)
 
 
 def _migrate(
@@ -154,6 +161,7 @@ def _migrate(
     target: tuple[MigrationStream, str],
     migrations: list[MigrationFile],
     writer_role: str,
+    check: FileCheck | None = None,
 ) -> MigrationReport:
     stream, scope = target
     applied: list[str] = []
@@ -167,7 +175,10 @@ def _migrate(
             if migration.version in ledger:
                 known += 1
                 continue
+            judge = None if check is None else check(conn)
             _execute(conn, migration.name, migration.sql)
+            if judge is not None:
+                judge(migration)
             # The guards are today's, so they wait for etl-craft's last migration: an older
             # schema may lack the functions they call.
             if stream is MigrationStream.PROJECT or migration is migrations[-1]:

@@ -20,6 +20,7 @@ from etl_craft.core.text import quoted_identifier
 from etl_craft.enginedb.connection import EngineDB, safe_url
 from etl_craft.enginedb.guards import APPEND_ONLY_TABLES, TERMINAL_IMMUTABLE_TABLES, reserved_tables
 from etl_craft.enginedb.migrations import ENGINE_SCOPE, engine_files, project_files
+from etl_craft.operations.blocking import describe, project_blocking_findings
 from etl_craft.operations.ledger import compare
 
 
@@ -57,6 +58,7 @@ WRITE_GUARDS = "write-guards"
 FILE_MODE = "engine-file-mode"
 GRANTS = "grants"
 CONNECTIONS = "connections"
+PIPELINES = "pipelines"
 DATABASE_CHECKS = (
     ENGINE_DB,
     SCHEMA,
@@ -65,6 +67,7 @@ DATABASE_CHECKS = (
     FILE_MODE,
     GRANTS,
     CONNECTIONS,
+    PIPELINES,
 )
 CONNECTION_WARNING_SHARE = 0.8
 # Connections each process holds at most: the overseer's loop, heartbeat thread, leadership
@@ -73,6 +76,7 @@ OVERSEER_CONNECTIONS = 4
 WORKER_CONNECTIONS = 2
 TASK_CONNECTIONS = 1
 INIT_REMEDY = "run etl-craft init-db"
+DEFAULT_PROJECT = "default"  # the project of an Engine DB used without a craft-connector.yml
 
 # Triggers each reserved table carries, by kind, as enginedb/sql/<dialect>/guards.sql installs them.
 _GUARD_TRIGGERS = {"postgresql": 3, "sqlite": 3}
@@ -106,6 +110,7 @@ def run_all(db: EngineDB, target: Target) -> list[Check]:
         _guarded(FILE_MODE, lambda: _file_mode(db)),
         _guarded(GRANTS, lambda: _grants(db, target.writer_role)),
         _guarded(CONNECTIONS, lambda: _connections(db)),
+        _guarded(PIPELINES, lambda: _pipelines(db, target), no_schema),
     ]
 
 
@@ -353,3 +358,24 @@ def _connections(db: EngineDB) -> Check:
             "tasks (the overseer needs a direct session for its lock), or run fewer workers",
         )
     return Check(CONNECTIONS, CheckStatus.PASS, detail)
+
+
+def _pipelines(db: EngineDB, target: Target) -> Check:
+    """A pipeline that cannot run is not ready, whatever the installation around it."""
+    project = target.project_code or DEFAULT_PROJECT
+    with db.read() as conn:
+        blocked = project_blocking_findings(conn, project)
+    if not blocked:
+        return Check(PIPELINES, CheckStatus.PASS, f"no pipeline of project {project} is blocked")
+    lines = [
+        f"pipeline {code}: {describe(finding)}"
+        for code, findings in sorted(blocked.items())
+        for finding in findings
+    ]
+    return Check(
+        PIPELINES,
+        CheckStatus.FAIL,
+        f"{len(blocked)} pipeline(s) of project {project} cannot run:\n" + "\n".join(lines),
+        "fix each finding in a new project migration and run etl-craft migrate; etl-craft "
+        "validate lists every finding",
+    )

@@ -19,12 +19,15 @@ from etl_craft.core.enums import (
     RunStatus,
     TaskRunStatus,
 )
+from etl_craft.core.errors import MetadataError, RunStateError
 from etl_craft.core.graph import TaskOutcome, dependency_met
 from etl_craft.enginedb.explain_reads import GateDecisionRow, GateWaitRow
 from etl_craft.enginedb.runs import TaskRunRow
+from etl_craft.operations.blocking import NO_FINDINGS, project_blocking_findings, refusal_text
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.explain_snapshot import ExplainSnapshot, read_explain_snapshot
 from etl_craft.operations.history import run_status
+from etl_craft.operations.validate_findings import Finding
 from etl_craft.scheduling.plan import retry_due, task_run_state
 
 
@@ -85,6 +88,7 @@ class Explanation:
     gate_waits: tuple[GateWaitRow, ...]
     retry: RetrySchedule
     sentence: str
+    blocking_findings: tuple[Finding, ...] = ()  # the pipeline's, which keep it from running
 
 
 @dataclass(frozen=True)
@@ -128,9 +132,11 @@ class _Facts:
         )
 
 
-def explain(snap: ExplainSnapshot) -> Explanation:
+def explain(snap: ExplainSnapshot, findings: tuple[Finding, ...] = NO_FINDINGS) -> Explanation:
     facts = _Facts(snap, _dependency_views(snap), _needed(snap), _retry(snap), _error(snap))
     state, sentence = _judge(facts)
+    if findings and state in _WOULD_RUN:
+        state, sentence = TaskState.NOT_RUN, refusal_text(snap.run.pipeline_code, findings)
     run, task = snap.run, snap.task_run
     return Explanation(
         run_id=run.run_id,
@@ -151,7 +157,14 @@ def explain(snap: ExplainSnapshot) -> Explanation:
         gate_waits=snap.gate_waits,
         retry=facts.retry,
         sentence=sentence,
+        blocking_findings=findings,
     )
+
+
+# The states whose next step would be a start: blocking findings mean no start will come.
+_WOULD_RUN = frozenset(
+    {TaskState.NOT_RUN, TaskState.WAITING_ON_GATE, TaskState.PAUSED, TaskState.RETRY_SCHEDULED}
+)
 
 
 def _dependency_views(snap: ExplainSnapshot) -> tuple[DependencyView, ...]:
@@ -385,11 +398,21 @@ def _ended(facts: _Facts, row: TaskRunRow) -> tuple[TaskState, str]:
 def explain_task(
     ctx: OperationContext, pipeline_code: str, task_code: str, run_id: int | None
 ) -> Explanation:
-    """Explain a task of the named run, else of the pipeline's single run in progress."""
-    chosen = run_status(ctx, pipeline_code, run_id).run_id
+    """Explain a task of the named run, else of the pipeline's single run in progress; a
+    pipeline that cannot run and has no such run is explained by its blocking findings."""
+    with ctx.engine.read() as conn:
+        findings = project_blocking_findings(conn, ctx.project_code).get(pipeline_code, ())
+    try:
+        chosen = run_status(ctx, pipeline_code, run_id).run_id
+    except RunStateError:
+        if findings:
+            raise MetadataError(
+                f"{refusal_text(pipeline_code, findings)}; so task {task_code} has no run"
+            ) from None
+        raise
     orchestration = ctx.connector.orchestration if ctx.connector else None
     with ctx.engine.read() as conn:
         snap = read_explain_snapshot(
             conn, chosen, task_code, default_retries=orchestration.retries if orchestration else 0
         )
-    return explain(snap)
+    return explain(snap, findings)

@@ -47,7 +47,7 @@ def history(
 ) -> History:
     """The pipeline's newest runs; with ``before``, the page of runs older than that run id."""
     with ctx.engine.read() as conn:
-        pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code)
+        pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code, inactive=True)
         if before is None:
             rows = conn.all("runs_of_pipeline", pipeline_id=pipeline_id, limit=limit)
         else:
@@ -75,7 +75,7 @@ def history(
 def run_status(ctx: OperationContext, pipeline_code: str, run_id: int | None) -> RunView:
     """The named run, else the pipeline's single run in progress; never the latest by guess."""
     with ctx.engine.read() as conn:
-        pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code)
+        pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code, inactive=True)
         if run_id is None:
             live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
             if len(live) != 1:

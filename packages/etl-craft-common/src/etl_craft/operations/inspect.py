@@ -5,7 +5,7 @@ Waves are for display only: a run starts each task as soon as its own condition 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import ClassVar
 
@@ -24,7 +24,9 @@ from etl_craft.enginedb.metadata import (
     read_open_pauses,
     read_project_metadata,
 )
+from etl_craft.operations.blocking import NO_FINDINGS, blocking_findings
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.validate_findings import Finding
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class PipelineSummary:
     last_run: LastRunView | None
     paused: bool
     pause_reason: str | None
+    blocking_findings: tuple[Finding, ...]  # they keep it from running; validate lists them
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class PipelineGraph:
     pipeline_code: str
     depends_on_pipelines: tuple[PipelineUpstreamView, ...]
     tasks: tuple[GraphTask, ...]
+    blocking_findings: tuple[Finding, ...]
 
 
 @dataclass(frozen=True)
@@ -116,8 +120,12 @@ def list_pipelines(ctx: OperationContext, now: datetime | None = None) -> Pipeli
         last_runs = read_last_runs(conn, metadata.project_id)
         pauses = read_open_pauses(conn, metadata.project_id)
     instant = now or utc_now()
+    blocked = blocking_findings(metadata)
     summaries = tuple(
-        _summary(p, ctx.timezone, instant, last_runs.get(p.pipeline_id), _pause(p, pauses))
+        replace(
+            _summary(p, ctx.timezone, instant, last_runs.get(p.pipeline_id), _pause(p, pauses)),
+            blocking_findings=blocked.get(p.code, NO_FINDINGS),
+        )
         for p in metadata.pipelines
         if p.active
     )
@@ -156,6 +164,7 @@ def _summary(
         last_run=None if last is None else LastRunView(**vars(last)),
         paused=pause is not None,
         pause_reason=None if pause is None else pause.reason,
+        blocking_findings=NO_FINDINGS,
     )
 
 
@@ -171,6 +180,7 @@ def pipeline_graph(ctx: OperationContext, pipeline_code: str) -> PipelineGraph:
             for d in metadata.pipeline_dependencies_of(pipeline.pipeline_id)
         ),
         tasks=tuple(_graph_task(metadata, task) for task in tasks),
+        blocking_findings=blocking_findings(metadata).get(pipeline.code, NO_FINDINGS),
     )
 
 

@@ -77,13 +77,16 @@ class Acting:
     ctx: OperationContext
     scope: ActionScope
 
-    def pipeline(self, pipeline_code: str) -> int:
-        pipeline_id = pipeline_id_of(self.conn, self.ctx.project_code, pipeline_code)
+    def pipeline(self, pipeline_code: str, *, inactive: bool = False) -> int:
+        pipeline_id = pipeline_id_of(
+            self.conn, self.ctx.project_code, pipeline_code, inactive=inactive
+        )
         self.scope = replace(self.scope, pipeline_id=pipeline_id)
         return pipeline_id
 
-    def run(self, pipeline_code: str, run_id: int | None) -> RunRow:
-        run = select_run(self.conn, self.pipeline(pipeline_code), pipeline_code, run_id)
+    def run(self, pipeline_code: str, run_id: int | None, *, inactive: bool = False) -> RunRow:
+        pipeline_id = self.pipeline(pipeline_code, inactive=inactive)
+        run = select_run(self.conn, pipeline_id, pipeline_code, run_id)
         self.scope = replace(self.scope, run_id=run.pipeline_run_id)
         return run
 
@@ -291,7 +294,8 @@ def cancel(
     why = require_reason(reason, "cancel")
 
     def body(acting: Acting) -> tuple[int, str, tuple[int, ...]]:
-        run = acting.run(pipeline_code, run_id)
+        # Deactivating a pipeline leaves its live runs to settle: cancel must still reach them.
+        run = acting.run(pipeline_code, run_id, inactive=True)
         if run.status.terminal:
             raise RunStateError(
                 f"run {run.pipeline_run_id} of {pipeline_code} has ended {run.status}; there is "

@@ -23,6 +23,7 @@ from etl_craft.core.errors import (
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import claim_run_lease, create_run
+from etl_craft.operations.blocking import refuse_blocked
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
 from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
@@ -182,6 +183,8 @@ def find_or_create_run(
     continued whatever its kind: naming it is the operator's choice.
     """
     pipeline_id = pipeline_id_of(conn, ctx.project_code, request.pipeline_code)
+    # A graph that cannot be built would leave a run no one can supervise.
+    refuse_blocked(conn, ctx.project_code, request.pipeline_code)
     # Two callers at once must find the same run, never create one each.
     conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
     if request.run_id is not None:
@@ -250,11 +253,17 @@ def _run_date(ctx: OperationContext, request: RunRequest) -> date:
     return request.run_date or datetime.now(ZoneInfo(ctx.timezone)).date()
 
 
-def pipeline_id_of(conn: EngineConnection, project_code: str, pipeline_code: str) -> int:
-    row = conn.one("pipeline_by_code", project_code=project_code, pipeline_code=pipeline_code)
+def pipeline_id_of(
+    conn: EngineConnection, project_code: str, pipeline_code: str, *, inactive: bool = False
+) -> int:
+    """The active pipeline's id; with ``inactive``, an inactive one's too, for commands that
+    read or settle the runs it already has (history, status, cancel)."""
+    query = "pipeline_by_code_any" if inactive else "pipeline_by_code"
+    row = conn.one(query, project_code=project_code, pipeline_code=pipeline_code)
     if row is None:
+        which = "pipeline" if inactive else "active pipeline"
         raise NotFoundError(
-            f"project {project_code} has no active pipeline {pipeline_code!r}; list them with "
+            f"project {project_code} has no {which} {pipeline_code!r}; list them with "
             "etl-craft list, or add it with a project migration"
         )
     return int(row["pipeline_id"])

@@ -17,6 +17,7 @@ from etl_craft.enginedb.migrations import (
     migrate_project,
 )
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.migrate_validation import MigrationValidation
 
 
 @dataclass(frozen=True)
@@ -73,9 +74,13 @@ def init_db(ctx: OperationContext) -> InitReport:
     )
 
 
-def migrate(ctx: OperationContext) -> MigrateReport:
-    """Apply etl-craft's pending migrations, then the project's; one transaction per file."""
-    action_id = _record_request(ctx, "migrate")
+def migrate(ctx: OperationContext, *, validated: bool = True) -> MigrateReport:
+    """Apply etl-craft's pending migrations, then the project's; one transaction per file.
+
+    Unless ``validated`` is False (recorded in the action's arguments), a project file that
+    leaves a pipeline it changes failing validate is rolled back.
+    """
+    action_id = _record_request(ctx, "migrate", {"validate": validated})
     streams = [migrate_engine(ctx.engine, ctx.actor, ctx.writer_role)]
     if ctx.project is not None:
         streams.append(
@@ -85,6 +90,7 @@ def migrate(ctx: OperationContext) -> MigrateReport:
                 project_code=ctx.project_code,
                 folder=ctx.project.migrations_dir,
                 writer_role=ctx.writer_role,
+                check=MigrationValidation(ctx) if validated else None,
             )
         )
     return MigrateReport(
@@ -96,7 +102,9 @@ def migrate(ctx: OperationContext) -> MigrateReport:
     )
 
 
-def _record_request(ctx: OperationContext, command: str) -> int:
+def _record_request(
+    ctx: OperationContext, command: str, options: dict[str, object] | None = None
+) -> int:
     # Recorded before the work, so a request that then fails is still on record.
     started_at = utc_now()
     with ctx.engine.transaction(ctx.actor) as conn:
@@ -109,7 +117,7 @@ def _record_request(ctx: OperationContext, command: str) -> int:
             conn,
             ctx.actor,
             command=command,
-            arguments=_arguments(ctx),
+            arguments={**_arguments(ctx), **(options or {})},
             started_at=started_at,
             project_code=ctx.project_code,
         )

@@ -18,7 +18,7 @@ from etl_craft.operations.validate_graph import check_graph
 from etl_craft.operations.validate_parameters import check_parameters
 from etl_craft.operations.validate_sources import check_sources
 
-__all__ = ["Finding", "Severity", "ValidateReport", "validate", "validate_metadata"]
+__all__ = ["Finding", "Severity", "ValidateReport", "subject_of", "validate", "validate_metadata"]
 
 # sqlglot's names for the warehouses; DuckDB is the embedded default when there is no project.
 SQL_DIALECTS = {WarehouseType.POSTGRESQL: "postgres", WarehouseType.DUCKDB: "duckdb"}
@@ -53,14 +53,15 @@ class ValidateReport:
 def validate(ctx: OperationContext, pipeline_code: str | None = None) -> ValidateReport:
     with ctx.engine.read() as conn:
         metadata = read_project_metadata(conn, ctx.project_code)
+    return validate_metadata(subject_of(ctx, metadata, _scope(metadata, pipeline_code)))
+
+
+def subject_of(ctx: OperationContext, metadata: ProjectMetadata, scope: frozenset[int]) -> Subject:
+    """The project's metadata as validate judges it: with the project's files and dialect."""
     warehouse = ctx.connector.warehouse.type if ctx.connector else WarehouseType.DUCKDB
-    subject = Subject(
-        metadata=metadata,
-        scope=_scope(metadata, pipeline_code),
-        project=ctx.project,
-        dialect=SQL_DIALECTS[warehouse],
+    return Subject(
+        metadata=metadata, scope=scope, project=ctx.project, dialect=SQL_DIALECTS[warehouse]
     )
-    return validate_metadata(subject)
 
 
 def validate_metadata(subject: Subject) -> ValidateReport:

@@ -43,6 +43,12 @@ LEASE_EXPIRIES = Counter(
     "SUCCESS recovered from the warehouse ledger",
     ["outcome"],
 )
+PIPELINE_BLOCKING_FINDINGS = Gauge(
+    "etl_craft_pipeline_blocking_findings",
+    "Findings that keep a pipeline from running (a cycle, an inactive upstream, an unusable "
+    "schedule, an invalid parameter value), by project and pipeline; absent when it has none",
+    ["project", "pipeline"],
+)
 OVERSEER_LEADING = Gauge(
     "etl_craft_overseer_leading", "1 while this overseer holds the leadership lock, else 0"
 )

@@ -7,6 +7,7 @@ import argparse
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.cli.registry import Command
+from etl_craft.operations.blocking import describe
 from etl_craft.operations.explain import DependencyView, Explanation, explain_task
 
 
@@ -54,6 +55,9 @@ def render(found: Explanation) -> str:
     ]
     if found.dependencies:
         lines += ["  dependencies:", *(_dependency(dep) for dep in found.dependencies)]
+    if found.blocking_findings:
+        lines += ["  blocking findings of the pipeline:"]
+        lines += [f"    {describe(finding)}" for finding in found.blocking_findings]
     return "\n".join([*lines, *_gates(found), _retries(found)])
 
 

@@ -42,6 +42,9 @@ def _row(summary: PipelineSummary) -> tuple[str, str, str, str, str, str]:
     last = summary.last_run
     last_text = "never" if last is None else f"{last.status.value} (run {last.pipeline_run_id})"
     state = f"paused: {summary.pause_reason}" if summary.paused else "active"
+    if summary.blocking_findings:
+        checks = ", ".join(sorted({finding.check for finding in summary.blocking_findings}))
+        state = f"blocked ({checks}; see etl-craft validate)"
     return (
         summary.pipeline_code,
         summary.schedule or "manual",

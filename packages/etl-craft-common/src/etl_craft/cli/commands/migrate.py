@@ -11,10 +11,20 @@ from etl_craft.enginedb.migrations import MigrationReport
 from etl_craft.operations.setup import MigrateReport, migrate
 
 
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-validate",
+        dest="validate",
+        action="store_false",
+        help="apply project files without validating the pipelines they change (recorded in "
+        "the action); by default a file that leaves one failing etl-craft validate is rolled back",
+    )
+
+
 def handle(args: argparse.Namespace) -> int:
     ctx = operation_context(args)
     try:
-        report = migrate(ctx)
+        report = migrate(ctx, validated=args.validate)
     finally:
         ctx.close()
     emit(report, args.format, render(report))
@@ -40,6 +50,6 @@ def _stream(stream: MigrationReport) -> str:
 COMMAND = Command(
     name="migrate",
     help="apply etl-craft's pending migrations, then the project's migrations/ folder",
-    configure=None,
+    configure=configure,
     handler=handle,
 )

@@ -4,6 +4,10 @@ SELECT PROJECT_ID AS project_id, PROJECT_CODE AS project_code, TIMEZONE AS timez
   FROM CFG_PROJECTS
  WHERE PROJECT_CODE = CAST(:project_code AS VARCHAR(128)) AND ACTIVE_FLAG = 'Y';
 
+-- name: metadata_active_projects --
+-- The codes of every active project, in order.
+SELECT PROJECT_CODE AS project_code FROM CFG_PROJECTS WHERE ACTIVE_FLAG = 'Y' ORDER BY PROJECT_CODE;
+
 -- name: metadata_pipelines --
 -- Every pipeline of a project, active or not (dependencies may point at inactive ones).
 SELECT PIPELINE_ID AS pipeline_id, PIPELINE_CODE AS pipeline_code, DESCRIPTION AS description,

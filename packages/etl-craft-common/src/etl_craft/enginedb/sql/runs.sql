@@ -56,6 +56,13 @@ SELECT p.PIPELINE_ID AS pipeline_id, p.PIPELINE_CODE AS pipeline_code, p.PRIORIT
  WHERE j.PROJECT_CODE = :project_code AND j.ACTIVE_FLAG = 'Y'
    AND p.PIPELINE_CODE = :pipeline_code AND p.ACTIVE_FLAG = 'Y';
 
+-- name: pipeline_by_code_any --
+-- The pipeline with this code in a project, active or not: its runs outlive its ACTIVE_FLAG.
+SELECT p.PIPELINE_ID AS pipeline_id, p.PIPELINE_CODE AS pipeline_code, p.PRIORITY AS priority,
+       p.ACTIVE_FLAG AS active_flag, j.PROJECT_ID AS project_id, j.TIMEZONE AS timezone
+  FROM CFG_PIPELINES p JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
+ WHERE j.PROJECT_CODE = :project_code AND j.ACTIVE_FLAG = 'Y' AND p.PIPELINE_CODE = :pipeline_code;
+
 -- name: live_runs_of_pipeline --
 -- The non-terminal runs of one pipeline, oldest first.
 SELECT PIPELINE_RUN_ID AS pipeline_run_id, RUN_KEY AS run_key, TRIGGER_KIND AS trigger_kind,
