@@ -23,6 +23,7 @@ from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform, require_reason, view_of
 from etl_craft.operations.run_views import RunView
 from etl_craft.operations.runs import RunRequest, find_or_create_run, run_pipeline
+from etl_craft.runtime.stopping import active
 
 MAX_DATES = 366
 _RANGE = re.compile(r"(\d{4}-\d{2}-\d{2}):(\d{4}-\d{2}-\d{2})")
@@ -82,7 +83,10 @@ def backfill(ctx: OperationContext, request: BackfillRequest) -> Backfill:
     reason = require_reason(request.reason, "run --backfill")
     dates = backfill_dates(request.dates)
     views: list[RunView] = []
+    stop = active()
     for day in dates:
+        if stop is not None:
+            stop.raise_if_stopped()  # a signal that came as the last date's run ended
         try:
             run_id = _open_date(ctx, request, day, reason)
             view = run_pipeline(ctx, RunRequest(request.pipeline_code, run_id=run_id))

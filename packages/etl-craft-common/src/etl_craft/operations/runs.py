@@ -148,6 +148,9 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
         poll_seconds=settings.poll_seconds,
         gate_wait_minutes=float(orchestration.gate_wait_minutes) if orchestration else 60.0,
         max_warehouse_queries=ctx.connector.warehouse.max_queries if ctx.connector else None,
+        shutdown_grace_seconds=float(orchestration.shutdown_grace_seconds)
+        if orchestration
+        else 60.0,
     )
 
 

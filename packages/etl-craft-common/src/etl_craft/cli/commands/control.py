@@ -19,6 +19,7 @@ from etl_craft.operations.forcing import ForceRequest, force, ignore_dependencie
 from etl_craft.operations.interventions import Intervention, MarkRequest, cancel, mark, reopen
 from etl_craft.operations.pauses import Pause, PauseRequest, pause, resume
 from etl_craft.operations.reruns import Rerun, RerunRequest, rerun, skip
+from etl_craft.runtime.stopping import stop_on_signals
 
 STATUSES = ("SUCCESS", "FAILED", "SKIPPED")
 
@@ -170,6 +171,12 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    # Every way of running stops its task processes and releases its run on these signals.
+    with stop_on_signals():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.with_downstream and not args.rerun:
         raise UsageError("--with-downstream goes with --rerun; add --rerun or leave it out")
     if args.backfill is not None:
