@@ -21,7 +21,9 @@ from etl_craft.core.errors import (
     RunStateError,
     StaleTransitionError,
 )
+from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.interventions import ActionScope, record_scoped_action
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import claim_run_lease, create_run
 from etl_craft.operations.context import OperationContext
@@ -106,6 +108,21 @@ def _task_ids(ctx: OperationContext, run: RunRow, codes: tuple[str, ...]) -> fro
 
 def reconcile_now(ctx: OperationContext) -> ReconcileReport:
     return reconcile(ctx.engine, ledger_lookup(ctx), lease_timing(ctx)[0])
+
+
+def reconcile_requested(ctx: OperationContext) -> ReconcileReport:
+    """`etl-craft reconcile`: its AUD_ACTIONS row, then the reconcile (which may settle attempts
+    of any run, so the row names only the project)."""
+    with ctx.engine.transaction(ctx.actor) as conn:
+        record_scoped_action(
+            conn,
+            ctx.actor,
+            command="reconcile",
+            arguments={},
+            started_at=utc_now(),
+            scope=ActionScope(ctx.project_code),
+        )
+    return reconcile_now(ctx)
 
 
 def lease_timing(ctx: OperationContext) -> tuple[float, float]:

@@ -10,6 +10,7 @@ from datetime import date
 from etl_craft.cli.commands import run as run_command
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
+from etl_craft.cli.progress import live_progress
 from etl_craft.cli.registry import Command
 from etl_craft.core.enums import TaskRunStatus
 from etl_craft.core.errors import ExitCode, UsageError
@@ -224,7 +225,8 @@ def _backfill(args: argparse.Namespace) -> int:
         )
     ctx = operation_context(args)
     try:
-        done = backfill(ctx, BackfillRequest(args.pipeline_code, args.backfill, args.reason))
+        request = BackfillRequest(args.pipeline_code, args.backfill, args.reason)
+        done = backfill(ctx, request, live_progress(ctx, args.format))
     finally:
         ctx.close()
     emit(done, args.format, render_backfill(done))
