@@ -21,6 +21,8 @@ from tests.chaos.harness import (
     warehouse_rows,
 )
 from tests.fixtures.projects import ProjectOnDisk
+from tests.integration.running.test_pipeline_gate import PIPELINE_DEPENDENCY
+from tests.integration.running.test_ready_set import QUICK, tasks_sql
 
 pytestmark = pytest.mark.chaos
 RUN = ("run", "--pipeline_code", "stoppable", "--run-key", "manual:signals")
@@ -178,3 +180,27 @@ def test_sigint_and_sighup_exit_with_their_codes(
     ((stopped, _), _) = pull_errors(sqlite_project)
     assert stopped is not None
     assert stopped.startswith(f"stopped by signal {signum.name}")
+
+
+def test_sigterm_while_the_gate_waits_releases_the_queued_run(
+    sqlite_project: ProjectOnDisk, processes: Processes
+) -> None:
+    (sqlite_project.root / "ingestion_scripts" / "quick.py").write_text(QUICK)
+    sqlite_project.migrate(
+        "0001_gated.sql",
+        tasks_sql("feed", [("pull", "quick.py", "{}")], [])
+        + tasks_sql("report", [("build", "quick.py", "{}")], [])
+        + PIPELINE_DEPENDENCY,
+    )
+    waiting = processes.start(sqlite_project, "run", "--pipeline_code", "report")
+
+    def gate_waits() -> bool:
+        found = rows(sqlite_project, "SELECT STATUS, OWNER_ID FROM AUD_PIPELINES_RUN_LOG")
+        return len(found) == 1 and found[0][0] == "QUEUED" and found[0][1] is not None
+
+    wait_for(gate_waits, "the report run to wait on its gate", timeout=180)
+    waiting.send_signal(signal.SIGTERM)
+    done = processes.finish(waiting)
+
+    assert done.code == 143, done.output
+    assert run_row(sqlite_project) == ("QUEUED", None)

@@ -11,7 +11,6 @@ their next attempt, and releases its lease: the next `etl-craft run` continues t
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import time
@@ -82,14 +81,7 @@ class RunSupervisor:
 
     def supervise(self, run_id: int, only: frozenset[int] | None = None) -> RunRow:
         """Run ``run_id`` to its end, or only the tasks in ``only`` (run --task_code)."""
-        stop = active()
-        # A stop signal is only noted from here on: the loop acts on it between transactions.
-        with stop.deferred() if stop is not None else contextlib.nullcontext():
-            return self._supervise(run_id, only, stop)
-
-    def _supervise(
-        self, run_id: int, only: frozenset[int] | None, stop: StopRequest | None
-    ) -> RunRow:
+        stop = active()  # a stop signal is acted on in the loop, between transactions
         try:
             with self.engine.transaction(SYSTEM) as conn:
                 claim_run_lease(

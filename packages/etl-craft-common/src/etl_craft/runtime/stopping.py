@@ -1,21 +1,23 @@
 """SIGTERM, SIGINT and SIGHUP to a foreground owner: a stop request, then a clean exit.
 
-While ``stop_on_signals`` is in force, the first of these signals raises ``SignalStop`` at
-once, unless the owner is supervising a run (``deferred``): then the signal is only noted and
-wakes the owner's wait through ``fileno()``, so that no transaction is cut in half and the
-owner can give its task processes their grace, record them and release its lease before it
-raises ``SignalStop`` itself. A second signal asks for the stop to happen now.
+While ``stop_on_signals`` is in force, a signal is only noted, and wakes the owner's waits
+through ``fileno()``: the owner acts on it where it waits (``sleep``, the supervisor's loop),
+between transactions, so that none is cut in half and it can give its task processes their
+grace, record them and release its lease before it raises ``SignalStop``. A second signal asks
+for the stop to happen now; a third raises ``SignalStop`` wherever the owner is.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 from collections.abc import Iterator
 from types import FrameType
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+INSISTED = 3  # signals after which the owner stops wherever it is
 
 
 def signal_exit_code(signum: signal.Signals) -> int:
@@ -41,7 +43,6 @@ class StopRequest:
 
     def __init__(self) -> None:
         self.received: list[signal.Signals] = []
-        self.deferring = 0
         self._read, self._write = os.pipe()
         for descriptor in (self._read, self._write):
             os.set_blocking(descriptor, False)
@@ -64,25 +65,22 @@ class StopRequest:
             while os.read(self._read, 64):
                 pass
 
-    @contextlib.contextmanager
-    def deferred(self) -> Iterator[None]:
-        """While in force a signal is only noted: the owner checks ``signum`` and stops."""
-        self.deferring += 1
-        try:
-            yield
-        finally:
-            self.deferring -= 1
-
     def raise_if_stopped(self) -> None:
         if self.signum is not None:
             raise SignalStop(self.signum)
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``, or until a signal comes: then raise ``SignalStop``."""
+        select.select([self._read], [], [], seconds)
+        self.drain()
+        self.raise_if_stopped()
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         received = signal.Signals(signum)
         self.received.append(received)
         with contextlib.suppress(BlockingIOError):
             os.write(self._write, b"s")
-        if not self.deferring and len(self.received) == 1:
+        if len(self.received) >= INSISTED:
             raise SignalStop(received)
 
     def close(self) -> None:
