@@ -79,7 +79,8 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "MAX_PARALLEL_TASKS; also the slots per kind of the local provider.",
         "retries": "RETRIES of a task that sets none.",
         "shutdown_grace_seconds": "After SIGTERM, how long `etl-craft server` lets running "
-        "task processes finish before it stops them.",
+        "task processes finish before it stops them; the same for a foreground `etl-craft run` "
+        "after SIGTERM, SIGINT or SIGHUP, where a second signal stops them at once.",
         "lease_seconds": "Checked, not used yet: leases last ETL_CRAFT_LEASE_SECONDS.",
         "gate_wait_minutes": "How long a gate on another pipeline waits for an upstream run "
         "before it decides UNSATISFIED.",

@@ -12,6 +12,7 @@ from docs.generator.markdown import code, header, page, table
 
 from etl_craft.core import errors
 from etl_craft.core.errors import EtlCraftError, ExitCode
+from etl_craft.runtime.stopping import STOP_SIGNALS, signal_exit_code
 
 SOURCE = "etl_craft.core.errors"
 INTRO = (
@@ -59,7 +60,12 @@ MEANINGS: dict[ExitCode, str] = {
     "columns without SCHEMA_EVOLUTION.",
     ExitCode.INJECTED_FAULT: "A fault point named in `ETL_CRAFT_FAULT` fired (tests only).",
 }
-INTERRUPTED = 130
+SIGNALLED = (
+    "Stopped by {name}{how} in the foreground. A foreground `etl-craft run` started nothing "
+    "more, gave its running task processes `shutdown_grace_seconds` to finish (a second "
+    'signal cuts it short), recorded those it stopped FAILED with "stopped by signal {name}", '
+    "and released its run: `etl-craft run` again continues it."
+)
 
 
 def render() -> str:
@@ -77,15 +83,10 @@ def render() -> str:
                 _meaning(exit_code, error),
             )
         )
-    rows.append(
-        (
-            code(str(INTERRUPTED)),
-            "",
-            "",
-            "",
-            "Interrupted with Ctrl-C (SIGINT) in the foreground.",
-        )
-    )
+    for signum in sorted(STOP_SIGNALS, key=signal_exit_code):
+        how = " (Ctrl-C)" if signum.name == "SIGINT" else ""
+        meaning = SIGNALLED.format(name=signum.name, how=how)
+        rows.append((code(str(signal_exit_code(signum))), "", "", "", meaning))
     lines += table(("code", "name", "error class", "retryable", "meaning"), rows)
     return page(lines)
 

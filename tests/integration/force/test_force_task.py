@@ -68,7 +68,7 @@ def test_force_runs_a_task_whose_upstream_in_another_pipeline_failed(
             "reason": f"SUCCESS dependency on up.extract bypassed: forced by {ACTOR}: ship it",
         }
     ]
-    (action,) = actions(project, "run")
+    (action,) = actions(project, "run")[-1:]  # the plain run of up records one too
     assert (action["actor"], action["outcome"], action["run_id"], action["task"]) == (
         ACTOR,
         "REQUESTED",

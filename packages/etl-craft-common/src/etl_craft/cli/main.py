@@ -13,6 +13,7 @@ from etl_craft.cli.logs import configure_logging
 from etl_craft.cli.registry import contributed
 from etl_craft.config.settings import load_settings
 from etl_craft.core.errors import ConfigurationError, EtlCraftError, ExitCode
+from etl_craft.runtime.stopping import SignalStop
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,9 @@ def run(argv: Sequence[str]) -> int:
         log.debug("command %s failed", args.command, exc_info=True)
         sys.stderr.write(f"etl-craft {args.command}: {error}\n")
         return int(error.exit_code)
+    except SignalStop as stop:
+        sys.stderr.write(f"etl-craft {args.command}: {stop}\n")
+        return stop.exit_code
     except KeyboardInterrupt:
         sys.stderr.write(f"etl-craft {args.command}: interrupted\n")
         return 130

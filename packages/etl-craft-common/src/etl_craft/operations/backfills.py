@@ -10,6 +10,7 @@ other pipelines is the gatekeeper's rule (S2.A.5), read from the run's TRIGGER_K
 
 from __future__ import annotations
 
+import contextlib
 import re
 import uuid
 from dataclasses import dataclass, replace
@@ -21,8 +22,10 @@ from etl_craft.core.errors import RunStateError, UsageError
 from etl_craft.enginedb.transitions import create_run
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform, require_reason, view_of
+from etl_craft.operations.run_requests import Watch
 from etl_craft.operations.run_views import RunView
 from etl_craft.operations.runs import RunRequest, find_or_create_run, run_pipeline
+from etl_craft.runtime.stopping import active
 
 MAX_DATES = 366
 _RANGE = re.compile(r"(\d{4}-\d{2}-\d{2}):(\d{4}-\d{2}-\d{2})")
@@ -77,15 +80,22 @@ def backfill_dates(text: str) -> tuple[date, ...]:
     return tuple(first + timedelta(days=offset) for offset in range(count))
 
 
-def backfill(ctx: OperationContext, request: BackfillRequest) -> Backfill:
-    """Run the pipeline once per date, in order; stop at the first refused or failed date."""
+def backfill(
+    ctx: OperationContext, request: BackfillRequest, watch: Watch | None = None
+) -> Backfill:
+    """Run the pipeline once per date, in order; stop at the first refused or failed date.
+    ``watch`` is in force while each date's run is supervised."""
     reason = require_reason(request.reason, "run --backfill")
     dates = backfill_dates(request.dates)
     views: list[RunView] = []
+    stop = active()
     for day in dates:
+        if stop is not None:
+            stop.raise_if_stopped()  # a signal that came as the last date's run ended
         try:
             run_id = _open_date(ctx, request, day, reason)
-            view = run_pipeline(ctx, RunRequest(request.pipeline_code, run_id=run_id))
+            with watch(run_id) if watch is not None else contextlib.nullcontext():
+                view = run_pipeline(ctx, RunRequest(request.pipeline_code, run_id=run_id))
         except RunStateError as refusal:
             return _stopped(request, dates, views, day, reason, f"date {day} refused: {refusal}")
         views.append(view)

@@ -11,29 +11,28 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import threading
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from etl_craft.config.project import CONNECTOR_FILE, PROJECT_FOLDER
-from etl_craft.core.errors import EtlCraftError, UsageError
-from etl_craft.enginedb.connection import EngineDB, safe_url
+from etl_craft.core.errors import RunStateError, UsageError
+from etl_craft.enginedb.connection import safe_url
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
 from etl_craft.operations.demo_sources import BatchReport, write_next_batch
 from etl_craft.operations.demo_tables import LayerCount, count_layers
-from etl_craft.operations.run_views import RunView, read_run_view
-from etl_craft.operations.runs import RunRequest, pipeline_id_of, run_pipeline
+from etl_craft.operations.run_requests import PausedPipeline, request_run
+from etl_craft.operations.run_views import RunView
+from etl_craft.operations.runs import RunRequest
 from etl_craft.operations.setup import init_db, migrate
+from etl_craft.operations.watching import RunWatcher
 
 DEFAULT_FOLDER = Path("etl-craft-demo")
 SOURCES_FOLDER = "sources"
 # Dependency order: the transform's gate waits for a new run of each client pipeline.
 PIPELINES = ("si_reference", "si_client_alpha", "si_client_beta", "si_client_gamma", "si_transform")
-WATCH_SECONDS = 0.25
 _NOT_COPIED = shutil.ignore_patterns("data", "logs", "__pycache__", ".env")
 
 
@@ -141,55 +140,17 @@ def _run(ctx: OperationContext, pipeline_code: str, batch: int, observer: DemoOb
     started = time.monotonic()
     watcher = RunWatcher(
         ctx,
-        pipeline_code,
-        run_key,
         lambda view: observer.progress(view, time.monotonic() - started),
+        pipeline_code=pipeline_code,
+        run_key=run_key,
     )
     with watcher:
-        view = run_pipeline(ctx, RunRequest(pipeline_code, run_key=run_key))
+        found = request_run(ctx, RunRequest(pipeline_code, run_key=run_key))
+    if isinstance(found, PausedPipeline):
+        raise RunStateError(found.message)
+    view = found
     observer.finished(view, time.monotonic() - started)
     return view
-
-
-@dataclass
-class RunWatcher:
-    """Reads a run from the Engine DB a few times a second, on its own connection and thread."""
-
-    ctx: OperationContext
-    pipeline_code: str
-    run_key: str
-    report: Callable[[RunView], None]
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
-
-    def __enter__(self) -> RunWatcher:
-        self._thread = threading.Thread(target=self._watch, name="demo-watch", daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def _watch(self) -> None:
-        engine = EngineDB(self.ctx.engine.url.render_as_string(hide_password=False))
-        try:
-            with engine.read() as conn:
-                pipeline_id = pipeline_id_of(conn, self.ctx.project_code, self.pipeline_code)
-            while not self._stop.wait(WATCH_SECONDS):
-                view = self._look(engine, pipeline_id)
-                if view is not None:
-                    self.report(view)
-        except EtlCraftError:
-            pass  # the run itself reports what went wrong; the display only goes quiet
-        finally:
-            engine.dispose()
-
-    def _look(self, engine: EngineDB, pipeline_id: int) -> RunView | None:
-        with engine.read() as conn:
-            found = conn.one("run_by_key", pipeline_id=pipeline_id, run_key=self.run_key)
-            return None if found is None else read_run_view(conn, int(found["pipeline_run_id"]))
 
 
 def next_steps(folder: Path, request: DemoRequest, runs: tuple[RunView, ...]) -> tuple[str, ...]:

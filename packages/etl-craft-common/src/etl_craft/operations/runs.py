@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,9 +21,11 @@ from etl_craft.core.errors import (
     RunStateError,
     StaleTransitionError,
 )
+from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.interventions import ActionScope, record_scoped_action
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
-from etl_craft.enginedb.transitions import claim_run_lease, create_run
+from etl_craft.enginedb.transitions import claim_run_lease, create_run, release_run_lease
 from etl_craft.operations.blocking import refuse_blocked
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
@@ -34,6 +37,7 @@ from etl_craft.runtime.reconcile import (
     reconcile,
     warehouse_ledger,
 )
+from etl_craft.runtime.stopping import SignalStop, active
 from etl_craft.scheduling.admission import admit
 from etl_craft.scheduling.driver import supervised_elsewhere
 from etl_craft.scheduling.gatekeeper import Bypass
@@ -68,14 +72,22 @@ def admitted_run(ctx: OperationContext, request: RunRequest, bypass: Bypass | No
     if run.status is RunStatus.QUEUED:
         settings = supervisor_settings(ctx)
         # Another caller may admit (or skip) it while this one judges the gate.
-        with contextlib.suppress(StaleTransitionError):
-            admit(
-                ctx.engine,
-                run.pipeline_run_id,
-                wait_minutes=settings.gate_wait_minutes,
-                poll_seconds=settings.poll_seconds,
-                bypass=bypass,
-            )
+        stop = active()
+        try:
+            with contextlib.suppress(StaleTransitionError):
+                admit(
+                    ctx.engine,
+                    run.pipeline_run_id,
+                    wait_minutes=settings.gate_wait_minutes,
+                    poll_seconds=settings.poll_seconds,
+                    bypass=bypass,
+                    sleep=time.sleep if stop is None else stop.sleep,
+                )
+        except SignalStop:
+            # Stopped while its gate waits: the next etl-craft run must not wait out the lease.
+            with contextlib.suppress(StaleTransitionError), ctx.engine.transaction(SYSTEM) as conn:
+                release_run_lease(conn, run.pipeline_run_id, SYSTEM, owner_id=owner_id())
+            raise
         with ctx.engine.read() as conn:
             return read_run(conn, run.pipeline_run_id)
     return run
@@ -106,6 +118,21 @@ def _task_ids(ctx: OperationContext, run: RunRow, codes: tuple[str, ...]) -> fro
 
 def reconcile_now(ctx: OperationContext) -> ReconcileReport:
     return reconcile(ctx.engine, ledger_lookup(ctx), lease_timing(ctx)[0])
+
+
+def reconcile_requested(ctx: OperationContext) -> ReconcileReport:
+    """`etl-craft reconcile`: its AUD_ACTIONS row, then the reconcile (which may settle attempts
+    of any run, so the row names only the project)."""
+    with ctx.engine.transaction(ctx.actor) as conn:
+        record_scoped_action(
+            conn,
+            ctx.actor,
+            command="reconcile",
+            arguments={},
+            started_at=utc_now(),
+            scope=ActionScope(ctx.project_code),
+        )
+    return reconcile_now(ctx)
 
 
 def lease_timing(ctx: OperationContext) -> tuple[float, float]:
@@ -147,6 +174,9 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
         poll_seconds=settings.poll_seconds,
         gate_wait_minutes=float(orchestration.gate_wait_minutes) if orchestration else 60.0,
         max_warehouse_queries=ctx.connector.warehouse.max_queries if ctx.connector else None,
+        shutdown_grace_seconds=float(orchestration.shutdown_grace_seconds)
+        if orchestration
+        else 60.0,
     )
 
 

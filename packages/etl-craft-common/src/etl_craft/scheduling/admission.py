@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import DependencyType, RunStatus
@@ -37,12 +38,13 @@ def admit(
     wait_minutes: float = DEFAULT_WAIT_MINUTES,
     poll_seconds: float = 1.0,
     bypass: Bypass | None = None,
+    sleep: Callable[[float], None] = time.sleep,  # a foreground run's also ends on a stop signal
 ) -> RunStatus:
     """Judge the pipeline gate until it decides; IN-PROGRESS when admitted, else SKIPPED."""
     admission = Admission(engine, run_id, wait_minutes, bypass)
     while (decided := admission.try_admit()) is None:
         # The foreground waits here as an overseer would: the wait is also a row a restart resumes.
-        time.sleep(poll_seconds)
+        sleep(poll_seconds)
     return decided
 
 

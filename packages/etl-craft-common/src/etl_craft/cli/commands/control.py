@@ -10,6 +10,7 @@ from datetime import date
 from etl_craft.cli.commands import run as run_command
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
+from etl_craft.cli.progress import live_progress
 from etl_craft.cli.registry import Command
 from etl_craft.core.enums import TaskRunStatus
 from etl_craft.core.errors import ExitCode, UsageError
@@ -19,6 +20,7 @@ from etl_craft.operations.forcing import ForceRequest, force, ignore_dependencie
 from etl_craft.operations.interventions import Intervention, MarkRequest, cancel, mark, reopen
 from etl_craft.operations.pauses import Pause, PauseRequest, pause, resume
 from etl_craft.operations.reruns import Rerun, RerunRequest, rerun, skip
+from etl_craft.runtime.stopping import stop_on_signals
 
 STATUSES = ("SUCCESS", "FAILED", "SKIPPED")
 
@@ -170,6 +172,12 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    # Every way of running stops its task processes and releases its run on these signals.
+    with stop_on_signals():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.with_downstream and not args.rerun:
         raise UsageError("--with-downstream goes with --rerun; add --rerun or leave it out")
     if args.backfill is not None:
@@ -217,7 +225,8 @@ def _backfill(args: argparse.Namespace) -> int:
         )
     ctx = operation_context(args)
     try:
-        done = backfill(ctx, BackfillRequest(args.pipeline_code, args.backfill, args.reason))
+        request = BackfillRequest(args.pipeline_code, args.backfill, args.reason)
+        done = backfill(ctx, request, live_progress(ctx, args.format))
     finally:
         ctx.close()
     emit(done, args.format, render_backfill(done))

@@ -7,12 +7,14 @@ from datetime import date
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
+from etl_craft.cli.progress import live_progress
 from etl_craft.cli.registry import Command
 from etl_craft.core.enums import RunStatus, TaskRunStatus
 from etl_craft.core.errors import ExitCode
 from etl_craft.operations.history import History, history, run_status
+from etl_craft.operations.run_requests import PausedPipeline, request_run
 from etl_craft.operations.run_views import RunView
-from etl_craft.operations.runs import RunRequest, reconcile_now, run_pipeline
+from etl_craft.operations.runs import RunRequest, reconcile_requested
 from etl_craft.runtime.tracing import configure_tracing
 
 
@@ -43,7 +45,7 @@ def handle_run(args: argparse.Namespace) -> int:
     configure_tracing("etl-craft", inherit=True)
     ctx = operation_context(args)
     try:
-        view = run_pipeline(
+        found = request_run(
             ctx,
             RunRequest(
                 args.pipeline_code,
@@ -52,9 +54,14 @@ def handle_run(args: argparse.Namespace) -> int:
                 args.run_date,
                 tuple(args.task_codes),
             ),
+            live_progress(ctx, args.format),
         )
     finally:
         ctx.close()
+    if isinstance(found, PausedPipeline):
+        emit(found, args.format, found.message)
+        return 0  # Appendix B: a paused pipeline that started nothing is no failure
+    view = found
     emit(view, args.format, render_run(view))
     if args.task_codes:
         # run --task_code answers for its tasks; the run itself goes on.
@@ -92,7 +99,7 @@ def handle_history(args: argparse.Namespace) -> int:
 def handle_reconcile(args: argparse.Namespace) -> int:
     ctx = operation_context(args)
     try:
-        report = reconcile_now(ctx)
+        report = reconcile_requested(ctx)
     finally:
         ctx.close()
     lines = [
