@@ -41,7 +41,7 @@ APPENDED = [(1, "a"), (2, "b"), (3, "c")]
 BATCH = 10
 REFUSED = "is refused its warehouse commit"
 # Leases are 3 s, settled on another host 6 s later; a loaded machine stretches each step.
-SETTLE_SECONDS = 180.0
+SETTLE_SECONDS = 300.0
 
 APPEND = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
