@@ -272,8 +272,8 @@ def test_a_sql_task_paused_before_its_target_lock_resumes_after_the_retry_and_is
     resume(child)
     resume(worker.pid)
     wait_ended(child)
-    assert fenced_out(paused)
     assert_sql_exactly_once(scene)
+    assert fenced_out(paused)
 
 
 def test_a_sql_task_paused_holding_its_target_lock_makes_the_retry_wait_and_loses(
@@ -296,8 +296,8 @@ def test_a_sql_task_paused_holding_its_target_lock_makes_the_retry_wait_and_lose
     resume(worker.pid)
     wait_for(lambda: run_succeeded(scene.project), "the retry to succeed", SETTLE_SECONDS)
     wait_ended(child)
-    assert not fenced_out(paused)  # it held the fence first: committed, then replaced
     assert_sql_exactly_once(scene)
+    assert not fenced_out(paused)  # it held the fence first: committed, then replaced
 
 
 def test_a_short_sql_task_that_committed_during_the_pause_is_recovered_without_a_retry(
@@ -341,9 +341,9 @@ def test_a_paused_ingestion_script_and_its_retry_land_the_batch_once(
     resume(worker.pid)
     wait_for(lambda: run_succeeded(scene.project), "the retry to succeed", SETTLE_SECONDS)
     wait_ended(child)
+    assert_python_exactly_once(scene)
     # Paused inside the fence, it held the row first: it committed, and the retry replaced it.
     assert fenced_out(paused) is (pause_at == "before_fence")
-    assert_python_exactly_once(scene)
 
 
 def test_a_worker_cut_off_from_the_engine_db_past_its_lease_publishes_nothing_twice(
