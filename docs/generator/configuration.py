@@ -55,8 +55,8 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "url": "With `type: postgresql`: its SQLAlchemy URL, the password as `${VARIABLE}`.",
         "path": "With `type: duckdb`: a DuckDB file in the project, such as "
         "`data/warehouse.duckdb`, or `:memory:`.",
-        "ledger_schema": "The warehouse schema holding etl-craft's attempt ledger and the "
-        "`rejected__*` tables of REJECT rules: a code.",
+        "ledger_schema": "The warehouse schema holding etl-craft's attempt ledger, its fence "
+        "table and the `rejected__*` tables of REJECT rules: a code.",
         "max_queries": "Most attempts of warehouse tasks (SQL, BUSINESS_RULES, EMAIL_ALERT) "
         "queued or running at once in the project; unset means no limit.",
     },

@@ -58,7 +58,7 @@ def land(context: ScriptContext, target: str, rows: list[Row]) -> int:
         datetime.now(UTC),
         "N",
     )
-    with context.warehouse() as warehouse, warehouse.transaction():
+    with context.fenced_transaction() as warehouse:
         mark = warehouse.dialect.placeholder
         warehouse.execute(
             f"forget rows an earlier attempt landed in {target}",

@@ -9,6 +9,10 @@ A script under ingestion_scripts/ defines::
         ...
         return ScriptResult(row_count=loaded, offset=newest)
 
+Rows a script lands go through ``context.fenced_transaction()``: delete this task run's rows,
+insert the batch, and the block commits only while no later attempt of the task run has
+published. Writes outside it are at-least-once.
+
 The offset is stored if and only if the attempt is recorded SUCCESS, in the same Engine DB
 transaction; a script that raises leaves the previous offset in place. Timestamp offsets must be
 timezone-aware with whole microseconds. Scripts load as modules named etl_craft_script_<path>,

@@ -1,7 +1,8 @@
 """The warehouse-side attempt ledger: one row per attempt, committed with the attempt's data.
 
 Whether an attempt's writes committed is then a fact in the warehouse itself, readable after its
-process died before telling the Engine DB.
+process died before telling the Engine DB. Beside it, the fence table holds one row per task run:
+the newest attempt that published into it (see warehouse.fence).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from etl_craft.warehouse.targets import TargetObject, is_identifier
 
 DEFAULT_LEDGER_SCHEMA = "etl_craft"
 LEDGER_TABLE = "attempt_ledger"
+FENCE_TABLE = "task_run_fence"
 _COUNT_COLUMNS = (
     ("source_count", "source"),
     ("target_count", "target"),
@@ -35,6 +37,11 @@ _COLUMNS = (
     *(Column(name, "BIGINT") for name, _ in _COUNT_COLUMNS),
     Column("committed_at", "TIMESTAMP WITH TIME ZONE NOT NULL"),
 )
+FENCE_COLUMNS = (
+    Column("task_run_id", "BIGINT PRIMARY KEY"),
+    Column("attempt_id", "BIGINT NOT NULL"),
+    Column("fenced_at", "TIMESTAMP WITH TIME ZONE NOT NULL"),
+)
 
 
 @dataclass(frozen=True)
@@ -48,22 +55,33 @@ class LedgerEntry:
 
 
 def ledger_table(schema: str = DEFAULT_LEDGER_SCHEMA) -> TargetObject:
+    return TargetObject(_checked(schema), LEDGER_TABLE)
+
+
+def fence_table(schema: str = DEFAULT_LEDGER_SCHEMA) -> TargetObject:
+    return TargetObject(_checked(schema), FENCE_TABLE)
+
+
+def _checked(schema: str) -> str:
     if not is_identifier(schema):
         raise ConfigurationError(
             f"Warehouse.ledger_schema {schema!r} is not a plain identifier; "
             "expected letters, digits and underscores such as etl_craft"
         )
-    return TargetObject(schema, LEDGER_TABLE)
+    return schema
 
 
 def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA) -> None:
-    """Create the ledger once, in its own transaction, so concurrent first writers don't race."""
-    table = ledger_table(schema)
-    with conn.mutation(table):
-        if conn.exists(table):
-            return
-        conn.execute(f"create the ledger schema {schema}", create_schema(schema).sql)
-        conn.execute(f"create the ledger {table}", create_table(table.sql, _COLUMNS).sql)
+    """Create the ledger's tables, each in its own transaction, so concurrent first writers
+    don't race. Each is created where it is missing: a warehouse whose ledger predates the fence
+    table gets it on its next write."""
+    for table, columns in ((ledger_table(schema), _COLUMNS), (fence_table(schema), FENCE_COLUMNS)):
+        with conn.mutation(table):
+            if conn.exists(table):
+                continue
+            conn.lock_schema(schema)
+            conn.execute(f"create the ledger schema {schema}", create_schema(schema).sql)
+            conn.execute(f"create the ledger {table}", create_table(table.sql, columns).sql)
 
 
 def record(

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import logging
 import operator
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, SupportsIndex
@@ -15,6 +17,7 @@ from etl_craft.config.sections import Warehouse
 from etl_craft.core.errors import ConfigurationError, ScriptError
 from etl_craft.enginedb.offsets import Offset, OffsetType, OffsetValue
 from etl_craft.warehouse import WarehouseConnection, connect
+from etl_craft.warehouse.fence import fenced_transaction
 
 
 @dataclass(frozen=True)
@@ -44,12 +47,31 @@ class ScriptContext:
 
     def warehouse(self) -> WarehouseConnection:
         """A new connection to the project's warehouse (UTC session); close it, or use ``with``."""
+        return connect(self._settings())
+
+    @contextmanager
+    def fenced_transaction(self) -> Iterator[WarehouseConnection]:
+        """A new warehouse connection in one transaction fenced for this attempt.
+
+        It first takes this task run's fence row, so what the block writes commits only while
+        no later attempt of the task run has published; an older attempt's block is refused
+        (StaleTransitionError) before it writes, and overlapping attempts wait for each other.
+        Commits when the block ends, rolls back when it raises, then closes the connection.
+        """
+        settings = self._settings()
+        with (
+            connect(settings) as conn,
+            fenced_transaction(conn, self.task_run_id, self.attempt_id, settings.ledger_schema),
+        ):
+            yield conn
+
+    def _settings(self) -> Warehouse:
         if self.warehouse_settings is None:
             raise ConfigurationError(
                 f"task {self.task_id} asked for a warehouse connection, but none is configured; "
                 "add a Warehouse section to craft-connector.yml"
             )
-        return connect(self.warehouse_settings)
+        return self.warehouse_settings
 
 
 @dataclass(frozen=True)

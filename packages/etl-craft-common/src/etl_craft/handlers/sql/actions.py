@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from etl_craft.core.counts import Counts
 from etl_craft.core.errors import WarehouseError
+from etl_craft.core.faults import fault_point
 from etl_craft.core.time import utc_now
 from etl_craft.handlers.sql.context import Context
 from etl_craft.handlers.sql.merge import scd1_merge, scd2_merge
@@ -22,6 +23,7 @@ from etl_craft.handlers.sql.writers import (
 )
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.fence import take_fence
 from etl_craft.warehouse.ledger import LedgerEntry, ensure_ledger, record
 from etl_craft.warehouse.parsing import parse_select
 
@@ -40,7 +42,11 @@ ACTIONS: dict[Action, Callable[[Context], Counts]] = {
 
 
 def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
-    """Apply the action; its data and its ledger row commit together or not at all."""
+    """Apply the action; its data and its ledger row commit together or not at all.
+
+    The transaction takes the task run's fence first, so a later attempt that already published
+    refuses this one before it writes anything.
+    """
     if not conn.dialect.capabilities.transactions:
         raise WarehouseError(
             f"the {conn.dialect.name} warehouse has no transactions, which {spec.action} needs "
@@ -52,8 +58,11 @@ def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
     ensure_ledger(conn, spec.ledger_schema)
     ctx = Context(conn, spec, utc_now(), secrets.token_hex(3), select)
     log.info("%s into %s (attempt %s)", spec.action, spec.target, spec.attempt_id)
+    fault_point("sql_before_target_lock")
     try:
         with conn.mutation(spec.target):
+            take_fence(conn, spec.task_run_id, spec.attempt_id, spec.ledger_schema)
+            fault_point("sql_after_target_lock")
             counts = ACTIONS[spec.action](ctx)
             entry = LedgerEntry(
                 spec.attempt_id,

@@ -1,0 +1,80 @@
+"""Fencing tokens: the attempt id guards every warehouse write that publishes a task run's result.
+
+A publishing transaction first takes the task run's row of the fence table for its attempt and
+holds it to commit. Attempt ids only grow, so a lower id than the one recorded there means a later
+attempt of the same task run has already published (or is publishing): the older attempt is
+refused before it writes. Two attempts that overlap serialize on that row, because the second waits
+for the first one's commit before it reads the id the first recorded.
+
+PostgreSQL holds the row lock to commit. DuckDB lets one process at a time open the database
+file (warehouse.duckdb), so there the publishing transactions are serialized already and the
+fence row is read and written with no one else in between.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from etl_craft.core.errors import StaleTransitionError
+from etl_craft.core.time import utc_now
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.ledger import DEFAULT_LEDGER_SCHEMA, ensure_ledger, fence_table
+from etl_craft.warehouse.statements import bound
+
+
+def take_fence(
+    conn: WarehouseConnection,
+    task_run_id: int,
+    attempt_id: int,
+    schema: str = DEFAULT_LEDGER_SCHEMA,
+) -> None:
+    """Inside the publishing transaction: claim the task run's fence row for ``attempt_id``.
+
+    Raises StaleTransitionError when a later attempt of the task run holds it.
+    """
+    table = fence_table(schema)
+    dialect = conn.dialect
+    values = [
+        bound(dialect, task_run_id, "BIGINT"),
+        bound(dialect, attempt_id, "BIGINT"),
+        bound(dialect, utc_now(), "TIMESTAMP WITH TIME ZONE"),
+    ]
+    # The conflicting row is locked even where the WHERE refuses the update, so a later writer
+    # waits for this transaction and then reads the id it leaves.
+    sql = (
+        f"INSERT INTO {table.sql} AS f (task_run_id, attempt_id, fenced_at)\n"
+        f"VALUES ({', '.join(value.sql for value in values)})\n"
+        "ON CONFLICT (task_run_id) DO UPDATE\n"
+        "SET attempt_id = EXCLUDED.attempt_id, fenced_at = EXCLUDED.fenced_at\n"
+        "WHERE f.attempt_id <= EXCLUDED.attempt_id\n"
+        "RETURNING attempt_id"
+    )
+    purpose = f"take the fence of task run {task_run_id} for attempt {attempt_id}"
+    if conn.fetch_all(purpose, sql, [value.param for value in values]):
+        return
+    holder = conn.fetch_value(
+        f"read the fence of task run {task_run_id}",
+        f"SELECT attempt_id FROM {table.sql} WHERE task_run_id = {dialect.placeholder}",
+        [task_run_id],
+    )
+    raise StaleTransitionError(
+        f"attempt {attempt_id} of task run {task_run_id} is refused its warehouse commit: the "
+        f"later attempt {holder} of the same task run has already published, and its result "
+        f"stands; attempt {attempt_id} wrote nothing (its transaction was rolled back). Nothing "
+        "to repair: this happens when a paused or cut-off attempt resumes after its retry"
+    )
+
+
+@contextmanager
+def fenced_transaction(
+    conn: WarehouseConnection,
+    task_run_id: int,
+    attempt_id: int,
+    schema: str = DEFAULT_LEDGER_SCHEMA,
+) -> Iterator[WarehouseConnection]:
+    """A warehouse transaction holding the task run's fence from its first statement to commit."""
+    ensure_ledger(conn, schema)
+    with conn.transaction():
+        take_fence(conn, task_run_id, attempt_id, schema)
+        yield conn
