@@ -46,7 +46,7 @@ from etl_craft.enginedb.workers import (
     register_worker,
     set_worker_status,
 )
-from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.identity import new_owner_id, owner_id
 from etl_craft.runtime.launcher import (
     LaunchSpec,
     RunningAttempt,
@@ -206,7 +206,7 @@ class WorkerAgent:
         """One look at the children and the tables; True once the worker has drained."""
         try:
             if time.monotonic() >= self.next_beat:
-                # Due again in an interval even if it fails: the loop's backoff retries sooner.
+                # Due again an interval later even if it fails: beats keep their own pace.
                 self.next_beat = time.monotonic() + self.settings.heartbeat_seconds
                 self._beat()
         finally:
@@ -214,8 +214,8 @@ class WorkerAgent:
         self._record_fenced()
         self._reap()
         if self.signals.count > self.signals_seen:
+            self._drain("it was asked to stop")  # the Engine DB may fail it: seen once done
             self.signals_seen = self.signals.count
-            self._drain("it was asked to stop")
         if self.drain_deadline is None:
             self._claim_while_free()
             return False
@@ -380,6 +380,8 @@ class WorkerAgent:
         for attempt_id in [job for job in self.jobs if job not in owned_ids]:
             self._stop_unowned(attempt_id)
         for owned in found.attempts:
+            if owned.attempt_id in self.fenced:
+                continue  # stopped while the Engine DB was away: _record_fenced records it
             if owned.attempt_id not in self.jobs:
                 self._release_orphan(owned.attempt_id)
             elif owned.cancel_requested_at is not None:
@@ -427,7 +429,7 @@ class WorkerAgent:
         self._record_fenced()
         if self.drain_deadline is not None:
             return  # it was stopping anyway: it ends now that nothing runs
-        self._identify(owner_id())
+        self._identify(new_owner_id())
         self._register(replace(self.registration, worker_id=self.worker_id))
 
     def _release_orphan(self, attempt_id: int) -> None:
@@ -442,9 +444,9 @@ class WorkerAgent:
         if self.drain_deadline is not None:
             self.drain_deadline = time.monotonic()  # asked twice: stop waiting
             return
-        self.drain_deadline = time.monotonic() + self.settings.drain_seconds
         with self.engine.transaction(self.actor) as conn:
             set_worker_status(conn, self.worker_id, WorkerStatus.DRAINING)
+        self.drain_deadline = time.monotonic() + self.settings.drain_seconds
         log.info(
             "worker %s drains (%s): it claims nothing new and waits up to %gs for %s attempt(s)",
             self.worker_id,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import SlotKind
-from etl_craft.core.errors import StaleTransitionError
+from etl_craft.core.errors import EngineDBError, StaleTransitionError
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import cancel_requests, read_invocation
 from etl_craft.enginedb.connection import EngineDB
@@ -98,6 +98,9 @@ class LocalPool:
                 claim.start(launched, read_invocation(claim.conn, spec.attempt_id))
         except StaleTransitionError:
             return spec.attempt_id  # cancelled or claimed by another owner meanwhile
+        except EngineDBError:
+            self.seen.discard(spec.attempt_id)  # never claimed: submitted again once it answers
+            raise
         assert claim.running is not None
         self.running[spec.attempt_id] = claim.running
         self.leases.claimed(spec.attempt_id, sent)

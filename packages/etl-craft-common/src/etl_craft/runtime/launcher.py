@@ -38,6 +38,7 @@ from etl_craft.enginedb.transitions import (
 from etl_craft.runtime.handover import (
     OUTCOME_PATH_VARIABLE,
     HandedOutcome,
+    hand_over,
     outcome_path,
     take_outcome,
 )
@@ -218,9 +219,14 @@ def settle_exit(
     it recorded one itself; else the ledger's outcome, else FAILED. The outcome recorded from
     the child's hand-over, if that is what happened; None otherwise."""
     with _settling(running, "exited"):
-        handed = take_outcome(outcome_path(running.spec.log_path))
+        path = outcome_path(running.spec.log_path)
+        handed = take_outcome(path)
         if handed is not None:
-            return _record_handed(engine, running, actor, handed)
+            try:
+                return _record_handed(engine, running, actor, handed)
+            except EngineDBError:
+                hand_over(path, handed)  # for the next try, once the Engine DB answers
+                raise
         with engine.read() as conn:
             found = conn.one("attempt_status", attempt_id=running.attempt_id)
         if found is None or AttemptStatus(found["status"]).terminal:
