@@ -114,6 +114,7 @@ class Overseer:
                 lambda: self.held,
                 self.pool.live,
                 lambda conn: beat_overseer(conn, self.owner),
+                watch=self.pool.leases,
             )
             with heartbeat, Listener(self.engine) as listener:
                 self._lead(listener)
