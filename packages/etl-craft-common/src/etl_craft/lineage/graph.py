@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from enum import StrEnum
 
-from etl_craft.lineage.model import EdgeKind, OutputColumn
+from etl_craft.lineage.model import ROWS, EdgeKind, OutputColumn
 
 
 class Direction(StrEnum):
@@ -81,7 +81,8 @@ class LineageGraph:
         for task in self.writers(table):
             names.update((c.name, None) for c in task.columns or ())
         for edge in self.column_edges():
-            if edge.source_table == table:
+            # `*` stands for the rows COUNT(*) reads, not a column of the table.
+            if edge.source_table == table and edge.source_column != ROWS:
                 names.setdefault(edge.source_column, None)
         return tuple(names)
 

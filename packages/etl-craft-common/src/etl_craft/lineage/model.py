@@ -6,6 +6,9 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 
+# The source "column" of COUNT(*): every row of the table, whatever its columns.
+ROWS = "*"
+
 
 class EdgeKind(StrEnum):
     COPY = "copy"  # the source column as it is, renamed or cast

@@ -13,7 +13,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, build_scope
 from sqlglot.schema import MappingSchema
 
-from etl_craft.lineage.model import ColumnSource, EdgeKind, OutputColumn, Trace
+from etl_craft.lineage.model import ROWS, ColumnSource, EdgeKind, OutputColumn, Trace
 
 # Known columns of tables by table_key; their types play no part in lineage.
 KnownColumns = Mapping[str, tuple[str, ...]]
@@ -55,10 +55,12 @@ def trace_select(sql: str, dialect: str, known: KnownColumns | None = None) -> T
     problem = _unresolved(root, reads, known or {})
     if problem is not None:
         return Trace(reads, None, problem)
+    ctes = frozenset(cte.alias for cte in qualified.find_all(exp.CTE))
     try:
         columns = tuple(
             OutputColumn(
-                name, _sources(to_node(name, root, dialect, schema, trim_selects=False), dialect)
+                name,
+                _sources(to_node(name, root, dialect, schema, trim_selects=False), dialect, ctes),
             )
             for name in qualified.named_selects
         )
@@ -128,24 +130,40 @@ def _unresolved(root: Scope, reads: tuple[str, ...], known: KnownColumns) -> str
     return None
 
 
-def _sources(node: Node, dialect: str) -> tuple[ColumnSource, ...]:
+def _sources(node: Node, dialect: str, ctes: frozenset[str]) -> tuple[ColumnSource, ...]:
     kinds: dict[tuple[str, str], EdgeKind] = {}
-    for table, column, kind in _leaves(node, EdgeKind.COPY, dialect):
+    for table, column, kind in _leaves(node, EdgeKind.COPY, dialect, ctes):
         seen = kinds.get((table, column))
         # A source reached both as it is and computed counts as derived.
         kinds[(table, column)] = EdgeKind.DERIVED if EdgeKind.DERIVED in (seen, kind) else kind
     return tuple(ColumnSource(t, c, k) for (t, c), k in sorted(kinds.items()))
 
 
-def _leaves(node: Node, kind: EdgeKind, dialect: str) -> Iterator[tuple[str, str, EdgeKind]]:
+def _leaves(
+    node: Node, kind: EdgeKind, dialect: str, ctes: frozenset[str]
+) -> Iterator[tuple[str, str, EdgeKind]]:
     if isinstance(node.expression, exp.Table):
         column = sqlglot.parse_one(node.name, read=dialect)
         yield table_key(node.expression, dialect), column.name, kind
         return
     if not isinstance(node.source, exp.SetOperation) and not _is_copy(node.expression):
         kind = EdgeKind.DERIVED
+        yield from _counted_rows(node, dialect, ctes)
     for child in node.downstream:
-        yield from _leaves(child, kind, dialect)
+        yield from _leaves(child, kind, dialect, ctes)
+
+
+def _counted_rows(
+    node: Node, dialect: str, ctes: frozenset[str]
+) -> Iterator[tuple[str, str, EdgeKind]]:
+    """COUNT(*) reads no column but every row: its source is the table's rows, named `*`."""
+    if not isinstance(node.source, exp.Select) or node.expression.find(exp.Star) is None:
+        return
+    joins = [node.source.args.get("from_"), *(node.source.args.get("joins") or ())]
+    for part in joins:
+        table = part.this if part is not None else None
+        if isinstance(table, exp.Table) and not (table.db == "" and table.name in ctes):
+            yield table_key(table, dialect), ROWS, EdgeKind.DERIVED
 
 
 def _is_copy(expression: exp.Expr) -> bool:
