@@ -13,9 +13,7 @@ from etl_craft.lineage import ColumnEdge, Direction, LineageGraph, table_key
 from etl_craft.lineage.build import LineageBuild, build_lineage
 from etl_craft.lineage.graph import TableEdge
 from etl_craft.operations.context import OperationContext
-
-# sqlglot's names for the warehouses; DuckDB is the embedded default when there is no project.
-SQL_DIALECTS = {WarehouseType.POSTGRESQL: "postgres", WarehouseType.DUCKDB: "duckdb"}
+from etl_craft.operations.validate import SQL_DIALECTS
 
 
 @dataclass(frozen=True)
