@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
 from tests.integration.cli.conftest import PROJECT_CODE, Site
@@ -111,3 +112,19 @@ def test_validate_fails_the_read_without_a_dependency(site: Site) -> None:
         "FAIL unordered-read report.sum_orders: it reads pub.orders, which task "
         "load.write_orders writes" in done.stdout
     )
+
+
+def test_with_warehouse_traces_a_star_of_a_table_only_the_warehouse_knows(site: Site) -> None:
+    with duckdb.connect(str(site.project / "warehouse.duckdb")) as conn:
+        conn.execute("CREATE SCHEMA raw")
+        conn.execute("CREATE TABLE raw.customers (id INTEGER, Name VARCHAR)")
+
+    code, document = site.json("lineage", "--with-warehouse", "--strict")
+
+    assert (code, document["untraced"]) == (0, [])
+    code, walk = site.json(
+        "lineage", "--with-warehouse", "--table", "pub.raw_copy", "--column", "name"
+    )
+    assert [(c["source_table"], c["source_column"], c["kind"]) for c in walk["columns"]] == [
+        ("raw.customers", "name", "copy")
+    ]

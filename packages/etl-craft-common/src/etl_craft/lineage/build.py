@@ -99,6 +99,21 @@ def build_lineage(
     return LineageBuild(LineageGraph(ordered), traced, reused, tuple(changed))
 
 
+def source_tables(
+    metadata: ProjectMetadata,
+    project: Project | None,
+    dialect: str,
+    *,
+    stored: Mapping[int, StoredTrace] | None = None,
+) -> tuple[str, ...]:
+    """The tables SELECTs read that no SQL task writes: the warehouse alone knows their columns."""
+    stored = stored or {}
+    tasks = [t for t in active_tasks(metadata) if has_select(t)]
+    pending = [_pending(task_sql(t, project), dialect, stored) for t in tasks]
+    written = {target_of(t, dialect) for t in tasks}
+    return tuple(sorted({r for item in pending for r in item.reads} - written))
+
+
 def _pending(source: TaskSql, dialect: str, stored: Mapping[int, StoredTrace]) -> _Pending:
     text = source.sql or ""
     sql_hash = _hash(dialect, SQLGLOT_VERSION, text)

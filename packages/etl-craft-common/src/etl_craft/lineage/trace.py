@@ -27,6 +27,11 @@ def table_key(name: str | exp.Table, dialect: str) -> str:
     return ".".join(part.name for part in table.parts)
 
 
+def column_key(name: str, dialect: str) -> str:
+    """A column name the warehouse reports, as the dialect matches it."""
+    return normalize_identifiers(exp.to_identifier(name, quoted=True), dialect=dialect).name
+
+
 def tables_read(sql: str, dialect: str) -> tuple[str, ...]:
     """Every table a SELECT reads (CTEs aside), without tracing its columns."""
     query = sqlglot.parse_one(sql, read=dialect)

@@ -6,14 +6,17 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from etl_craft.config.rules import WarehouseType
+from etl_craft.config.sections import Warehouse
 from etl_craft.core.errors import NotFoundError
 from etl_craft.enginedb.lineage import record_trace, stored_traces
 from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.lineage import ColumnEdge, Direction, LineageGraph, table_key
-from etl_craft.lineage.build import LineageBuild, build_lineage
+from etl_craft.lineage.build import LineageBuild, build_lineage, source_tables
 from etl_craft.lineage.graph import TableEdge
+from etl_craft.lineage.trace import column_key
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.validate import SQL_DIALECTS
+from etl_craft.warehouse import TargetObject, connect
 
 
 @dataclass(frozen=True)
@@ -54,12 +57,21 @@ def sql_dialect(ctx: OperationContext) -> str:
     return SQL_DIALECTS[ctx.connector.warehouse.type if ctx.connector else WarehouseType.DUCKDB]
 
 
-def project_lineage(ctx: OperationContext) -> LineageBuild:
-    """Build the lineage, storing the traces that changed so that the next build reuses them."""
+def project_lineage(ctx: OperationContext, *, with_warehouse: bool = False) -> LineageBuild:
+    """Build the lineage, storing the traces that changed so that the next build reuses them.
+
+    With ``with_warehouse``, the columns of tables no task writes are read from the warehouse,
+    so that a ``SELECT *`` of them is traced too.
+    """
+    dialect = sql_dialect(ctx)
     with ctx.engine.read() as conn:
         metadata = read_project_metadata(conn, ctx.project_code)
         stored = stored_traces(conn, metadata.project_id)
-    build = build_lineage(metadata, ctx.project, sql_dialect(ctx), stored=stored)
+    known: dict[str, tuple[str, ...]] = {}
+    if with_warehouse and ctx.connector is not None:
+        tables = source_tables(metadata, ctx.project, dialect, stored=stored)
+        known = _warehouse_columns(ctx.connector.warehouse, tables, dialect)
+    build = build_lineage(metadata, ctx.project, dialect, stored=stored, warehouse_columns=known)
     if build.changed:
         with ctx.engine.transaction(ctx.actor) as conn:
             for trace in build.changed:
@@ -67,8 +79,16 @@ def project_lineage(ctx: OperationContext) -> LineageBuild:
     return build
 
 
-def lineage_summary(ctx: OperationContext) -> LineageSummary:
-    build = project_lineage(ctx)
+def _warehouse_columns(
+    settings: Warehouse, tables: tuple[str, ...], dialect: str
+) -> dict[str, tuple[str, ...]]:
+    with connect(settings) as conn:
+        found = {t: conn.columns(TargetObject.parse(t)) for t in tables}
+    return {t: tuple(column_key(c.name, dialect) for c in cs) for t, cs in found.items() if cs}
+
+
+def lineage_summary(ctx: OperationContext, *, with_warehouse: bool = False) -> LineageSummary:
+    build = project_lineage(ctx, with_warehouse=with_warehouse)
     graph = build.graph
     return LineageSummary(
         project=ctx.project_code,
@@ -88,8 +108,10 @@ def lineage_path(
     column: str | None,
     direction: Direction,
     depth: int | None = None,
+    *,
+    with_warehouse: bool = False,
 ) -> LineagePath:
-    graph = project_lineage(ctx).graph
+    graph = project_lineage(ctx, with_warehouse=with_warehouse).graph
     key = table_key(table, sql_dialect(ctx))
     if key not in graph.tables():
         known = ", ".join(graph.tables()) or "none"

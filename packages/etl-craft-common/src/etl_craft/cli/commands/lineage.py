@@ -38,6 +38,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--depth", type=int, metavar="N", help="stop after N hops")
     parser.add_argument(
+        "--with-warehouse",
+        action="store_true",
+        help="read the columns of tables no task writes from the warehouse",
+    )
+    parser.add_argument(
         "--strict", action="store_true", help="exit 1 when any SELECT could not be traced"
     )
 
@@ -53,11 +58,18 @@ def handle(args: argparse.Namespace) -> int:
     try:
         report: LineageSummary | LineagePath
         if args.table is None:
-            report = lineage_summary(ctx)
+            report = lineage_summary(ctx, with_warehouse=args.with_warehouse)
             text = render_summary(report)
         else:
             direction = args.direction or Direction.UPSTREAM
-            report = lineage_path(ctx, args.table, args.column, direction, args.depth)
+            report = lineage_path(
+                ctx,
+                args.table,
+                args.column,
+                direction,
+                args.depth,
+                with_warehouse=args.with_warehouse,
+            )
             text = render_path(report)
     finally:
         ctx.close()
