@@ -15,6 +15,7 @@ from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.validate_findings import Finding, Severity, Subject
 from etl_craft.operations.validate_graph import check_graph
+from etl_craft.operations.validate_lineage import check_lineage
 from etl_craft.operations.validate_parameters import check_parameters
 from etl_craft.operations.validate_sources import check_sources
 
@@ -22,7 +23,7 @@ __all__ = ["Finding", "Severity", "ValidateReport", "subject_of", "validate", "v
 
 # sqlglot's names for the warehouses; DuckDB is the embedded default when there is no project.
 SQL_DIALECTS = {WarehouseType.POSTGRESQL: "postgres", WarehouseType.DUCKDB: "duckdb"}
-CHECKS = (check_graph, check_parameters, check_sources)
+CHECKS = (check_graph, check_parameters, check_sources, check_lineage)
 
 
 @dataclass(frozen=True)

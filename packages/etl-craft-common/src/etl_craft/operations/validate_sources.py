@@ -20,6 +20,7 @@ from etl_craft.enginedb.metadata import TaskRow
 from etl_craft.handlers.parameters import template_problem
 from etl_craft.handlers.scripts.runner import ENTRY_POINT
 from etl_craft.handlers.sql.spec import Action
+from etl_craft.lineage.sources import PLACEHOLDERS
 from etl_craft.operations.validate_findings import Finding, Subject
 from etl_craft.operations.validate_parameters import sql_action
 from etl_craft.warehouse.audit import MANAGED_NAMES
@@ -27,14 +28,6 @@ from etl_craft.warehouse.parsing import ParsedSelect, parse_select
 from etl_craft.warehouse.targets import is_identifier
 from etl_craft.warehouse.tokens import substitute
 
-# Values that make the SQL parse the way a run's would; their own values don't matter.
-PLACEHOLDERS = {
-    "pipeline_id": "0",
-    "pipeline_id_filter": "1 = 1",
-    "pipeline_run_id": "0",
-    "task_run_id": "0",
-    "run_date": "DATE '2000-01-01'",
-}
 _MANAGED = frozenset(name.upper() for name in MANAGED_NAMES)
 _MERGES = (Action.SCD1_MERGE, Action.SCD2_MERGE)
 

@@ -1,0 +1,77 @@
+"""Each task's part in lineage, read from its parameters: the SELECT, the target, the reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlglot.errors import SqlglotError
+
+from etl_craft.config.project import Project, relative_path_problem
+from etl_craft.core.enums import Handler
+from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow
+from etl_craft.lineage.trace import table_key
+from etl_craft.warehouse.tokens import substitute
+
+# Values that make the SQL parse the way a run's would; their own values don't matter.
+PLACEHOLDERS = {
+    "pipeline_id": "0",
+    "pipeline_id_filter": "1 = 1",
+    "pipeline_run_id": "0",
+    "task_run_id": "0",
+    "run_date": "DATE '2000-01-01'",
+}
+# Actions whose SELECT holds no rows for the target: DROP_TABLE has none at all.
+_NO_SELECT = ("DROP_TABLE",)
+
+
+@dataclass(frozen=True)
+class TaskSql:
+    """An active SQL task's SELECT with tokens replaced, or why it can't be read."""
+
+    task: TaskRow
+    sql: str | None
+    problem: str | None
+
+
+def active_tasks(metadata: ProjectMetadata) -> tuple[TaskRow, ...]:
+    active = {p.pipeline_id for p in metadata.pipelines if p.active}
+    return tuple(t for t in metadata.tasks if t.active and t.pipeline_id in active)
+
+
+def has_select(task: TaskRow) -> bool:
+    return task.handler is Handler.SQL and (task.parameter("ACTION") or "") not in _NO_SELECT
+
+
+def task_sql(task: TaskRow, project: Project | None) -> TaskSql:
+    inline, file = task.parameter("SOURCE_SQL"), task.parameter("SOURCE_SQL_FILE")
+    if inline is not None:
+        return TaskSql(task, substitute(inline, PLACEHOLDERS), None)
+    if file is None:
+        return TaskSql(task, None, "the task sets neither SOURCE_SQL nor SOURCE_SQL_FILE")
+    problem = relative_path_problem(file)
+    if problem is None and project is None:
+        problem = "there is no project folder holding sql_files/"
+    if problem is not None:
+        return TaskSql(task, None, f"SOURCE_SQL_FILE {file!r} can't be read: {problem}")
+    assert project is not None
+    path = project.sql_files_dir.joinpath(*Path(file.replace("\\", "/")).parts)
+    if not path.is_file():
+        return TaskSql(task, None, f"SOURCE_SQL_FILE {file!r}: found no file at {path}")
+    return TaskSql(task, substitute(path.read_text(encoding="utf-8"), PLACEHOLDERS), None)
+
+
+def target_of(task: TaskRow, dialect: str) -> str | None:
+    """The table key a task writes: TARGET_OBJECT of a SQL or PYTHON task."""
+    if task.handler not in (Handler.SQL, Handler.PYTHON):
+        return None
+    return name_key(task.parameter("TARGET_OBJECT"), dialect)
+
+
+def name_key(name: str | None, dialect: str) -> str | None:
+    if name is None:
+        return None
+    try:
+        return table_key(name, dialect)
+    except SqlglotError:
+        return name.lower()

@@ -1,0 +1,179 @@
+"""validate's lineage checks over metadata built in memory: reads without order, missing keys."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import pytest
+
+from etl_craft.core.enums import DependencyType, Handler, RunCondition
+from etl_craft.enginedb.metadata import (
+    BusinessRuleRow,
+    PipelineDependencyRow,
+    PipelineRow,
+    ProjectMetadata,
+    TaskDependencyRow,
+    TaskRow,
+)
+from etl_craft.operations.validate import Finding, validate_metadata
+from etl_craft.operations.validate_findings import Subject
+
+pytestmark = pytest.mark.unit
+
+PIPELINES = (
+    PipelineRow(1, "load", None, None, None, True),
+    PipelineRow(2, "report", None, None, None, True),
+)
+
+
+def _task(
+    task_id: int, pipeline_id: int, code: str, handler: Handler = Handler.SQL, **p: str
+) -> TaskRow:
+    return TaskRow(
+        task_id, pipeline_id, code, handler, RunCondition.ALL, None, True, MappingProxyType(p)
+    )
+
+
+WRITER = _task(
+    1,
+    1,
+    "write_orders",
+    ACTION="OVERWRITE_TABLE",
+    TARGET_OBJECT="pub.orders",
+    SOURCE_SQL="SELECT id, amount FROM raw.orders",
+)
+READER = _task(
+    2,
+    2,
+    "sum_orders",
+    ACTION="CREATE_TABLE",
+    TARGET_OBJECT="pub.totals",
+    SOURCE_SQL="SELECT SUM(o.amount) AS total FROM pub.orders o",
+)
+
+
+def _subject(
+    *tasks: TaskRow,
+    task_dependencies: tuple[TaskDependencyRow, ...] = (),
+    pipeline_dependencies: tuple[PipelineDependencyRow, ...] = (),
+    rules: tuple[BusinessRuleRow, ...] = (),
+) -> Subject:
+    metadata = ProjectMetadata(
+        project_id=1,
+        project_code="shop",
+        timezone="UTC",
+        pipelines=PIPELINES,
+        tasks=tasks,
+        pipeline_parameters=(),
+        task_dependencies=task_dependencies,
+        pipeline_dependencies=pipeline_dependencies,
+        business_rules=rules,
+    )
+    return Subject(metadata, frozenset({1, 2}), None, "duckdb")
+
+
+def _lineage_findings(subject: Subject) -> list[Finding]:
+    checks = ("unordered-read", "key-column")
+    return [f for f in validate_metadata(subject).findings if f.check in checks]
+
+
+def test_a_read_of_a_table_another_task_writes_without_a_dependency_fails() -> None:
+    [finding] = _lineage_findings(_subject(WRITER, READER))
+
+    assert (finding.severity.value, finding.pipeline_code, finding.task_code) == (
+        "FAIL",
+        "report",
+        "sum_orders",
+    )
+    assert "reads pub.orders, which task load.write_orders writes" in finding.message
+    assert "add a dependency of report.sum_orders on load.write_orders" in finding.remedy
+
+
+def test_a_task_dependency_orders_the_read() -> None:
+    dependency = TaskDependencyRow(
+        1, 2, 1, DependencyType.SUCCESS, "write_orders", Handler.SQL, True, 1, "load", True
+    )
+
+    assert _lineage_findings(_subject(WRITER, READER, task_dependencies=(dependency,))) == []
+
+
+def test_a_transitive_pipeline_dependency_orders_the_read() -> None:
+    middle = _task(3, 3, "noop", Handler.EMAIL_ALERT)
+    pipelines = (
+        PipelineDependencyRow(1, 2, 3, DependencyType.SUCCESS, "middle", True),
+        PipelineDependencyRow(2, 3, 1, DependencyType.SUCCESS, "load", True),
+    )
+    subject = _subject(WRITER, READER, middle, pipeline_dependencies=pipelines)
+    metadata = ProjectMetadata(
+        **{
+            **subject.metadata.__dict__,
+            "pipelines": (*PIPELINES, PipelineRow(3, "middle", None, None, None, True)),
+        }
+    )
+
+    assert _lineage_findings(Subject(metadata, subject.scope, None, "duckdb")) == []
+
+
+def test_a_merge_key_missing_from_the_select_fails() -> None:
+    merge = _task(
+        4,
+        1,
+        "merge_orders",
+        ACTION="SCD1_MERGE",
+        TARGET_OBJECT="pub.orders_current",
+        SOURCE_SQL="SELECT o.amount FROM raw.orders o",
+        MERGE_KEY="id",
+    )
+
+    [finding] = _lineage_findings(_subject(merge))
+
+    assert (finding.check, finding.task_code, finding.parameter) == (
+        "key-column",
+        "merge_orders",
+        "MERGE_KEY",
+    )
+    assert "MERGE_KEY names id, which the SELECT does not return" in finding.message
+
+
+def test_a_delete_key_missing_from_the_select_fails() -> None:
+    delete = _task(
+        5,
+        1,
+        "delete_orders",
+        ACTION="DELETE_ROWS",
+        TARGET_OBJECT="pub.orders",
+        SOURCE_SQL="SELECT r.order_ref FROM raw.cancelled r",
+        MERGE_KEY="id",
+    )
+
+    assert [f.check for f in _lineage_findings(_subject(delete))] == ["key-column"]
+
+
+def test_a_merge_key_behind_an_unknown_star_is_not_judged() -> None:
+    merge = _task(
+        4,
+        1,
+        "merge_orders",
+        ACTION="SCD1_MERGE",
+        TARGET_OBJECT="pub.orders_current",
+        SOURCE_SQL="SELECT * FROM raw.orders",
+        MERGE_KEY="id",
+    )
+
+    assert _lineage_findings(_subject(merge)) == []
+
+
+def test_a_business_rule_key_missing_from_the_tables_select_fails() -> None:
+    rules_task = _task(6, 1, "check_orders", Handler.BUSINESS_RULES, TARGET_TABLE="pub.orders")
+    dependency = TaskDependencyRow(
+        1, 6, 1, DependencyType.SUCCESS, "write_orders", Handler.SQL, True, 1, "load", True
+    )
+    rule = BusinessRuleRow(1, 6, "no_negative", "REJECT", "pub.orders", "order_id", "SELECT 1", 1)
+
+    [finding] = _lineage_findings(
+        _subject(WRITER, rules_task, task_dependencies=(dependency,), rules=(rule,))
+    )
+
+    assert (finding.check, finding.task_code) == ("key-column", "check_orders")
+    assert "KEY_COLUMNS of rule no_negative names order_id" in finding.message
+    assert "load.write_orders" in finding.message
