@@ -81,3 +81,14 @@ def test_a_missing_config_file_is_a_configuration_error(tmp_path: Path) -> None:
 
     assert done.returncode == ExitCode.CONFIGURATION
     assert "--config nowhere.yml" in done.stderr
+
+
+def test_a_command_before_init_db_says_to_run_it(site: Site) -> None:
+    # An Engine DB without etl-craft's tables is reachable and the login is right: the remedy
+    # is the schema, not the URL or the password.
+    done = site.run("list")
+
+    assert done.returncode == ExitCode.MIGRATION, done.stderr
+    assert "has no table CFG_" in done.stderr
+    assert "run etl-craft init-db" in done.stderr
+    assert "password" not in done.stderr

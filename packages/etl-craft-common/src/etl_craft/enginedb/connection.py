@@ -8,6 +8,7 @@ table refuse a write whose transaction carries no actor.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
@@ -23,10 +24,16 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import ExecutionContext, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
+from etl_craft import __version__
 from etl_craft.config.settings import load_settings
 from etl_craft.config.urls import mask_url
 from etl_craft.core.actor import Actor
-from etl_craft.core.errors import EngineDBError, StaleTransitionError, WriteGuardError
+from etl_craft.core.errors import (
+    EngineDBError,
+    MigrationError,
+    StaleTransitionError,
+    WriteGuardError,
+)
 from etl_craft.core.time import SQLITE_TIMESTAMP_FORMAT, to_sqlite_text, utc_now
 from etl_craft.enginedb.queries import STATEMENT_OPTION, statement
 
@@ -242,6 +249,7 @@ class EngineDB:
         except sa_exc.OperationalError as error:
             if _is_guard_refusal(error):
                 raise WriteGuardError(str(error.orig)) from error
+            self._refuse_missing_schema(error)
             raise EngineDBError(
                 f"the Engine DB at {safe_url(self.url)} failed: {error.orig}; check that it "
                 "is reachable and that the URL, user and password are right"
@@ -249,7 +257,22 @@ class EngineDB:
         except (sa_exc.InternalError, sa_exc.IntegrityError, sa_exc.ProgrammingError) as error:
             if _is_guard_refusal(error):
                 raise WriteGuardError(str(error.orig).strip()) from error
+            self._refuse_missing_schema(error)
             raise
+
+    def _refuse_missing_schema(self, error: sa_exc.DBAPIError) -> None:
+        """A table of etl-craft's own that is not there: the Engine DB was never initialised,
+        or predates this release; reachability and credentials are not the problem."""
+        found = _MISSING_TABLE.search(str(error.orig))
+        table = (found.group("table") or found.group("pg")).upper() if found else ""
+        if not table.startswith(("AUD_", "CFG_")):
+            return
+        raise MigrationError(
+            f"the Engine DB at {safe_url(self.url)} has no table {table}: "
+            "it was never initialised, or its schema is older than this etl-craft "
+            f"({__version__}); run etl-craft init-db, which creates or upgrades the schema, "
+            "then etl-craft migrate"
+        ) from error
 
     def create_storage(self) -> None:
         """Create an SQLite Engine DB file private to its owner; a server database must exist."""
@@ -263,6 +286,12 @@ class EngineDB:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+# SQLite: "no such table: CFG_PROJECTS"; PostgreSQL: 'relation "cfg_projects" does not exist'.
+_MISSING_TABLE = re.compile(
+    r'no such table: (?:\w+\.)?(?P<table>\w+)|relation "(?:\w+\.)?(?P<pg>\w+)" does not exist'
+)
 
 
 def _is_guard_refusal(error: sa_exc.DBAPIError) -> bool:
