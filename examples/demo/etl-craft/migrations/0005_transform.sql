@@ -1,5 +1,6 @@
 -- si_transform: every client's landed interactions through the layers, once the three
--- ingestion pipelines have each finished a new run (the pipeline gate):
+-- ingestion pipelines have each finished a new run (the pipeline gate); it waits for the
+-- reference pipeline's run too, so it never reads lookups a reference run is still rebuilding:
 -- lnd -> prs (SCD2, deduplicated) -> cdc (this run's changes) -> pre_dm (with reference
 -- data) -> business rules -> dm (SCD2, rejected keys left out). The volume table is rebuilt
 -- whatever the merge did (ALWAYS), and any failure sends the alert (FAILURE edges, ANY).
@@ -12,7 +13,7 @@ SELECT p.PIPELINE_ID, u.PIPELINE_ID, 'SUCCESS'
   FROM CFG_PIPELINES p
   JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID AND j.PROJECT_CODE = 'demo'
   JOIN CFG_PIPELINES u ON u.PROJECT_ID = p.PROJECT_ID AND u.ACTIVE_FLAG = 'Y'
-   AND u.PIPELINE_CODE IN ('si_client_alpha', 'si_client_beta', 'si_client_gamma')
+   AND u.PIPELINE_CODE IN ('si_reference', 'si_client_alpha', 'si_client_beta', 'si_client_gamma')
  WHERE p.PIPELINE_CODE = 'si_transform' AND p.ACTIVE_FLAG = 'Y';
 
 INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, DESCRIPTION, HANDLER)
