@@ -270,8 +270,10 @@ def test_a_sql_task_paused_before_its_target_lock_resumes_after_the_retry_and_is
     assert lost(scene.project, paused["attempt_id"])
 
     resume(child)
-    resume(worker.pid)
+    # Its owner stays paused until it ends: awake, the owner would stop at once an attempt no
+    # longer its own, and the fence would not be what kept it from publishing.
     wait_ended(child)
+    resume(worker.pid)
     assert_sql_exactly_once(scene)
     assert fenced_out(paused)
 
@@ -293,9 +295,11 @@ def test_a_sql_task_paused_holding_its_target_lock_makes_the_retry_wait_and_lose
     )
 
     resume(child)
+    # Its owner stays paused until it ends: awake, the owner would stop at once an attempt no
+    # longer its own, and the fence would not be what kept it from publishing.
+    wait_ended(child)
     resume(worker.pid)
     wait_for(lambda: run_succeeded(scene.project), "the retry to succeed", SETTLE_SECONDS)
-    wait_ended(child)
     assert_sql_exactly_once(scene)
     assert not fenced_out(paused)  # it held the fence first: committed, then replaced
 
@@ -311,8 +315,8 @@ def test_a_short_sql_task_that_committed_during_the_pause_is_recovered_without_a
         SETTLE_SECONDS,
     )
     resume(child)
+    wait_ended(child)  # its owner still paused, as in the cases above
     resume(worker.pid)
-    wait_for(lambda: gone(child), "the resumed task process to end", SETTLE_SECONDS)
     assert attempts(scene.project, "append") == [(1, "SUCCESS", "LEDGER")]
     assert_sql_exactly_once(scene)
 
@@ -338,9 +342,11 @@ def test_a_paused_ingestion_script_and_its_retry_land_the_batch_once(
         )
 
     resume(child)
+    # Its owner stays paused until it ends: awake, the owner would stop at once an attempt no
+    # longer its own, and the fence would not be what kept it from publishing.
+    wait_ended(child)
     resume(worker.pid)
     wait_for(lambda: run_succeeded(scene.project), "the retry to succeed", SETTLE_SECONDS)
-    wait_ended(child)
     assert_python_exactly_once(scene)
     # Paused inside the fence, it held the row first: it committed, and the retry replaced it.
     assert fenced_out(paused) is (pause_at == "before_fence")
