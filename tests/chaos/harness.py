@@ -110,9 +110,8 @@ def held_pipeline(project: ProjectOnDisk, started: Path, release: Path) -> None:
     )
 
 
-def chaos_env(fault: str | None = None, **settings: str) -> dict[str, str]:
-    """The test's environment without any ETL_CRAFT_ setting, with leases that expire quickly
-    (``settings`` overrides: lease_seconds="60" sets ETL_CRAFT_LEASE_SECONDS)."""
+def chaos_env(fault: str | None = None) -> dict[str, str]:
+    """The test's environment without any ETL_CRAFT_ setting, with leases that expire quickly."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
     env.update(
         ETL_CRAFT_LEASE_SECONDS="3",
@@ -122,7 +121,6 @@ def chaos_env(fault: str | None = None, **settings: str) -> dict[str, str]:
     )
     if fault is not None:
         env["ETL_CRAFT_FAULT"] = fault
-    env.update({f"ETL_CRAFT_{name.upper()}": value for name, value in settings.items()})
     return env
 
 
@@ -141,11 +139,7 @@ class Processes:
     roots: set[Path] = field(default_factory=set)
 
     def start(
-        self,
-        project: ProjectOnDisk,
-        *args: str,
-        fault: str | None = None,
-        settings: dict[str, str] | None = None,
+        self, project: ProjectOnDisk, *args: str, fault: str | None = None
     ) -> subprocess.Popen[bytes]:
         self.roots.add(project.root)
         output = self.folder / f"etl-craft-{len(self.started)}.out"
@@ -153,7 +147,7 @@ class Processes:
             process = subprocess.Popen(
                 [ETL_CRAFT, *args],
                 cwd=project.root,
-                env=chaos_env(fault, **(settings or {})),
+                env=chaos_env(fault),
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,

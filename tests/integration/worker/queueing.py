@@ -113,14 +113,9 @@ def queue_run(
     return queued
 
 
-def start_worker(
-    processes: Processes,
-    project: ProjectOnDisk,
-    *options: str,
-    settings: dict[str, str] | None = None,
-) -> tuple[Any, str]:
+def start_worker(processes: Processes, project: ProjectOnDisk, *options: str) -> tuple[Any, str]:
     """A worker process and its id, once it has registered."""
-    process = processes.start(project, "worker", *options, settings=settings)
+    process = processes.start(project, "worker", *options)
     found: list[str] = []
 
     def registered() -> bool:
@@ -133,7 +128,7 @@ def start_worker(
         ]
         return bool(found)
 
-    wait_for(registered, "the worker to register", 120)
+    wait_for(registered, "the worker to register")
     return process, found[0]
 
 
