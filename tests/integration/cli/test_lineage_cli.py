@@ -44,7 +44,9 @@ SELECT t.TASK_ID, x.NAME, x.VALUE
 def site(sqlite_site: Site) -> Site:
     assert sqlite_site.run("init-db").returncode == 0
     sqlite_site.write_migration("0001_orders.sql", MIGRATION)
-    done = sqlite_site.run("migrate")
+    # The project reads a table without ordering the read on purpose (validate's FAIL below), so
+    # migrate's own validation, which would refuse it, is bypassed.
+    done = sqlite_site.run("migrate", "--no-validate")
     assert done.returncode == 0, done.stderr
     return sqlite_site
 
