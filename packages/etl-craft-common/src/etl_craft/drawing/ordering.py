@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from etl_craft.drawing.placement import Segment, separations, stacked
 
 SWEEPS = 6
+PATIENCE = 2  # sweeps without fewer crossings before giving up
 
 
 def reduce_crossings(
@@ -28,16 +29,18 @@ def reduce_crossings(
         from_below.setdefault(upper, []).append((lower, lower_offset, upper_offset))
     best = [list(layer) for layer in order]
     fewest = count_crossings(order, segments, heights, dummy)
+    idle = 0
     for _ in range(SWEEPS):
-        if fewest == 0:
+        if fewest == 0 or idle == PATIENCE:
             break
         for index in range(1, len(order)):
             order[index] = _sorted(order[index], order[index - 1], from_above, heights, dummy)
         for index in range(len(order) - 2, -1, -1):
             order[index] = _sorted(order[index], order[index + 1], from_below, heights, dummy)
         crossings = count_crossings(order, segments, heights, dummy)
+        idle += 1
         if crossings < fewest:
-            best, fewest = [list(layer) for layer in order], crossings
+            best, fewest, idle = [list(layer) for layer in order], crossings, 0
     return best
 
 
