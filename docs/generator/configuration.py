@@ -39,6 +39,9 @@ SECTIONS: dict[str, str] = {
     "its name; tasks always run with the values as written. The values of the secrets "
     "etl-craft resolves (URL passwords, including `password`, `pwd` and similar query keys, "
     "and `password_variable`) are masked the same way.",
+    "Docs_site": "The data catalog site: where `etl-craft catalog run` builds it, when it "
+    "rebuilds it, and how `etl-craft catalog serve` serves it. Optional; every key but the "
+    "public URL and ngrok's has a default. See the catalog hosting guide.",
 }
 
 KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
@@ -92,6 +95,28 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "without case against task and pipeline parameter names and INPUT_PARAMS keys, such "
         'as `["*TOKEN*", "*SECRET*", "*PASSWORD*", "*KEY*", "*_PW"]`. Setting it replaces the '
         "defaults, so repeat those you keep.",
+    },
+    "Docs_site": {
+        "schedule": "When the catalog builder rebuilds the site: a cron expression or a macro "
+        "(`@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`), read in "
+        "Orchestration.timezone.",
+        "output": "The site's folder in the project. It is a link to the release being "
+        "served; releases are kept beside it in a hidden folder.",
+        "host": "The address `catalog serve` listens on; loopback by default. Give `0.0.0.0` "
+        "only behind a reverse proxy or in a container.",
+        "port": "The port it listens on.",
+        "base_url": "The catalog's external URL, such as `https://data.example.com/catalog/`, "
+        "when a reverse proxy or ingress of the organization routes it to the serving port; "
+        "its path is the prefix the site is served beneath. Recorded in the Engine DB: a "
+        "later publication at another URL is refused unless `--replace-url` is given.",
+        "trusted_proxies": "Addresses or CIDR ranges of the reverse proxies whose "
+        "`X-Forwarded-For` names the visitor; from any other peer the header is ignored.",
+        "allowed_ips": "CIDR ranges of the visitors allowed in (403 for others), checked on "
+        "the visitor address; empty lets everyone in.",
+        "ngrok_authtoken_variable": "With `catalog serve --ngrok`: the name of the variable "
+        "holding the ngrok authtoken, such as `NGROK_AUTHTOKEN`; never the token itself.",
+        "ngrok_domain": "With `--ngrok`: the reserved or custom ngrok domain to publish at; "
+        "without it, the account's own dev domain.",
     },
 }
 

@@ -30,6 +30,7 @@ IMAGES = {
     "worker-ingestion": ("Dockerfile.worker", "etl-craft-worker"),
     "worker-warehouse": ("Dockerfile.worker", "etl-craft-worker"),
     "api": ("Dockerfile.api", "etl-craft-api"),
+    "catalog": ("Dockerfile.catalog", "etl-craft-catalog"),
 }
 ETL_CRAFT_SERVICES = tuple(IMAGES)
 # What docker-compose 1.29 (the standalone one Debian and Ubuntu package) accepts at the top
@@ -104,7 +105,9 @@ def test_configuration_is_the_environment_and_the_mounted_project() -> None:
         assert "env_file" not in service, name
         assert service["environment"]["ETL_CRAFT_ENGINE_URL"].startswith("postgresql+psycopg://")
         sources = [volume.split(":")[0] for volume in service["volumes"]]
-        assert sources == ["./project", "etl-craft-logs"], name
+        # The catalog builder keeps its site's releases in a volume of their own.
+        site = ["etl-craft-catalog"] if name == "catalog" else []
+        assert sources == ["./project", "etl-craft-logs", *site], name
         assert (COMPOSE_FOLDER / "project" / "craft-connector.yml").is_file()
 
 

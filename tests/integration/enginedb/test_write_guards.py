@@ -87,6 +87,9 @@ SEED = [
     "'h', 1, '0.1.0', 1, 1, 1, etl_craft_now(), etl_craft_now(), 'ACTIVE')",
     "INSERT INTO AUD_LINEAGE_TRACES (TASK_ID, SQL_HASH, INPUT_HASH, TRACE, TRACED_AT, TRACED_BY) "
     "SELECT TASK_ID, 'h', 'h', '{}', etl_craft_now(), 't' FROM CFG_TASKS WHERE TASK_CODE = 'a'",
+    "INSERT INTO AUD_CATALOG_PUBLICATIONS (PROJECT_ID, PUBLIC_URL, HOSTING, FIRST_PUBLISHED_AT, "
+    "PUBLISHED_AT, PUBLISHED_BY) SELECT PROJECT_ID, 'https://example.com/', 'BASE_URL', "
+    "etl_craft_now(), etl_craft_now(), 't' FROM CFG_PROJECTS",
 ]
 
 
@@ -167,7 +170,7 @@ def _marker(plain: Plain) -> str:
 
 
 def test_every_reserved_table_is_guarded(tables: list[str]) -> None:
-    assert len(tables) == 26
+    assert len(tables) == 27
 
 
 def test_plain_inserts_are_refused(tables: list[str], plain: Plain) -> None:

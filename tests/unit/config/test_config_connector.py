@@ -146,7 +146,10 @@ def test_an_unknown_section_is_refused_with_the_nearest_name(tmp_path: Path) -> 
     path = write_config(tmp_path, MINIMAL + "orchestration:\n  retries: 1\n")
     message = refusal(path)
     assert f"{path}:6: orchestration is not a section" in message
-    assert "expected one of Engine, Warehouse, Email, Orchestration, Redaction, profiles" in message
+    assert (
+        "expected one of Engine, Warehouse, Email, Orchestration, Redaction, Docs_site, profiles"
+        in message
+    )
     assert "(did you mean Orchestration?)" in message
 
 

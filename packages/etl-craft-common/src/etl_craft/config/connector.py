@@ -14,11 +14,13 @@ from etl_craft.config.project import Project
 from etl_craft.config.rules import DEFAULTS, KEYS, REQUIRED_SECTIONS, Parser, suggestion
 from etl_craft.config.secrets import SecretResolver, read_env_file
 from etl_craft.config.sections import (
+    DocsSite,
     Email,
     Orchestration,
     Redaction,
     SectionView,
     Warehouse,
+    build_docs_site,
     build_email,
     build_engine_url,
     build_orchestration,
@@ -44,6 +46,7 @@ class Connector:
     email: Email | None
     orchestration: Orchestration
     redaction: Redaction
+    docs_site: DocsSite
     secrets: frozenset[str] = field(repr=False)
     normalised: str = field(repr=False)
     # Secrets whose variable is unset, each as "file:line: what is missing and where to set it".
@@ -134,6 +137,7 @@ def _build(
     email = build_email(views["Email"], project) if "Email" in views else None
     orchestration = build_orchestration(views["Orchestration"])
     redaction = build_redaction(views.get("Redaction"))
+    docs_site = build_docs_site(views.get("Docs_site"), project)
     problems.raise_if_any(str(path))
     if engine_url is None or warehouse is None or ("Email" in views and email is None):
         raise AssertionError(f"{path} failed to load without reporting why")
@@ -146,10 +150,16 @@ def _build(
         email=email,
         orchestration=orchestration,
         redaction=redaction,
+        docs_site=docs_site,
         secrets=resolver.resolved,
         normalised=_normalise(views),
+        # The ngrok authtoken is needed by `catalog serve --ngrok` alone, which reads it from
+        # docs_site: the server and the workers don't wait for it.
         missing_secrets=tuple(
-            str(problem) for view in views.values() for problem in view.missing.values()
+            str(problem)
+            for name, view in views.items()
+            if name != "Docs_site"
+            for problem in view.missing.values()
         ),
     )
 

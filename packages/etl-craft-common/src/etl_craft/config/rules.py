@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import re
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import PurePosixPath, PureWindowsPath
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.engine import make_url
@@ -14,6 +16,7 @@ from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.project import relative_path_problem
 from etl_craft.config.secrets import VARIABLE_PATTERN, VARIABLE_RULE, template_problem
+from etl_craft.core.cron import cron_problem
 from etl_craft.core.redaction import SENSITIVE_PATTERNS
 from etl_craft.core.text import CODE_RULE, ROLE_RULE, is_code, is_role_name
 
@@ -171,6 +174,55 @@ def email_address(value: object) -> str:
     return str(value)
 
 
+def cron_schedule(value: object) -> str:
+    problem = cron_problem(text(value))
+    if problem:
+        raise ValueError(f"expected a cron expression that fires, such as @daily ({problem})")
+    return str(value)
+
+
+def address_ranges(value: object) -> list[str]:
+    """IP addresses or CIDR ranges (IPv4 or IPv6), each kept in its normal form."""
+    expectation = (
+        "expected a list of IP addresses or CIDR ranges such as [10.0.0.0/8, 192.0.2.7, "
+        "2001:db8::/32], in brackets or as indented '- range' lines"
+    )
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(expectation)
+    ranges = []
+    for item in value:
+        try:
+            ranges.append(str(ipaddress.ip_network(item.strip(), strict=False)))
+        except ValueError:
+            raise ValueError(f"{item!r} is not an address or range; {expectation}") from None
+    return ranges
+
+
+def public_base_url(value: object) -> str:
+    """An http(s) URL with a host and an optional path prefix, written with a final slash."""
+    parts = urlsplit(text(value).strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            "expected the catalog's external URL, such as https://data.example.com/catalog/"
+        )
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(
+            "expected a URL without query, fragment or credentials, such as "
+            "https://data.example.com/catalog/"
+        )
+    if any(segment.startswith(".") for segment in parts.path.split("/")):
+        raise ValueError("expected a path prefix whose segments do not start with '.'")
+    path = parts.path.rstrip("/") + "/"
+    return f"{parts.scheme}://{parts.netloc.lower()}{path}"
+
+
+def host_name(value: object) -> str:
+    name = text(value).strip().lower()
+    if "/" in name or ":" in name or " " in name or "." not in name:
+        raise ValueError("expected a host name such as catalog.example.com, without scheme or path")
+    return name
+
+
 KEYS: dict[str, dict[str, Parser]] = {
     "Engine": {"url": url_template, "path": project_path, "writer_role": role_name},
     "Warehouse": {
@@ -200,6 +252,17 @@ KEYS: dict[str, dict[str, Parser]] = {
         "project": code,
     },
     "Redaction": {"sensitive_patterns": glob_patterns},
+    "Docs_site": {
+        "schedule": cron_schedule,
+        "output": project_path,
+        "host": text,
+        "port": whole(1, 65535),
+        "base_url": public_base_url,
+        "trusted_proxies": address_ranges,
+        "allowed_ips": address_ranges,
+        "ngrok_authtoken_variable": variable_name,
+        "ngrok_domain": host_name,
+    },
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -216,6 +279,14 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "project": "default",
     },
     "Redaction": {"sensitive_patterns": list(SENSITIVE_PATTERNS)},
+    "Docs_site": {
+        "schedule": "@daily",
+        "output": "catalog",
+        "host": "127.0.0.1",
+        "port": 8732,
+        "trusted_proxies": [],
+        "allowed_ips": [],
+    },
 }
 
 REQUIRED_SECTIONS = ("Engine", "Warehouse")

@@ -11,7 +11,13 @@ from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.document import Problem, Problems
 from etl_craft.config.project import Project
-from etl_craft.config.rules import MEMORY_DATABASE, VARIABLE_SUFFIX, TlsMode, WarehouseType
+from etl_craft.config.rules import (
+    DEFAULTS,
+    MEMORY_DATABASE,
+    VARIABLE_SUFFIX,
+    TlsMode,
+    WarehouseType,
+)
 from etl_craft.config.secrets import SecretResolver, UnresolvedSecretError
 from etl_craft.config.urls import url_secrets
 from etl_craft.core.errors import ConfigurationError
@@ -68,6 +74,24 @@ class Orchestration:
 @dataclass(frozen=True)
 class Redaction:
     sensitive_patterns: tuple[str, ...]  # upper case: names are matched without case
+
+
+@dataclass(frozen=True)
+class DocsSite:
+    """Where the catalog site is built, when it is rebuilt, and how it is served."""
+
+    schedule: str
+    output: Path
+    host: str
+    port: int
+    base_url: str | None  # normalised with a final slash; its path is the served prefix
+    trusted_proxies: tuple[str, ...]
+    allowed_ips: tuple[str, ...]  # empty: every visitor
+    ngrok_authtoken_variable: str | None
+    ngrok_domain: str | None
+    ngrok_authtoken: str | None = field(default=None, repr=False)
+    # Why the authtoken is missing (its variable is unset): only --ngrok needs it.
+    ngrok_authtoken_problem: str | None = None
 
 
 @dataclass
@@ -263,3 +287,33 @@ def build_redaction(view: SectionView | None) -> Redaction:
     if not isinstance(patterns, list):
         return Redaction(sensitive_patterns=SENSITIVE_PATTERNS)
     return Redaction(sensitive_patterns=tuple(str(pattern) for pattern in patterns))
+
+
+def build_docs_site(view: SectionView | None, project: Project) -> DocsSite:
+    # Absent, the section is its defaults, and stays out of the fingerprint like Redaction.
+    values = view.values if view else dict(DEFAULTS["Docs_site"])
+
+    def words(key: str) -> tuple[str, ...]:
+        found = values.get(key)
+        return tuple(str(item) for item in found) if isinstance(found, list) else ()
+
+    def optional(key: str) -> str | None:
+        found = values.get(key)
+        return found if isinstance(found, str) else None
+
+    port = values.get("port")
+    return DocsSite(
+        schedule=str(values["schedule"]),
+        output=project.resolve(str(values["output"])),
+        host=str(values["host"]),
+        port=port if isinstance(port, int) else int(str(DEFAULTS["Docs_site"]["port"])),
+        base_url=optional("base_url"),
+        trusted_proxies=words("trusted_proxies"),
+        allowed_ips=words("allowed_ips"),
+        ngrok_authtoken_variable=optional("ngrok_authtoken_variable"),
+        ngrok_domain=optional("ngrok_domain"),
+        ngrok_authtoken=view.secrets.get("ngrok_authtoken_variable") if view else None,
+        ngrok_authtoken_problem=(
+            _problem_text(view.missing.get("ngrok_authtoken_variable")) if view else None
+        ),
+    )

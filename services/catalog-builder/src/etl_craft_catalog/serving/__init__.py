@@ -1,0 +1,1 @@
+"""Serving a built catalog site: one path check, visitor checks, and the HTTP server."""
