@@ -119,7 +119,7 @@ def lineage_summary(ctx: OperationContext, *, with_warehouse: bool = False) -> L
         traced=build.traced,
         reused=build.reused,
         table_edges=graph.table_edges(),
-        untraced=_untraced(graph, None),
+        untraced=untraced_tasks(graph, None),
     )
 
 
@@ -158,7 +158,7 @@ def lineage_path(
         depth=depth,
         tables=tables,
         columns=columns,
-        untraced=_untraced(graph, on_way | _writers(graph, reached)),
+        untraced=untraced_tasks(graph, on_way | _writers(graph, reached)),
     )
 
 
@@ -166,7 +166,7 @@ def _writers(graph: LineageGraph, tables: set[str]) -> set[str]:
     return {task.name for table in tables for task in graph.writers(table)}
 
 
-def _untraced(graph: LineageGraph, names: set[str] | None) -> tuple[UntracedTask, ...]:
+def untraced_tasks(graph: LineageGraph, names: set[str] | None) -> tuple[UntracedTask, ...]:
     return tuple(
         UntracedTask(t.pipeline_code, t.task_code, t.target, t.problem or "")
         for t in graph.untraced()
