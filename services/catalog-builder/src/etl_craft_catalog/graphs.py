@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from etl_craft.drawing import Edge, Node, Port, draw
 from etl_craft.lineage import ColumnEdge, LineageGraph, TaskLineage
 from etl_craft.lineage.model import ROWS
-from etl_craft.operations.catalog_views import Catalog, PipelineEntry, TableEntry
-from etl_craft_catalog.paths import relative, table_page, task_page
+from etl_craft.operations.catalog_views import Catalog, PipelineEntry, TableEntry, TaskEntry
+from etl_craft_catalog.paths import pipeline_page, relative, table_page, task_page
 
 DEPTHS: tuple[int | None, ...] = (1, 2, None)  # None: every path, however long
 NO_LINEAGE = "no column lineage"
@@ -213,4 +213,29 @@ def pipeline_dag(catalog: Catalog, pipeline: PipelineEntry, page: str) -> str:
                 badge="waits for",
             ),
         )
+    nodes[:0] = _waited_pipelines(pipeline, own, edges, page)
     return draw(nodes, edges, label=f"DAG of {pipeline.code}")
+
+
+def _waited_pipelines(
+    pipeline: PipelineEntry, own: list[TaskEntry], edges: list[Edge], page: str
+) -> list[Node]:
+    """The pipelines this one waits for, joined to its tasks that wait on nothing inside it."""
+    names = {t.name for t in own}
+    starts = [t.name for t in own if not any(u.task in names for u in t.upstream)]
+    nodes = []
+    for waited in pipeline.waits_for:
+        node_id = f"p:{waited.pipeline_code}"
+        nodes.append(
+            Node(
+                node_id,
+                waited.pipeline_code,
+                "external",
+                href=relative(page, pipeline_page(waited.pipeline_code)),
+                title=f"pipeline {waited.pipeline_code}: a run must end {waited.type.value}",
+                badge="pipeline",
+            )
+        )
+        kind = waited.type.value.lower()
+        edges += [Edge(node_id, start, kind, title=waited.type.value) for start in starts]
+    return nodes
