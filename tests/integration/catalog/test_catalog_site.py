@@ -68,9 +68,9 @@ def test_every_relative_link_of_every_page_resolves_to_a_file_and_anchor(
             assert not parts.scheme, (page, link)
             assert not link.startswith("/"), (page, link)
             target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
-            if not target.is_file():
-                broken.append((page.name, link))
-            elif parts.fragment and unquote(parts.fragment) not in ids.get(target, set()):
+            if not target.is_file() or (
+                parts.fragment and unquote(parts.fragment) not in ids.get(target, set())
+            ):
                 broken.append((page.name, link))
     assert broken == []
     assert len(pages) == built.document["pages"]
