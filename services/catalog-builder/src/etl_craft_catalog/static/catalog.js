@@ -117,6 +117,16 @@
       if (reached[element.getAttribute("data-id")]) element.classList.add("highlight");
     });
     svg.classList.add("tracing");
+    reveal(svg.querySelector('.port[data-id="' + id + '"]'));
+  }
+
+  /* Scroll a graph's box (not the page) so that an element of its SVG is in view. */
+  function reveal(element) {
+    if (!element) return;
+    var box = element.closest(".graph-box");
+    var at = element.getBoundingClientRect(), frame = box.getBoundingClientRect();
+    box.scrollLeft += at.left - frame.left - (frame.width - at.width) / 2;
+    box.scrollTop += at.top - frame.top - (frame.height - at.height) / 2;
   }
 
   function lineage() {
@@ -128,6 +138,8 @@
           box.hidden = box.getAttribute("data-depth") !== depth;
         });
         buttons.forEach(function (b) { b.classList.toggle("current", b === button); });
+        var svg = visibleGraph();
+        if (svg) reveal(svg.querySelector(".node.focus"));
       });
     });
     document.querySelectorAll(".graph-box.lineage").forEach(function (box) {
@@ -146,6 +158,8 @@
       var svg = visibleGraph();
       if (svg) clearTrace(svg);
     });
+    var first = visibleGraph();
+    if (first) reveal(first.querySelector(".node.focus"));
     var hash = decodeURIComponent(window.location.hash || "");
     if (hash.indexOf("#col-") === 0) {
       var row = document.getElementById(hash.slice(1));
