@@ -11,6 +11,7 @@ Run by hand, never in CI.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's tests package
 from tests.fixtures.databases import create_database, drop_database, initialise, unique_name
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.synthetic_catalog import seed_catalog
