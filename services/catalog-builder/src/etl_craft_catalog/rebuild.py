@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from etl_craft.core.errors import UsageError
 from etl_craft.operations.context import OperationContext
+from etl_craft_catalog.build import build_site
 from etl_craft_catalog.service import Rebuild
 
 
@@ -17,10 +17,6 @@ def site_rebuild(ctx: OperationContext, output: Path) -> Rebuild:
     """
 
     def rebuild() -> None:
-        # Wired to `etl-craft catalog build` when that command lands beside this one.
-        raise UsageError(
-            f"the catalog site build is not part of this release yet, so {output} is not "
-            f"rebuilt for project {ctx.project_code}; what is there stays served"
-        )
+        build_site(ctx, output)
 
     return rebuild

@@ -29,7 +29,7 @@ def current_release(site: Path) -> Path:
     return Path(os.path.realpath(site))
 
 
-def publish(site: Path, write: Callable[[Path], None]) -> Path:
+def publish(site: Path, write: Callable[[Path], object]) -> Path:
     """Writes a new release with `write(folder)` and makes `site` point at it; returns the folder.
 
     A failing `write` leaves the served site as it was and removes its partial release.

@@ -1,4 +1,4 @@
-"""Live progress of `etl-craft run` and `run --backfill` on a terminal, drawn with rich.
+"""Live progress of `etl-craft run`, `run --backfill` and long builds, drawn with rich.
 
 Only text output to a terminal gets it: under --format json, or when stdout is a file or a
 pipe, nothing is drawn and the output is what it would be without it. The display is
@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import TextIO
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.text import Text
 
 from etl_craft.core.enums import TaskRunStatus
@@ -95,3 +96,19 @@ def summary(view: RunView, elapsed: float) -> str:
 def _clock(seconds: float) -> str:
     whole = int(seconds)
     return f"{whole // 60}:{whole % 60:02d}" if whole >= 60 else f"{seconds:.1f}s"
+
+
+@contextmanager
+def step_progress(
+    fmt: str, total: int, description: str, stream: TextIO | None = None
+) -> Iterator[Callable[[str], None]]:
+    """A bar of ``total`` steps for a long command (the catalog build's pages); yields the
+    function that counts one step. Drawn, like run progress, only for text on a terminal."""
+    out = sys.stdout if stream is None else stream
+    if fmt != "text" or not out.isatty():
+        yield lambda _: None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=Console(file=out), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda _: bar.advance(task)

@@ -295,6 +295,13 @@ class EngineConnection:
         """Execute the named statement with ``params``."""
         return self.connection.execute(statement(self.dialect, name).clause, self._params(params))
 
+    def run_many(self, name: str, rows: list[dict[str, Any]], /) -> None:
+        """Execute the named statement once for each of ``rows``, sent as one batch."""
+        if rows:
+            self.connection.execute(
+                statement(self.dialect, name).clause, [self._params(row) for row in rows]
+            )
+
     def one(self, name: str, /, **params: Any) -> RowMapping | None:
         return self.run(name, **params).mappings().first()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from etl_craft.core.actor import Actor
@@ -25,12 +26,18 @@ def stored_traces(conn: EngineConnection, project_id: int) -> dict[int, StoredTr
     }
 
 
-def record_trace(conn: EngineConnection, stored: StoredTrace, actor: Actor) -> None:
-    conn.run(
+def record_traces(conn: EngineConnection, traces: Sequence[StoredTrace], actor: Actor) -> None:
+    """Record every trace in one batch: a first build stores as many as there are SQL tasks."""
+    conn.run_many(
         "record_lineage_trace",
-        task_id=stored.task_id,
-        sql_hash=stored.sql_hash,
-        input_hash=stored.input_hash,
-        trace=stored.trace,
-        actor=actor.name,
+        [
+            {
+                "task_id": t.task_id,
+                "sql_hash": t.sql_hash,
+                "input_hash": t.input_hash,
+                "trace": t.trace,
+                "actor": actor.name,
+            }
+            for t in traces
+        ],
     )

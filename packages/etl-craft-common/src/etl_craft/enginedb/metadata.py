@@ -187,7 +187,7 @@ def read_last_runs(conn: EngineConnection, project_id: int) -> dict[int, LastRun
         int(row["pipeline_id"]): LastRun(
             pipeline_run_id=int(row["pipeline_run_id"]),
             status=RunStatus(row["status"]),
-            run_date=_date(row["run_date"]),
+            run_date=as_date(row["run_date"]),
             ended_at=as_utc(row["end_date"]),
         )
         for row in conn.all("metadata_last_runs", project_id=project_id)
@@ -287,7 +287,7 @@ def _business_rule(row: RowMapping) -> BusinessRuleRow:
     )
 
 
-def _date(value: object) -> date:
+def as_date(value: object) -> date:
     # SQLite keeps dates as ISO text; PostgreSQL returns a date.
     if isinstance(value, datetime):
         return value.date()

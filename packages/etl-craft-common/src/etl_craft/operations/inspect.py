@@ -123,7 +123,9 @@ def list_pipelines(ctx: OperationContext, now: datetime | None = None) -> Pipeli
     blocked = blocking_findings(metadata)
     summaries = tuple(
         replace(
-            _summary(p, ctx.timezone, instant, last_runs.get(p.pipeline_id), _pause(p, pauses)),
+            pipeline_summary(
+                p, ctx.timezone, instant, last_runs.get(p.pipeline_id), pause_of(p, pauses)
+            ),
             blocking_findings=blocked.get(p.code, NO_FINDINGS),
         )
         for p in metadata.pipelines
@@ -132,13 +134,13 @@ def list_pipelines(ctx: OperationContext, now: datetime | None = None) -> Pipeli
     return PipelineList(project=metadata.project_code, pipelines=summaries)
 
 
-def _pause(pipeline: PipelineRow, pauses: tuple[OpenPause, ...]) -> OpenPause | None:
+def pause_of(pipeline: PipelineRow, pauses: tuple[OpenPause, ...]) -> OpenPause | None:
     # A pause of the pipeline itself says more than one of the whole project.
     own = [p for p in pauses if p.pipeline_id == pipeline.pipeline_id]
     return next(iter(own or [p for p in pauses if p.pipeline_id is None]), None)
 
 
-def _summary(
+def pipeline_summary(
     pipeline: PipelineRow,
     project_zone: str,
     now: datetime,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from etl_craft.config.rules import WarehouseType
 from etl_craft.config.sections import Warehouse
 from etl_craft.core.errors import NotFoundError
-from etl_craft.enginedb.lineage import record_trace, stored_traces
-from etl_craft.enginedb.metadata import read_project_metadata
+from etl_craft.enginedb.lineage import StoredTrace, record_traces, stored_traces
+from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from etl_craft.lineage import ColumnEdge, Direction, LineageGraph, table_key
 from etl_craft.lineage.build import LineageBuild, build_lineage, source_tables
 from etl_craft.lineage.graph import TableEdge
@@ -17,6 +18,7 @@ from etl_craft.lineage.trace import column_key
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.validate import SQL_DIALECTS
 from etl_craft.warehouse import TargetObject, connect
+from etl_craft.warehouse.dialect import Column
 
 
 @dataclass(frozen=True)
@@ -70,21 +72,40 @@ def project_lineage(ctx: OperationContext, *, with_warehouse: bool = False) -> L
     known: dict[str, tuple[str, ...]] = {}
     if with_warehouse and ctx.connector is not None:
         tables = source_tables(metadata, ctx.project, dialect, stored=stored)
-        known = _warehouse_columns(ctx.connector.warehouse, tables, dialect)
-    build = build_lineage(metadata, ctx.project, dialect, stored=stored, warehouse_columns=known)
+        found = read_warehouse_columns(ctx.connector.warehouse, tables)
+        known = known_columns(found, dialect)
+    return stored_lineage(ctx, metadata, stored, known)
+
+
+def stored_lineage(
+    ctx: OperationContext,
+    metadata: ProjectMetadata,
+    stored: Mapping[int, StoredTrace],
+    known: Mapping[str, tuple[str, ...]],
+) -> LineageBuild:
+    """The lineage built from stored traces where they still hold; the others are stored."""
+    build = build_lineage(
+        metadata, ctx.project, sql_dialect(ctx), stored=stored, warehouse_columns=known
+    )
     if build.changed:
         with ctx.engine.transaction(ctx.actor) as conn:
-            for trace in build.changed:
-                record_trace(conn, trace, ctx.actor)
+            record_traces(conn, build.changed, ctx.actor)
     return build
 
 
-def _warehouse_columns(
-    settings: Warehouse, tables: tuple[str, ...], dialect: str
-) -> dict[str, tuple[str, ...]]:
+def read_warehouse_columns(
+    settings: Warehouse, tables: Iterable[str]
+) -> dict[str, tuple[Column, ...]]:
+    """The columns (names and types) of each table the warehouse has; absent tables are left out."""
     with connect(settings) as conn:
         found = {t: conn.columns(TargetObject.parse(t)) for t in tables}
-    return {t: tuple(column_key(c.name, dialect) for c in cs) for t, cs in found.items() if cs}
+    return {t: cs for t, cs in found.items() if cs}
+
+
+def known_columns(
+    found: Mapping[str, tuple[Column, ...]], dialect: str
+) -> dict[str, tuple[str, ...]]:
+    return {t: tuple(column_key(c.name, dialect) for c in cs) for t, cs in found.items()}
 
 
 def lineage_summary(ctx: OperationContext, *, with_warehouse: bool = False) -> LineageSummary:
@@ -98,7 +119,7 @@ def lineage_summary(ctx: OperationContext, *, with_warehouse: bool = False) -> L
         traced=build.traced,
         reused=build.reused,
         table_edges=graph.table_edges(),
-        untraced=_untraced(graph, None),
+        untraced=untraced_tasks(graph, None),
     )
 
 
@@ -137,7 +158,7 @@ def lineage_path(
         depth=depth,
         tables=tables,
         columns=columns,
-        untraced=_untraced(graph, on_way | _writers(graph, reached)),
+        untraced=untraced_tasks(graph, on_way | _writers(graph, reached)),
     )
 
 
@@ -145,7 +166,7 @@ def _writers(graph: LineageGraph, tables: set[str]) -> set[str]:
     return {task.name for table in tables for task in graph.writers(table)}
 
 
-def _untraced(graph: LineageGraph, names: set[str] | None) -> tuple[UntracedTask, ...]:
+def untraced_tasks(graph: LineageGraph, names: set[str] | None) -> tuple[UntracedTask, ...]:
     return tuple(
         UntracedTask(t.pipeline_code, t.task_code, t.target, t.problem or "")
         for t in graph.untraced()

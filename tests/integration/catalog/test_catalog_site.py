@@ -1,0 +1,134 @@
+"""The demo's catalog site, built from a real run on SQLite and DuckDB: what its pages show."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from tests.fixtures.catalog_demo import SECRET, BuiltCatalog, build_demo_catalog
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> BuiltCatalog:
+    return build_demo_catalog(tmp_path_factory.mktemp("catalog-demo"))
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        for name in ("href", "src"):
+            if found.get(name) and tag in ("a", "link", "script"):
+                self.links.append(str(found[name]))
+        if found.get("id"):
+            self.ids.add(str(found["id"]))
+
+
+def _parse(page: Path) -> _Links:
+    parser = _Links()
+    parser.feed(page.read_text())
+    return parser
+
+
+def _page(built: BuiltCatalog, path: str) -> str:
+    return (built.site / path).read_text()
+
+
+def test_the_build_reports_its_counts_and_output(built: BuiltCatalog) -> None:
+    document = built.document
+
+    assert document["schema"] == "etl-craft/catalog-build/1"
+    assert document["output"] == str(built.site)
+    assert (document["pipelines"], document["tables"], document["untraced"]) == (5, 16, [])
+    assert built.site.is_symlink()
+    assert (built.site / "index.html").is_file()
+
+
+def test_every_relative_link_of_every_page_resolves_to_a_file_and_anchor(
+    built: BuiltCatalog,
+) -> None:
+    pages = sorted(built.site.resolve().rglob("*.html"))
+    ids = {page: _parse(page).ids for page in pages}
+    broken = []
+    for page in pages:
+        for link in _parse(page).links:
+            if link.startswith("data:image/svg+xml,"):  # the inline favicon
+                continue
+            parts = urlsplit(link)
+            assert not parts.scheme, (page, link)
+            assert not link.startswith("/"), (page, link)
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if not target.is_file() or (
+                parts.fragment and unquote(parts.fragment) not in ids.get(target, set())
+            ):
+                broken.append((page.name, link))
+    assert broken == []
+    assert len(pages) == built.document["pages"]
+
+
+def test_a_table_page_lists_its_writers_readers_columns_and_rows(built: BuiltCatalog) -> None:
+    page = _page(built, "tables/cdc.interactions.html")
+
+    assert 'href="../tasks/si_transform/prs_to_cdc.html">si_transform.prs_to_cdc</a>' in page
+    assert 'href="../tasks/si_transform/cdc_to_pre_dm.html">si_transform.cdc_to_pre_dm</a>' in page
+    assert re.search(
+        r'<tr id="col-interaction_id"><td><code>interaction_id</code></td><td>VARCHAR', page
+    )
+    assert "rows written" in page
+    assert re.search(r'<g class="port"[^>]* data-id="c:cdc\.interactions:customer_id"', page)
+
+
+def test_a_secret_looking_script_input_is_masked_everywhere(built: BuiltCatalog) -> None:
+    page = _page(built, "tasks/si_client_alpha/land_alpha.html")
+
+    assert "&#34;api_token&#34;: &#34;***&#34;" in page
+    assert not [p for p in built.site.rglob("*.*") if SECRET in p.read_text()]
+    assert (
+        SECRET in (built.folder / "etl-craft" / "migrations" / "0099_secret_input.sql").read_text()
+    )
+
+
+def test_breadcrumbs_lead_up_to_the_tab_of_the_page(built: BuiltCatalog) -> None:
+    task = _page(built, "tasks/si_transform/prs_to_cdc.html")
+    table = _page(built, "tables/cdc.interactions.html")
+
+    crumbs = re.search(r'<nav class="crumbs".*?</nav>', task, re.DOTALL)
+    assert crumbs is not None
+    assert re.findall(r'href="([^"]+)">([^<]+)</a>', crumbs.group(0)) == [
+        ("../../dags.html", "DAGs"),
+        ("../../pipelines/si_transform.html", "si_transform"),
+    ]
+    assert 'href="../warehouse.html#default-cdc">cdc</a>' in table
+
+
+def test_the_pipeline_page_draws_the_pipelines_it_waits_for_and_its_tables(
+    built: BuiltCatalog,
+) -> None:
+    page = _page(built, "pipelines/si_transform.html")
+
+    waited = re.findall(r'<g class="node node-external"[^>]* data-id="([^"]+)"', page)
+    assert sorted(waited) == [
+        f"p:si_{code}" for code in ("client_alpha", "client_beta", "client_gamma", "reference")
+    ]
+    assert re.search(r'<path class="edge edge-success"[^>]* data-source="p:si_reference"', page)
+    assert 'href="../tables/cdc.interactions.html"' in page
+
+
+def test_the_search_index_holds_columns_with_their_anchor(built: BuiltCatalog) -> None:
+    index = (built.site / "search-index.js").read_text()
+
+    assert index.startswith("window.CATALOG_INDEX = [")
+    assert (
+        '{"name":"dm.customer_support_fact.agent_team","text":"VARCHAR","type":"column",'
+        '"url":"tables/dm.customer_support_fact.html#col-agent_team"}'
+    ) in index
