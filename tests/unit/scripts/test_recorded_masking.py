@@ -36,13 +36,18 @@ def test_a_line_masker_masks_a_secret_split_between_reads() -> None:
 
 
 def test_a_line_longer_than_the_limit_is_cut_where_no_secret_spans() -> None:
-    written: list[bytes] = []
-    masker = LineMasker(Redactor([SECRET]), written.append)
-    for start in range(0, LONGEST_LINE + 100, 7):
-        masker.feed(b"a" * start + SECRET.encode())
-    masker.close()
-    assert SECRET[1:].encode() not in b"".join(written)
-    assert SECRET[:-1].encode() not in b"".join(written)
+    # The secret ends at every offset around the limit, so one of them straddles the cut.
+    for end in range(LONGEST_LINE - 2, LONGEST_LINE + len(SECRET) + 2):
+        written: list[bytes] = []
+        masker = LineMasker(Redactor([SECRET]), written.append)
+        masker.feed(b"a" * (end - len(SECRET)) + SECRET.encode())
+        masker.feed(b"b" * 10)
+        assert len(written) == 1, f"a line of {end} bytes was not cut"
+        masker.close()
+        out = b"".join(written)
+        assert SECRET[1:].encode() not in out
+        assert SECRET[:-1].encode() not in out
+        assert MASK.encode() in out
 
 
 def test_declared_parameters_are_never_secret_whatever_their_name() -> None:
