@@ -109,6 +109,7 @@ class RunSupervisor:
                     log_level=self.settings.log_level,
                 ),
                 lease_seconds=self.settings.lease_seconds,
+                heartbeat_seconds=self.settings.heartbeat_seconds,
             ),
             # The pipeline's limit is kept when attempts are queued; the slots only bound this host.
             {SlotKind.INGESTION: limit, SlotKind.WAREHOUSE: limit},
@@ -122,6 +123,7 @@ class RunSupervisor:
             self.settings.heartbeat_seconds,
             lambda: (run_id,),
             pool.live,
+            watch=pool.leases,
         )
         try:
             with heartbeat, span("etl_craft.run", {"etl_craft.run_id": run_id}) as traced:
