@@ -6,6 +6,9 @@ import random
 
 FIRST_SECONDS = 0.25
 MOST_SECONDS = 5.0  # a restarted Engine DB is found again within this of its return
+# Doublings past this are beyond any cap (2**30 quarter seconds): a long outage counts on,
+# the exponent does not, so a float never overflows.
+MOST_DOUBLINGS = 30
 
 
 class Backoff:
@@ -20,7 +23,8 @@ class Backoff:
     def failed(self) -> float:
         """One more failure; the seconds to wait before the next try."""
         self.failures += 1
-        ceiling = min(self.most, FIRST_SECONDS * 2 ** (self.failures - 1))
+        doublings = min(self.failures - 1, MOST_DOUBLINGS)
+        ceiling = min(self.most, FIRST_SECONDS * 2.0**doublings)
         return random.uniform(ceiling / 2, ceiling)  # noqa: S311 - jitter, not a secret
 
     def succeeded(self) -> bool:
