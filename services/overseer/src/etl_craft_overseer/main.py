@@ -116,7 +116,6 @@ def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
                     log_level=settings.log_level,
                 ),
                 lease_seconds=run.lease_seconds,
-                heartbeat_seconds=run.heartbeat_seconds,
             ),
             {
                 SlotKind.INGESTION: _slots(args.ingestion_slots, slots, "--ingestion-slots"),

@@ -158,7 +158,12 @@ class Overseer:
         )
         with suppress(EngineDBError):
             self.pool.poll()  # stops what must be fenced before anything needs the Engine DB
-        self.pool.wait(delay, ())
+        # Not pool.wait: a child that exited wakes it at once, and its outcome waits for the
+        # Engine DB anyway, so it would retry hundreds of times a second. Only a stop or a
+        # lease to fence ends this wait early.
+        leases = self.pool.leases
+        fence = None if leases is None else leases.seconds_to_fence()
+        self.stopping.wait(delay if fence is None else min(delay, fence))
 
     def run_pass(self, *, full: bool = True) -> None:
         """One pass; unless ``full``, only the runs this overseer drives are looked at again

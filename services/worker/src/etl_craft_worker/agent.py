@@ -141,7 +141,7 @@ class WorkerAgent:
         self.engine, self.settings, self.ledger = engine, settings, ledger
         self._identify(owner_id())
         self.jobs: dict[int, Job] = {}
-        self.leases = LeaseWatch(settings.lease_seconds, settings.heartbeat_seconds)
+        self.leases = LeaseWatch(settings.lease_seconds)
         # Stopped before their leases ran out, to be recorded once the Engine DB answers.
         self.fenced: dict[int, tuple[Job, str]] = {}
         self.signals = Signals()
@@ -196,7 +196,7 @@ class WorkerAgent:
                 # Children keep running and their leases hold for a while; retry the pass.
                 delay = backoff.failed()
                 log.warning("worker %s: %s; retrying in %.1fs", self.worker_id, error, delay)
-                self._wait(most=delay)
+                self._wait(outage=delay)
                 continue
             if backoff.succeeded():
                 log.info("worker %s reaches the Engine DB again", self.worker_id)
@@ -370,8 +370,12 @@ class WorkerAgent:
 
     def _beat(self) -> None:
         sent = time.monotonic()
-        with self.engine.transaction(self.actor) as conn:
-            found = beat(conn, self.worker_id, self.settings.lease_seconds)
+        try:
+            with self.engine.transaction(self.actor) as conn:
+                found = beat(conn, self.worker_id, self.settings.lease_seconds)
+        except EngineDBError as error:
+            self.leases.failed(error, sent)  # only a cut-off counts toward fencing
+            raise
         if found.status is WorkerStatus.GONE or found.status is None:
             self._rejoin("GONE" if found.status else "missing")
             return
@@ -499,14 +503,19 @@ class WorkerAgent:
             return
         log.info("worker %s is GONE", self.worker_id)
 
-    def _wait(self, most: float | None = None) -> None:
-        """Until a child exits, a signal comes, or the next beat, time limit or poll is due
-        (or, with ``most``, after that many seconds, whatever the beat and poll)."""
-        descriptors = [job.running.process.exit_descriptor() for job in self.jobs.values()]
-        # A NOTIFY (an attempt queued, a cancel asked) wakes the worker at once.
-        listening = self._descriptor()
+    def _wait(self, outage: float | None = None) -> None:
+        """Until a child exits, a signal comes, or the next beat, time limit or poll is due.
+        During an outage, ``outage`` seconds (the backoff) unless a signal comes or a lease
+        must be fenced: an exited child's outcome waits for the Engine DB anyway, and waking
+        for it would retry at once, again and again."""
+        if outage is None:
+            descriptors = [job.running.process.exit_descriptor() for job in self.jobs.values()]
+            # A NOTIFY (an attempt queued, a cancel asked) wakes the worker at once.
+            listening = self._descriptor()
+        else:
+            descriptors, listening = [], None
         wake = [self.signals.wakeup, *descriptors] + ([] if listening is None else [listening])
-        deadline = time.monotonic() + self._timeout(most)
+        deadline = time.monotonic() + self._timeout(outage)
         try:
             while True:
                 readable = select.select(wake, [], [], max(0.0, deadline - time.monotonic()))[0]
@@ -530,12 +539,14 @@ class WorkerAgent:
     def _descriptor(self) -> int | None:
         return self.listener.descriptor() if self.listener is not None else None
 
-    def _timeout(self, most: float | None = None) -> float:
+    def _timeout(self, outage: float | None = None) -> float:
         now = time.monotonic()
-        due = [self.settings.poll_seconds, self.next_beat - now] if most is None else [most]
         fence = self.leases.seconds_to_fence(now)
-        if fence is not None:
-            due.append(fence)
+        fenced = [] if fence is None else [fence]
+        if outage is not None:
+            # Time limits and the drain's end need the Engine DB to be acted on: the next try.
+            return max(0.0, min([outage, *fenced]))
+        due = [self.settings.poll_seconds, self.next_beat - now, *fenced]
         if self.drain_deadline is not None:
             due.append(self.drain_deadline - now)
         limits = [job.running.seconds_left(now) for job in self.jobs.values()]

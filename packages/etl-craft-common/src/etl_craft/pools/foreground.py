@@ -109,7 +109,6 @@ class RunSupervisor:
                     log_level=self.settings.log_level,
                 ),
                 lease_seconds=self.settings.lease_seconds,
-                heartbeat_seconds=self.settings.heartbeat_seconds,
             ),
             # The pipeline's limit is kept when attempts are queued; the slots only bound this host.
             {SlotKind.INGESTION: limit, SlotKind.WAREHOUSE: limit},

@@ -47,7 +47,6 @@ class LocalSettings:
     owner_id: str
     tasks: TaskSetup
     lease_seconds: float = 60.0
-    heartbeat_seconds: float = 15.0
 
 
 class LocalPool:
@@ -66,7 +65,7 @@ class LocalPool:
         self.kinds: dict[int, SlotKind] = {}
         self.ledgered: set[int] = set()
         self.seen: set[int] = set()
-        self.leases = LeaseWatch(settings.lease_seconds, settings.heartbeat_seconds)
+        self.leases = LeaseWatch(settings.lease_seconds)
         # Stopped before their leases ran out, to be recorded once the Engine DB answers.
         self.fenced: dict[int, tuple[RunningAttempt, str]] = {}
 

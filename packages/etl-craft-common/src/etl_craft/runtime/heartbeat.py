@@ -90,5 +90,8 @@ class Heartbeat:
             try:
                 self.beat()
             except EngineDBError as error:
-                # The lease still runs; the next beat retries before it expires.
+                # The lease still runs; the next beat retries before it expires. Should every
+                # try fail to reach the Engine DB, the owner fences before it does (leases.py).
+                if self.watch is not None:
+                    self.watch.failed(error)
                 log.warning("heartbeat failed, retrying in %ss: %s", self.interval, error)
