@@ -143,11 +143,13 @@ class Overseer:
                 self.run_pass(full=full)
                 if backoff.succeeded():
                     log.info("the Engine DB answers again; the overseer goes on")
-                    self.answering_since = time.monotonic()
                 if not self.stopping.is_set():
                     full = self._wait(listener)
             except EngineDBError as error:
                 full = True
+                # Set on every failure, not once the Engine DB is back: the first pass that
+                # succeeds again would otherwise count the outage as the workers' silence.
+                self.answering_since = time.monotonic()
                 self._unreachable(error, backoff.failed())
 
     def _unreachable(self, error: EngineDBError, delay: float) -> None:
