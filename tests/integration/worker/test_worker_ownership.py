@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import signal
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -122,11 +123,17 @@ def test_a_worker_declared_gone_stops_its_attempts_registers_again_and_serves_on
         "OWNER",
     )
     assert f"worker {worker_id} was declared GONE" in str(stopped["error_message"])
-    registered = rows(
-        pg_project,
-        "SELECT WORKER_ID, STATUS FROM AUD_WORKERS WHERE PID = :p ORDER BY STARTED_AT",
-        p=worker.pid,
-    )
+
+    def registrations() -> list[tuple[Any, ...]]:
+        return rows(
+            pg_project,
+            "SELECT WORKER_ID, STATUS FROM AUD_WORKERS WHERE PID = :p ORDER BY STARTED_AT",
+            p=worker.pid,
+        )
+
+    # It records what it stopped, then registers again: the second row comes a moment later.
+    wait_for(lambda: len(registrations()) > 1, "the worker to register again")
+    registered = registrations()
     assert len(registered) == 2
     assert registered[0] == (worker_id, "GONE")
     again = str(registered[1][0])
