@@ -35,6 +35,17 @@ class WarehouseType(StrEnum):
     DUCKDB = "duckdb"
 
 
+class OrchestrationMode(StrEnum):
+    LOCAL = "local"  # etl-craft schedules and gates its runs
+    REMOTE = "remote"  # an external orchestrator (Airflow) decides; etl-craft executes
+
+
+class DependencyGates(StrEnum):
+    ENFORCE = "enforce"
+    WARN = "warn"  # a gate that is not met is recorded BYPASSED and the work goes on
+    OFF = "off"  # gates are not judged: every dependency is recorded BYPASSED
+
+
 class TlsMode(StrEnum):
     STARTTLS = "starttls"
     SSL = "ssl"
@@ -250,6 +261,8 @@ KEYS: dict[str, dict[str, Parser]] = {
         "lease_seconds": whole(1),
         "gate_wait_minutes": whole(0),
         "project": code,
+        "mode": one_of(OrchestrationMode),
+        "dependency_gates": one_of(DependencyGates),
     },
     "Redaction": {"sensitive_patterns": glob_patterns},
     "Docs_site": {
@@ -277,6 +290,8 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "lease_seconds": 60,
         "gate_wait_minutes": 60,
         "project": "default",
+        "mode": OrchestrationMode.LOCAL.value,
+        "dependency_gates": DependencyGates.ENFORCE.value,
     },
     "Redaction": {"sensitive_patterns": list(SENSITIVE_PATTERNS)},
     "Docs_site": {
