@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from etl_craft.core.enums import DependencyType, RunCondition
-from etl_craft.core.errors import OrchestratorUnsupportedError
+from etl_craft.core.errors import OrchestratorUnsupportedError, RunStateError, UsageError
 from etl_craft.enginedb.metadata import PipelineRow, ProjectMetadata, TaskRow
+from etl_craft.operations.context import OperationContext
 
 ORCHESTRATOR = "the remote orchestrator (Airflow)"
 
@@ -113,3 +114,27 @@ def _task_rules(
             "cross-pipeline dependency to a task of its own",
         )
     return found
+
+
+def is_remote(ctx: OperationContext) -> bool:
+    return ctx.connector is not None and ctx.connector.orchestration.remote
+
+
+def require_remote(ctx: OperationContext, option: str) -> None:
+    if not is_remote(ctx):
+        raise UsageError(
+            f"run {option} is a step of an external orchestrator's DAG, but this project runs "
+            "in local mode; set Orchestration mode: remote in craft-connector.yml (for the "
+            "profile the orchestrator uses), or run the pipeline with etl-craft run"
+        )
+
+
+def refuse_in_remote_mode(ctx: OperationContext, command: str) -> None:
+    """mark and cancel belong to the orchestrator in remote mode: its state would disagree."""
+    if is_remote(ctx):
+        raise RunStateError(
+            f"etl-craft {command} is refused: this project runs in remote mode (Orchestration "
+            f"mode: remote), where the orchestrator decides every run's and task's state; "
+            f"{command} it in the orchestrator (for Airflow: mark or clear the DAG run or task "
+            "there), which runs etl-craft's commands again"
+        )
