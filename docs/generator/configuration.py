@@ -89,6 +89,9 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "before it decides UNSATISFIED.",
         "project": "The project code (CFG_PROJECTS.PROJECT_CODE) this folder's metadata and "
         "commands belong to.",
+        "mode": "local: etl-craft schedules and gates its runs; remote: an external orchestrator "
+        "(Airflow, through generate-yml) decides, and run --init-only, --task_code and "
+        "--finalize-only do as told; mark and cancel refuse (guides/airflow.md).",
     },
     "Redaction": {
         "sensitive_patterns": "Glob patterns (`*` and `?` wildcards, `[...]` sets) matched "

@@ -40,12 +40,6 @@ class OrchestrationMode(StrEnum):
     REMOTE = "remote"  # an external orchestrator (Airflow) decides; etl-craft executes
 
 
-class DependencyGates(StrEnum):
-    ENFORCE = "enforce"
-    WARN = "warn"  # a gate that is not met is recorded BYPASSED and the work goes on
-    OFF = "off"  # gates are not judged: every dependency is recorded BYPASSED
-
-
 class TlsMode(StrEnum):
     STARTTLS = "starttls"
     SSL = "ssl"
@@ -262,7 +256,6 @@ KEYS: dict[str, dict[str, Parser]] = {
         "gate_wait_minutes": whole(0),
         "project": code,
         "mode": one_of(OrchestrationMode),
-        "dependency_gates": one_of(DependencyGates),
     },
     "Redaction": {"sensitive_patterns": glob_patterns},
     "Docs_site": {
@@ -291,7 +284,6 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "gate_wait_minutes": 60,
         "project": "default",
         "mode": OrchestrationMode.LOCAL.value,
-        "dependency_gates": DependencyGates.ENFORCE.value,
     },
     "Redaction": {"sensitive_patterns": list(SENSITIVE_PATTERNS)},
     "Docs_site": {

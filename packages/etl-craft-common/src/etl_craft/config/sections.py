@@ -15,7 +15,6 @@ from etl_craft.config.rules import (
     DEFAULTS,
     MEMORY_DATABASE,
     VARIABLE_SUFFIX,
-    DependencyGates,
     OrchestrationMode,
     TlsMode,
     WarehouseType,
@@ -68,7 +67,6 @@ class Orchestration:
     gate_wait_minutes: int  # how long a gate waits for a fresh upstream run before giving up
     project: str
     mode: OrchestrationMode = OrchestrationMode.LOCAL
-    dependency_gates: DependencyGates = DependencyGates.ENFORCE
 
     @property
     def remote(self) -> bool:
@@ -286,7 +284,6 @@ def build_orchestration(view: SectionView) -> Orchestration:
         gate_wait_minutes=view.filled_number("gate_wait_minutes"),
         project=view.filled_text("project"),
         mode=OrchestrationMode(view.filled_text("mode")),
-        dependency_gates=DependencyGates(view.filled_text("dependency_gates")),
     )
 
 

@@ -19,6 +19,7 @@ from etl_craft.core.enums import DependencyType, RunCondition
 from etl_craft.core.errors import OrchestratorUnsupportedError, RunStateError, UsageError
 from etl_craft.enginedb.metadata import PipelineRow, ProjectMetadata, TaskRow
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.validate_findings import Finding, Severity, Subject
 
 ORCHESTRATOR = "the remote orchestrator (Airflow)"
 
@@ -61,6 +62,25 @@ def unsupported(metadata: ProjectMetadata, pipeline: PipelineRow) -> list[Unsupp
     for task in metadata.tasks_of(pipeline.pipeline_id):
         found.extend(_task_rules(metadata, pipeline, task))
     return found
+
+
+def check_remote(subject: Subject) -> list[Finding]:
+    """validate in remote mode: each rule the orchestrator would drop, as a FAIL."""
+    if not subject.remote:
+        return []
+    return [
+        Finding(
+            Severity.FAIL,
+            "remote-mode",
+            item.pipeline_code,
+            item.task_code,
+            None,
+            f"{item.message}; {ORCHESTRATOR} does not support it ({item.rule})",
+            item.remedy,
+        )
+        for pipeline in subject.pipelines()
+        for item in unsupported(subject.metadata, pipeline)
+    ]
 
 
 def require_supported(metadata: ProjectMetadata, pipeline: PipelineRow) -> None:
