@@ -89,6 +89,9 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "before it decides UNSATISFIED.",
         "project": "The project code (CFG_PROJECTS.PROJECT_CODE) this folder's metadata and "
         "commands belong to.",
+        "mode": "local: etl-craft schedules and gates its runs; remote: an external orchestrator "
+        "(Airflow, through generate-yml) decides, and run --init-only, --task_code and "
+        "--finalize-only do as told; mark and cancel refuse (guides/airflow.md).",
     },
     "Redaction": {
         "sensitive_patterns": "Glob patterns (`*` and `?` wildcards, `[...]` sets) matched "
@@ -127,6 +130,10 @@ VARIABLE_DESCRIPTIONS: dict[str, str] = {
     "poll_seconds": "How often loops read the tables when no notification woke them.",
     "lease_seconds": "How long an owner's lease on a run or attempt lasts without renewal.",
     "heartbeat_seconds": "How often owners renew their leases; must be below the lease.",
+    "engine_connect_timeout_seconds": "How long a connection attempt to a PostgreSQL Engine DB "
+    "may take before it fails (at least 2): no process hangs on an unreachable Engine DB.",
+    "engine_statement_timeout_seconds": "How long one PostgreSQL Engine DB statement may run "
+    "or wait on a lock before it is cancelled; `0` sets no limit.",
     "log_level": "The log level of task processes, and the lowest level a worker logs at.",
     "log_format": "Checked, not used yet: commands take `--log-format`.",
     "task_start": "`fork`: task processes are forked by a fork server that imported the "

@@ -110,8 +110,9 @@ def held_pipeline(project: ProjectOnDisk, started: Path, release: Path) -> None:
     )
 
 
-def chaos_env(fault: str | None = None) -> dict[str, str]:
-    """The test's environment without any ETL_CRAFT_ setting, with leases that expire quickly."""
+def chaos_env(fault: str | None = None, **settings: str) -> dict[str, str]:
+    """The test's environment without any ETL_CRAFT_ setting, with leases that expire quickly
+    (``settings`` overrides: lease_seconds="60" sets ETL_CRAFT_LEASE_SECONDS)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
     env.update(
         ETL_CRAFT_LEASE_SECONDS="3",
@@ -121,6 +122,7 @@ def chaos_env(fault: str | None = None) -> dict[str, str]:
     )
     if fault is not None:
         env["ETL_CRAFT_FAULT"] = fault
+    env.update({f"ETL_CRAFT_{name.upper()}": value for name, value in settings.items()})
     return env
 
 
@@ -139,7 +141,11 @@ class Processes:
     roots: set[Path] = field(default_factory=set)
 
     def start(
-        self, project: ProjectOnDisk, *args: str, fault: str | None = None
+        self,
+        project: ProjectOnDisk,
+        *args: str,
+        fault: str | None = None,
+        settings: dict[str, str] | None = None,
     ) -> subprocess.Popen[bytes]:
         self.roots.add(project.root)
         output = self.folder / f"etl-craft-{len(self.started)}.out"
@@ -147,7 +153,7 @@ class Processes:
             process = subprocess.Popen(
                 [ETL_CRAFT, *args],
                 cwd=project.root,
-                env=chaos_env(fault),
+                env=chaos_env(fault, **(settings or {})),
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,

@@ -270,7 +270,8 @@ def test_a_sql_task_paused_before_its_target_lock_resumes_after_the_retry_and_is
     assert lost(scene.project, paused["attempt_id"])
 
     resume(child)
-    # Its owner stays paused until it ends, so the fence alone decides what it publishes.
+    # Its owner stays paused until it ends: awake, the owner would stop at once an attempt no
+    # longer its own, and the fence would not be what kept it from publishing.
     wait_ended(child)
     resume(worker.pid)
     assert_sql_exactly_once(scene)
@@ -294,7 +295,8 @@ def test_a_sql_task_paused_holding_its_target_lock_makes_the_retry_wait_and_lose
     )
 
     resume(child)
-    # Its owner stays paused until it ends, so the fence alone decides what it publishes.
+    # Its owner stays paused until it ends: awake, the owner would stop at once an attempt no
+    # longer its own, and the fence would not be what kept it from publishing.
     wait_ended(child)
     resume(worker.pid)
     wait_for(lambda: run_succeeded(scene.project), "the retry to succeed", SETTLE_SECONDS)
@@ -340,7 +342,8 @@ def test_a_paused_ingestion_script_and_its_retry_land_the_batch_once(
         )
 
     resume(child)
-    # Its owner stays paused until it ends, so the fence alone decides what it publishes.
+    # Its owner stays paused until it ends: awake, the owner would stop at once an attempt no
+    # longer its own, and the fence would not be what kept it from publishing.
     wait_ended(child)
     resume(worker.pid)
     wait_for(lambda: run_succeeded(scene.project), "the retry to succeed", SETTLE_SECONDS)

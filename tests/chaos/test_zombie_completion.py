@@ -41,10 +41,13 @@ def test_a_zombie_report_is_refused_and_changes_nothing(
     owner = processes.start(chaos_project, *RUN)
     wait_for(started.exists, "the first attempt to start its script")
     zombie = int(started.read_text())
-    with chaos_project.engine.transaction(TESTER) as conn:
-        execute(conn, "UPDATE AUD_TASK_ATTEMPTS SET HOST = 'another-host' WHERE PID = :p", p=zombie)
     owner.send_signal(signal.SIGKILL)
     owner.wait()
+    # An owner stops at once what it no longer owns, and never a healthy attempt of its own:
+    # dead, it can stop nothing more, and its task process runs on alone.
+    assert _alive(zombie), "the owner stopped its healthy task process before it died"
+    with chaos_project.engine.transaction(TESTER) as conn:
+        execute(conn, "UPDATE AUD_TASK_ATTEMPTS SET HOST = 'another-host' WHERE PID = :p", p=zombie)
     wait_for(lambda: leases_expired(chaos_project), "the dead owner's leases to expire")
 
     again = processes.run(chaos_project, *RUN)

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_supervisor_sql import supervise
 
 from etl_craft.runtime.identity import process_start
-from etl_craft.runtime.starter import ForkServer, fork_server
+from etl_craft.runtime.starter import Forked, ForkServer, fork_server
 
 pytestmark = pytest.mark.integration
 
@@ -137,6 +138,32 @@ def test_a_closed_fork_server_exits_once_its_last_child_has_ended(tmp_path: Path
     assert server.process.returncode == 0
     assert gone(child.pid)
     assert "ConfigurationError" in (tmp_path / "attempt.log").read_text()
+
+
+def test_two_threads_polling_a_forked_child_both_see_its_exit_code(tmp_path: Path) -> None:
+    # An owner's loop and its heartbeat thread poll the same task process. The server hands
+    # each exit code out once; unguarded, the thread that missed it overwrote it with None,
+    # and the exit was never seen again.
+    server = ForkServer()
+    try:
+        for round_ in range(20):
+            child = server.start(["--bogus"], dict(os.environ), tmp_path / f"{round_}.log")
+            seen: list[int | None] = []
+            threads = [threading.Thread(target=_poll_until_ended, args=(child, seen)) for _ in "ab"]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert seen == [2, 2], f"round {round_}"  # argparse's exit code, seen by both
+    finally:
+        server.close()
+
+
+def _poll_until_ended(child: Forked, seen: list[int | None], seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while child.poll() is None and time.monotonic() < deadline:
+        pass
+    seen.append(child.poll())
 
 
 def test_the_fork_server_exits_when_its_owner_dies(tmp_path: Path) -> None:

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 import pytest
 
 from etl_craft.enginedb.connection import EngineDB
+from tests.chaos.proxy import engine_proxy, proxied_project
 from tests.fixtures.processes import pg_project, processes
 
-__all__ = ["db", "pg_project", "processes"]
+__all__ = ["db", "engine_proxy", "pg_project", "processes", "proxied_project"]
 
 
 @pytest.fixture

@@ -113,9 +113,14 @@ def queue_run(
     return queued
 
 
-def start_worker(processes: Processes, project: ProjectOnDisk, *options: str) -> tuple[Any, str]:
+def start_worker(
+    processes: Processes,
+    project: ProjectOnDisk,
+    *options: str,
+    settings: dict[str, str] | None = None,
+) -> tuple[Any, str]:
     """A worker process and its id, once it has registered."""
-    process = processes.start(project, "worker", *options)
+    process = processes.start(project, "worker", *options, settings=settings)
     found: list[str] = []
 
     def registered() -> bool:
@@ -128,7 +133,7 @@ def start_worker(processes: Processes, project: ProjectOnDisk, *options: str) ->
         ]
         return bool(found)
 
-    wait_for(registered, "the worker to register")
+    wait_for(registered, "the worker to register", 120)
     return process, found[0]
 
 

@@ -5,7 +5,9 @@ ticks, admits QUEUED runs through non-blocking gates, plans every IN-PROGRESS ru
 (queuing ready attempts within limits), hands due attempts to its pool, settles what ended,
 and finalizes settled runs. It then waits for a notification, a child's exit, the poll
 interval or a stop. Its working set is the live runs and their graphs only; after a restart
-it is rebuilt from the tables.
+it is rebuilt from the tables. When the Engine DB stops answering (a restart, dropped
+connections), it keeps its task processes running and tries again with backoff; their
+leases hold meanwhile, or the pool stops them before they run out.
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import timedelta
 
 from etl_craft import __version__
 from etl_craft.core.actor import SYSTEM, Actor, ActorKind
 from etl_craft.core.enums import RunStatus
-from etl_craft.core.errors import MetadataError, RunStateError, StaleTransitionError
+from etl_craft.core.errors import EngineDBError, MetadataError, RunStateError, StaleTransitionError
 from etl_craft.core.time import utc_now
+from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.events import Listener, changes_a_plan, of_runs
 from etl_craft.enginedb.overseers import (
@@ -34,7 +38,7 @@ from etl_craft.enginedb.overseers import (
 )
 from etl_craft.enginedb.runs import read_run
 from etl_craft.enginedb.transitions import claim_run_lease, release_run_lease, skip_run
-from etl_craft.enginedb.workers import mark_silent_workers_gone
+from etl_craft.enginedb.workers import SILENT_INTERVALS, mark_silent_workers_gone
 from etl_craft.operations.blocking import BlockedPipeline, blocked_pipelines
 from etl_craft.pools.base import Pool
 from etl_craft.pools.dispatch import submit_queued
@@ -88,6 +92,9 @@ class Overseer:
         self.unbuildable: dict[int, str] = {}  # runs already logged as not drivable, and why
         self.spans = RunSpans()
         self.next_housekeeping = 0.0
+        # Since when the Engine DB has answered without a break: a worker's silence counts
+        # only from then, as its heartbeats could not reach an Engine DB that was down.
+        self.answering_since = time.monotonic()
 
     def serve(self, *, standby: bool = False) -> None:
         """Lead until stopped. When another overseer leads: refuse naming it, or with
@@ -116,13 +123,10 @@ class Overseer:
                 lambda: self.held,
                 self.pool.live,
                 lambda conn: beat_overseer(conn, self.owner),
+                watch=self.pool.leases,
             )
             with heartbeat, Listener(self.engine) as listener:
-                full = True
-                while not self.stopping.is_set():
-                    self.run_pass(full=full)
-                    if not self.stopping.is_set():
-                        full = self._wait(listener)
+                self._lead(listener)
                 self._shut_down()
             stop_overseer(self.engine, OVERSEER, self.owner)
         finally:
@@ -131,6 +135,37 @@ class Overseer:
 
     def stop(self) -> None:
         self.stopping.set()
+
+    def _lead(self, listener: Listener) -> None:
+        full, backoff = True, Backoff()
+        while not self.stopping.is_set():
+            try:
+                self.run_pass(full=full)
+                if backoff.succeeded():
+                    log.info("the Engine DB answers again; the overseer goes on")
+                if not self.stopping.is_set():
+                    full = self._wait(listener)
+            except EngineDBError as error:
+                full = True
+                # Set on every failure, not once the Engine DB is back: the first pass that
+                # succeeds again would otherwise count the outage as the workers' silence.
+                self.answering_since = time.monotonic()
+                self._unreachable(error, backoff.failed())
+
+    def _unreachable(self, error: EngineDBError, delay: float) -> None:
+        """The Engine DB failed: keep the task processes running (their leases hold a while)
+        and try again after ``delay``; the pool stops those whose leases would run out."""
+        log.warning(
+            "the overseer could not reach the Engine DB, retrying in %.1fs: %s", delay, error
+        )
+        with suppress(EngineDBError):
+            self.pool.poll()  # stops what must be fenced before anything needs the Engine DB
+        # Not pool.wait: a child that exited wakes it at once, and its outcome waits for the
+        # Engine DB anyway, so it would retry hundreds of times a second. Only a stop or a
+        # lease to fence ends this wait early.
+        leases = self.pool.leases
+        fence = None if leases is None else leases.seconds_to_fence()
+        self.stopping.wait(delay if fence is None else min(delay, fence))
 
     def run_pass(self, *, full: bool = True) -> None:
         """One pass; unless ``full``, only the runs this overseer drives are looked at again
@@ -156,7 +191,8 @@ class Overseer:
         report = reconcile(self.engine, self.ledger, self.settings.lease_seconds)
         for settled in report.settled:
             log.info("reconciled attempt %s: %s", settled.attempt_id, settled.message)
-        if self.engine.dialect == "postgresql":
+        silence = SILENT_INTERVALS * self.settings.worker_heartbeat_seconds
+        if self.engine.dialect == "postgresql" and self._answered_for(silence):
             with self.engine.transaction(OVERSEER) as conn:
                 gone = mark_silent_workers_gone(conn, self.settings.worker_heartbeat_seconds)
             for worker in gone:
@@ -177,6 +213,9 @@ class Overseer:
                 len(blocked.findings)
             )
         self.blocked = found
+
+    def _answered_for(self, seconds: float) -> bool:
+        return time.monotonic() - self.answering_since >= seconds
 
     def _look_at_runs(self, runs: list[LiveRun]) -> None:
         active = {run.pipeline_id for run in runs if run.status is RunStatus.IN_PROGRESS}
@@ -310,13 +349,14 @@ class Overseer:
         """Until a notification that may change a plan, a child's exit, a stop or the poll;
         True when every live run needs a look (the poll, or news of a run), False when only
         the runs this overseer drives do (news of their attempts, a child's exit)."""
-        descriptor = listener.descriptor()
         deadline = time.monotonic() + self.settings.poll_seconds
         full = True
         while not self.stopping.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
                 break
+            # Read each time: a listener that lost its connection has another one, or none.
+            descriptor = listener.descriptor()
             self.pool.wait(left, () if descriptor is None else (descriptor,))
             if not listener.pending():  # a child, the time or a stop woke it
                 full = time.monotonic() >= deadline

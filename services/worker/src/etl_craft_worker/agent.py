@@ -1,9 +1,15 @@
 """The worker agent: claims QUEUED attempts of its pool and runs each in a task process.
 
-One loop, one thread. Each pass settles children that exited or ran out of time, beats when
-due (one statement renews the leases of every attempt the worker owns and reads their cancel
-requests), then claims while slots of a kind are free. Between passes it waits for a child
+One loop, one thread. Each pass beats when due (one statement renews the leases of every
+attempt the worker owns and reads their cancel requests), settles children that exited or ran
+out of time, then claims while slots of a kind are free. Between passes it waits for a child
 to exit, a signal, a due beat, a time limit or the poll interval, whichever comes first.
+
+What is no longer the worker's it stops at once: an attempt its beat no longer renews (recorded
+LOST, or claimed by another owner), every attempt when it finds itself GONE (then it registers
+again and goes on serving), and an attempt whose lease it could not renew for too long (the
+Engine DB did not answer), before that lease runs out. An Engine DB that does not answer is
+tried again with backoff; the task processes run on meanwhile.
 
 SIGTERM or SIGINT drains: the worker is marked DRAINING, claims nothing new, waits up to
 the drain time for its attempts, stops the rest (FAILED, retryable) and ends GONE. A second
@@ -18,7 +24,7 @@ import select
 import signal
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from types import FrameType, TracebackType
 
@@ -26,6 +32,7 @@ from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError, MetadataError
 from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
+from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.events import Listener, queued_attempt
 from etl_craft.enginedb.metrics import claim_wait
@@ -33,24 +40,26 @@ from etl_craft.enginedb.runs import read_pipeline_shape
 from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
 from etl_craft.enginedb.workers import (
     AttemptEnd,
-    WorkerBeat,
     WorkerRegistration,
     attempt_end,
     beat,
     register_worker,
     set_worker_status,
 )
-from etl_craft.runtime.identity import owner_id
+from etl_craft.runtime.identity import new_owner_id, owner_id
 from etl_craft.runtime.launcher import (
     LaunchSpec,
     RunningAttempt,
     TaskSetup,
     claiming,
+    record_stopped,
     settle_exit,
     stop_for_cancel,
     stop_for_drain,
     stop_for_timeout,
+    stop_unowned,
 )
+from etl_craft.runtime.leases import LeaseWatch
 from etl_craft.runtime.metrics import (
     DISPATCH_SECONDS,
     WORKER_CLAIMS,
@@ -130,9 +139,11 @@ class WorkerAgent:
         self, engine: EngineDB, settings: WorkerSettings, ledger: LedgerLookup | None
     ) -> None:
         self.engine, self.settings, self.ledger = engine, settings, ledger
-        self.worker_id = owner_id()
-        self.actor = Actor(self.worker_id[:MAX_ACTOR_LENGTH], ActorKind.WORKER)
+        self._identify(owner_id())
         self.jobs: dict[int, Job] = {}
+        self.leases = LeaseWatch(settings.lease_seconds)
+        # Stopped before their leases ran out, to be recorded once the Engine DB answers.
+        self.fenced: dict[int, tuple[Job, str]] = {}
         self.signals = Signals()
         self.signals_seen = 0
         self.drain_deadline: float | None = None
@@ -144,19 +155,15 @@ class WorkerAgent:
         # claim while nothing new can be there.
         self.emptied: frozenset[SlotKind] | None = None
 
+    def _identify(self, worker_id: str) -> None:
+        self.worker_id = worker_id
+        self.actor = Actor(worker_id[:MAX_ACTOR_LENGTH], ActorKind.WORKER)
+
     def serve(self, registration: WorkerRegistration) -> None:
         """Register, run until drained, and end GONE whatever happens."""
         prepare_task_start()
         self._count_running()
-        with self.engine.transaction(self.actor) as conn:
-            register_worker(conn, registration)
-        log.info(
-            "worker %s claims from pool %s with %s ingestion and %s warehouse slot(s)",
-            self.worker_id,
-            self.settings.pool,
-            self.settings.slots[SlotKind.INGESTION],
-            self.settings.slots[SlotKind.WAREHOUSE],
-        )
+        self._register(registration)
         try:
             with self.signals, Listener(self.engine) as listener:
                 self.listener = listener
@@ -167,29 +174,52 @@ class WorkerAgent:
         finally:
             self._gone()
 
+    def _register(self, registration: WorkerRegistration) -> None:
+        self.registration = registration
+        with self.engine.transaction(self.actor) as conn:
+            register_worker(conn, registration)
+        log.info(
+            "worker %s claims from pool %s with %s ingestion and %s warehouse slot(s)",
+            self.worker_id,
+            self.settings.pool,
+            self.settings.slots[SlotKind.INGESTION],
+            self.settings.slots[SlotKind.WAREHOUSE],
+        )
+
     def _loop(self) -> None:
+        backoff = Backoff()
         while True:
             try:
                 if self._pass():
                     return
             except EngineDBError as error:
                 # Children keep running and their leases hold for a while; retry the pass.
-                log.warning("worker %s: %s; retrying", self.worker_id, error)
+                delay = backoff.failed()
+                log.warning("worker %s: %s; retrying in %.1fs", self.worker_id, error, delay)
+                self._wait(outage=delay)
+                continue
+            if backoff.succeeded():
+                log.info("worker %s reaches the Engine DB again", self.worker_id)
             self._wait()
 
     def _pass(self) -> bool:
         """One look at the children and the tables; True once the worker has drained."""
+        try:
+            if time.monotonic() >= self.next_beat:
+                # Due again an interval later even if it fails: beats keep their own pace.
+                self.next_beat = time.monotonic() + self.settings.heartbeat_seconds
+                self._beat()
+        finally:
+            self._fence()  # needs no Engine DB: it must happen while there is none
+        self._record_fenced()
         self._reap()
-        if time.monotonic() >= self.next_beat:
-            self._beat()
-            self.next_beat = time.monotonic() + self.settings.heartbeat_seconds
         if self.signals.count > self.signals_seen:
+            self._drain("it was asked to stop")  # the Engine DB may fail it: seen once done
             self.signals_seen = self.signals.count
-            self._drain("it was asked to stop")
         if self.drain_deadline is None:
             self._claim_while_free()
             return False
-        if not self.jobs:
+        if not self.jobs and not self.fenced:
             return True
         if time.monotonic() >= self.drain_deadline:
             seconds = self.settings.drain_seconds
@@ -205,6 +235,7 @@ class WorkerAgent:
             free = self._free_kinds()
             if not free or (self.emptied is not None and self.emptied.issuperset(free)):
                 return  # no slot, or the queue had nothing for these kinds and nothing came
+            sent = time.monotonic()  # the lease the claim grants runs from after this
             with claiming(self.engine, self.actor) as claim:
                 attempt_id = claim_next_attempt(
                     claim.conn,
@@ -224,6 +255,7 @@ class WorkerAgent:
                 if task is not None:
                     claim.start(self._spec(invocation, task), invocation)
             if task is not None and claim.running is not None:
+                self.leases.claimed(attempt_id, sent)
                 self._started(invocation, task, claim.running, waited)
 
     def _free_kinds(self) -> list[SlotKind]:
@@ -302,14 +334,58 @@ class WorkerAgent:
                 continue
             self._ended(attempt_id, recorded)
 
+    def _fence(self) -> None:
+        """Stop the task processes of attempts whose leases this worker could not renew for
+        too long, before the leases run out; recorded FAILED once the Engine DB answers."""
+        for attempt_id in self.leases.due().expiring:
+            job = self.jobs.get(attempt_id)
+            if job is None or job.running.exit_code() is not None:
+                # Exited: nothing left to stop; _reap records its outcome once it can.
+                self.leases.forget(attempt_id)
+                continue
+            message = (
+                f"worker {self.worker_id} could not renew the attempt's lease for "
+                f"{self.leases.renewed_ago(attempt_id):.1f}s (the lease lasts "
+                f"{self.settings.lease_seconds:g}s; the Engine DB did not answer), so it "
+                "stopped the task process before the lease ran out; it may be retried"
+            )
+            self._drop(attempt_id)
+            stop_unowned(job.running)
+            self.fenced[attempt_id] = (job, message)
+            log.error("attempt %s: %s", attempt_id, message, extra=job.context)
+
+    def _record_fenced(self) -> None:
+        for attempt_id, (job, message) in list(self.fenced.items()):
+            record_stopped(self.engine, job.running, self.actor, message)
+            del self.fenced[attempt_id]
+            self.jobs[attempt_id] = job  # for _ended, which logs how it ended
+            self._ended(attempt_id)
+
+    def _drop(self, attempt_id: int) -> Job:
+        self.leases.forget(attempt_id)
+        return self.jobs.pop(attempt_id)
+
     def _ledger(self, job: Job) -> LedgerLookup | None:
         return self.ledger if job.ledgered else None
 
     def _beat(self) -> None:
-        with self.engine.transaction(self.actor) as conn:
-            found = beat(conn, self.worker_id, self.settings.lease_seconds)
-        self._notice_gone(found)
+        sent = time.monotonic()
+        try:
+            with self.engine.transaction(self.actor) as conn:
+                found = beat(conn, self.worker_id, self.settings.lease_seconds)
+        except EngineDBError as error:
+            self.leases.failed(error, sent)  # only a cut-off counts toward fencing
+            raise
+        if found.status is WorkerStatus.GONE or found.status is None:
+            self._rejoin("GONE" if found.status else "missing")
+            return
+        owned_ids = {owned.attempt_id for owned in found.attempts}
+        self.leases.renewed(owned_ids, sent)
+        for attempt_id in [job for job in self.jobs if job not in owned_ids]:
+            self._stop_unowned(attempt_id)
         for owned in found.attempts:
+            if owned.attempt_id in self.fenced:
+                continue  # stopped while the Engine DB was away: _record_fenced records it
             if owned.attempt_id not in self.jobs:
                 self._release_orphan(owned.attempt_id)
             elif owned.cancel_requested_at is not None:
@@ -322,17 +398,43 @@ class WorkerAgent:
                 )
                 self._ended(owned.attempt_id)
 
-    def _notice_gone(self, found: WorkerBeat) -> None:
-        if found.status is WorkerStatus.GONE or found.status is None:
-            state = "GONE" if found.status else "missing"
-            if self.drain_deadline is None:
-                log.error(
-                    "worker %s is %s in the Engine DB (declared so after it missed heartbeats); "
-                    "it claims nothing more and exits once its attempts end",
-                    self.worker_id,
-                    state,
-                )
-                self._drain(f"it is {state} in the Engine DB")
+    def _stop_unowned(self, attempt_id: int) -> None:
+        """The beat no longer renews this attempt: it was recorded LOST or ended by someone
+        else, or another owner claimed it. Its task process must publish nothing more."""
+        job = self.jobs[attempt_id]
+        stop_unowned(job.running)
+        log.error(
+            "attempt %s is no longer worker %s's (its lease was not renewed: it was settled "
+            "or claimed elsewhere), so the worker stopped its task process at once",
+            attempt_id,
+            self.worker_id,
+            extra=job.context,
+        )
+        self._ended(attempt_id)
+
+    def _rejoin(self, state: str) -> None:
+        """Declared GONE (it missed heartbeats: paused, or cut off): whatever it runs may be
+        retried elsewhere, so stop it all at once, then register again as a new worker."""
+        log.error(
+            "worker %s is %s in the Engine DB (declared so after it missed heartbeats); it "
+            "stops its %s task process(es) at once",
+            self.worker_id,
+            state,
+            len(self.jobs),
+        )
+        reason = (
+            f"worker {self.worker_id} was declared GONE after it missed heartbeats, so it "
+            "stopped the task process; it may be retried"
+        )
+        for attempt_id in list(self.jobs):
+            job = self._drop(attempt_id)
+            stop_unowned(job.running)
+            self.fenced[attempt_id] = (job, reason)
+        self._record_fenced()
+        if self.drain_deadline is not None:
+            return  # it was stopping anyway: it ends now that nothing runs
+        self._identify(new_owner_id())
+        self._register(replace(self.registration, worker_id=self.worker_id))
 
     def _release_orphan(self, attempt_id: int) -> None:
         """Claimed here but never started (the Engine DB failed in between): free it for a retry."""
@@ -346,9 +448,9 @@ class WorkerAgent:
         if self.drain_deadline is not None:
             self.drain_deadline = time.monotonic()  # asked twice: stop waiting
             return
-        self.drain_deadline = time.monotonic() + self.settings.drain_seconds
         with self.engine.transaction(self.actor) as conn:
             set_worker_status(conn, self.worker_id, WorkerStatus.DRAINING)
+        self.drain_deadline = time.monotonic() + self.settings.drain_seconds
         log.info(
             "worker %s drains (%s): it claims nothing new and waits up to %gs for %s attempt(s)",
             self.worker_id,
@@ -369,7 +471,7 @@ class WorkerAgent:
 
     def _ended(self, attempt_id: int, recorded: AttemptOutcome | None = None) -> None:
         """Log and count how the attempt ended: as this worker just recorded it, or as read."""
-        job = self.jobs.pop(attempt_id)
+        job = self._drop(attempt_id)
         if recorded is not None:
             end = AttemptEnd(recorded.status, recorded.error_message)
         else:
@@ -401,13 +503,19 @@ class WorkerAgent:
             return
         log.info("worker %s is GONE", self.worker_id)
 
-    def _wait(self) -> None:
-        """Until a child exits, a signal comes, or the next beat, time limit or poll is due."""
-        descriptors = [job.running.process.exit_descriptor() for job in self.jobs.values()]
-        # A NOTIFY (an attempt queued, a cancel asked) wakes the worker at once.
-        listening = self.listener.descriptor() if self.listener is not None else None
+    def _wait(self, outage: float | None = None) -> None:
+        """Until a child exits, a signal comes, or the next beat, time limit or poll is due.
+        During an outage, ``outage`` seconds (the backoff) unless a signal comes or a lease
+        must be fenced: an exited child's outcome waits for the Engine DB anyway, and waking
+        for it would retry at once, again and again."""
+        if outage is None:
+            descriptors = [job.running.process.exit_descriptor() for job in self.jobs.values()]
+            # A NOTIFY (an attempt queued, a cancel asked) wakes the worker at once.
+            listening = self._descriptor()
+        else:
+            descriptors, listening = [], None
         wake = [self.signals.wakeup, *descriptors] + ([] if listening is None else [listening])
-        deadline = time.monotonic() + self._timeout()
+        deadline = time.monotonic() + self._timeout(outage)
         try:
             while True:
                 readable = select.select(wake, [], [], max(0.0, deadline - time.monotonic()))[0]
@@ -417,7 +525,7 @@ class WorkerAgent:
                     break
                 # Only notifications, none of an attempt queued (the others are the start and
                 # end of work, this worker's own among them): nothing to claim, wait on.
-                if readable != [listening]:
+                if readable != [listening] or self._descriptor() != listening:
                     break
         finally:
             for descriptor in descriptors:
@@ -428,9 +536,17 @@ class WorkerAgent:
         """Drain the notifications; whether an attempt was queued among them."""
         return self.listener is not None and bool(self.listener.drain(queued_attempt))
 
-    def _timeout(self) -> float:
+    def _descriptor(self) -> int | None:
+        return self.listener.descriptor() if self.listener is not None else None
+
+    def _timeout(self, outage: float | None = None) -> float:
         now = time.monotonic()
-        due = [self.settings.poll_seconds, self.next_beat - now]
+        fence = self.leases.seconds_to_fence(now)
+        fenced = [] if fence is None else [fence]
+        if outage is not None:
+            # Time limits and the drain's end need the Engine DB to be acted on: the next try.
+            return max(0.0, min([outage, *fenced]))
+        due = [self.settings.poll_seconds, self.next_beat - now, *fenced]
         if self.drain_deadline is not None:
             due.append(self.drain_deadline - now)
         limits = [job.running.seconds_left(now) for job in self.jobs.values()]

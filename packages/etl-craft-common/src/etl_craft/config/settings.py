@@ -25,6 +25,12 @@ class ServiceSettings(BaseSettings):
     poll_seconds: float = Field(default=1.0, gt=0)
     lease_seconds: int = Field(default=60, gt=0)
     heartbeat_seconds: int = Field(default=15, gt=0)
+    # A connection attempt to an unreachable Engine DB gives up after this long, rather than
+    # leaving its caller (a task process after its warehouse commit, say) hanging.
+    engine_connect_timeout_seconds: int = Field(default=10, ge=2)
+    # An Engine DB statement running (or waiting on a lock) longer than this is cancelled,
+    # so a stuck statement does not hold a slot; 0 sets no limit.
+    engine_statement_timeout_seconds: float = Field(default=120.0, ge=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["text", "json"] = "text"
     # fork: the owner's fork server forks each task process; spawn: a fresh interpreter each.

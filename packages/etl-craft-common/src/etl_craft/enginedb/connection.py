@@ -25,6 +25,7 @@ from sqlalchemy.engine import ExecutionContext, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from etl_craft import __version__
+from etl_craft.config.settings import load_settings
 from etl_craft.config.urls import mask_url
 from etl_craft.core.actor import Actor
 from etl_craft.core.errors import (
@@ -49,6 +50,37 @@ STATEMENT_SECONDS = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 _timers: dict[str, Histogram] = {}  # one labelled child per statement, found without a lock
+
+
+@dataclass(frozen=True)
+class EngineTimeouts:
+    """How long a PostgreSQL Engine DB connection may take to open, and a statement to run."""
+
+    connect_seconds: int
+    statement_seconds: float  # 0: no limit
+
+    @classmethod
+    def configured(cls) -> EngineTimeouts:
+        settings = load_settings()
+        return cls(
+            settings.engine_connect_timeout_seconds, settings.engine_statement_timeout_seconds
+        )
+
+    def connect_args(self) -> dict[str, Any]:
+        """libpq's options: the connect timeout, the statement timeout, and keepalives that
+        notice a peer gone silent (a cut network) instead of waiting on it for many minutes."""
+        options = "-c timezone=UTC"
+        if self.statement_seconds > 0:
+            options += f" -c statement_timeout={int(self.statement_seconds * 1000)}"
+        return {
+            "options": options,
+            "connect_timeout": self.connect_seconds,
+            "keepalives": 1,
+            "keepalives_idle": self.connect_seconds,
+            "keepalives_interval": max(1, self.connect_seconds // 3),
+            "keepalives_count": 3,
+            "tcp_user_timeout": self.connect_seconds * 2000,
+        }
 
 
 def normalize_url(url: str) -> URL:
@@ -135,8 +167,16 @@ def _begin_sqlite(conn: Connection) -> None:
 class EngineDB:
     """The Engine DB of one process."""
 
-    def __init__(self, url: str, *, null_pool: bool = False, application: str = "etl-craft"):
+    def __init__(
+        self,
+        url: str,
+        *,
+        null_pool: bool = False,
+        application: str = "etl-craft",
+        timeouts: EngineTimeouts | None = None,
+    ):
         self.url = normalize_url(url)
+        self.timeouts = timeouts or EngineTimeouts.configured()
         self.dialect = self.url.get_backend_name()
         if self.dialect not in ("postgresql", "sqlite"):
             raise EngineDBError(
@@ -151,7 +191,7 @@ class EngineDB:
             options["poolclass"] = NullPool
         if self.dialect == "postgresql":
             options["connect_args"] = {
-                "options": "-c timezone=UTC",
+                **self.timeouts.connect_args(),
                 "application_name": application[:63],
                 # Prepared statements would get generic plans, which can't see how selective
                 # an IN list of a thousand keys is; etl-craft's statements are cheap to plan.

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from etl_craft.core.enums import AttemptStatus, Handler, SlotKind
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.runtime.leases import LeaseWatch
 
 
 class HandleStatus(StrEnum):
@@ -62,6 +63,12 @@ class Pool(Protocol):
     # True when an attempt starts only once submitted (local); False when owners claim it
     # from the queue themselves, so queuing it was the submission.
     submits: bool
+
+    @property
+    def leases(self) -> LeaseWatch | None:
+        """What the owner's heartbeat tells of lease renewals, so that the pool stops what it
+        can no longer renew; None when the pool runs no attempt itself."""
+        ...
 
     def capacity(self) -> Capacity:
         """Slots per kind and how many are in use."""

@@ -122,6 +122,7 @@ class RunSupervisor:
             self.settings.heartbeat_seconds,
             lambda: (run_id,),
             pool.live,
+            watch=pool.leases,
         )
         try:
             with heartbeat, span("etl_craft.run", {"etl_craft.run_id": run_id}) as traced:

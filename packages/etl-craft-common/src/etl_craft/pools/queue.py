@@ -23,6 +23,7 @@ from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_s
 
 class QueuePool:
     submits = False
+    leases = None  # workers own the attempts and their leases
 
     def __init__(self, engine: EngineDB, name: str = "default") -> None:
         self.engine, self.name = engine, name

@@ -49,6 +49,11 @@ def current_process() -> ProcessIdentity:
 @cache
 def owner_id() -> str:
     """This process's owner id: host:pid:start-time:random, stable for the process's life."""
+    return new_owner_id()
+
+
+def new_owner_id() -> str:
+    """Another owner id of this process, for a worker declared GONE that registers again."""
     me = current_process()
     return f"{me.host}:{me.pid}:{me.start}:{secrets.token_hex(4)}"
 

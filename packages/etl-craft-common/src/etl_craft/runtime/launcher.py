@@ -23,7 +23,7 @@ from opentelemetry.trace import Span
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import AttemptStatus
-from etl_craft.core.errors import ExitCode, StaleTransitionError
+from etl_craft.core.errors import EngineDBError, ExitCode, StaleTransitionError
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, encode_invocation
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
@@ -38,6 +38,7 @@ from etl_craft.enginedb.transitions import (
 from etl_craft.runtime.handover import (
     OUTCOME_PATH_VARIABLE,
     HandedOutcome,
+    hand_over,
     outcome_path,
     take_outcome,
 )
@@ -218,9 +219,14 @@ def settle_exit(
     it recorded one itself; else the ledger's outcome, else FAILED. The outcome recorded from
     the child's hand-over, if that is what happened; None otherwise."""
     with _settling(running, "exited"):
-        handed = take_outcome(outcome_path(running.spec.log_path))
+        path = outcome_path(running.spec.log_path)
+        handed = take_outcome(path)
         if handed is not None:
-            return _record_handed(engine, running, actor, handed)
+            try:
+                return _record_handed(engine, running, actor, handed)
+            except EngineDBError:
+                hand_over(path, handed)  # for the next try, once the Engine DB answers
+                raise
         with engine.read() as conn:
             found = conn.one("attempt_status", attempt_id=running.attempt_id)
         if found is None or AttemptStatus(found["status"]).terminal:
@@ -329,19 +335,45 @@ def stop_for_drain(engine: EngineDB, running: RunningAttempt, actor: Actor, reas
         _finish_for_child(engine, running, actor, reason, running.process.returncode)
 
 
+def stop_unowned(running: RunningAttempt) -> None:
+    """Kill the task process of an attempt that is no longer this owner's (recorded LOST,
+    claimed by another owner, or about to lose its lease): at once, without the grace, so it
+    publishes nothing more. Nothing is recorded here."""
+    with _settling(running, "unowned"):
+        stop_group(running.process.pid, 0)
+        running.process.wait()
+
+
+def record_stopped(engine: EngineDB, running: RunningAttempt, actor: Actor, message: str) -> None:
+    """Record FAILED, retryable, for a task process this owner stopped (stop_unowned); a
+    refusal means the attempt was settled meanwhile (the reconciler recorded it LOST, say),
+    and that record stands."""
+    _finish_for_child(engine, running, actor, message, running.process.returncode)
+
+
 @contextmanager
 def _settling(running: RunningAttempt, how: str) -> Iterator[None]:
     """End the owner's span of the attempt, whatever happens while it is settled, and leave
-    no handed-over outcome behind (one stopped in the act of ending loses it)."""
+    no handed-over outcome behind (one stopped in the act of ending loses it). Unless the
+    Engine DB failed: then nothing was recorded, the owner settles the attempt again once it
+    can, and the outcome its task process handed over waits for it."""
     try:
         yield
-    finally:
-        outcome_path(running.spec.log_path).unlink(missing_ok=True)
-        code = running.process.returncode
-        running.span.set_attribute("etl_craft.settled", how)
-        if code is not None:
-            running.span.set_attribute("etl_craft.exit_code", code)
-        running.span.end()
+    except EngineDBError:
+        raise
+    except BaseException:
+        _settled(running, how)
+        raise
+    _settled(running, how)
+
+
+def _settled(running: RunningAttempt, how: str) -> None:
+    outcome_path(running.spec.log_path).unlink(missing_ok=True)
+    code = running.process.returncode
+    running.span.set_attribute("etl_craft.settled", how)
+    if code is not None:
+        running.span.set_attribute("etl_craft.exit_code", code)
+    running.span.end()
 
 
 def _finish_for_child(

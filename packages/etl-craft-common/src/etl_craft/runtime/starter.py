@@ -132,20 +132,25 @@ class Forked:
     def __init__(self, server: ForkServer, pid: int) -> None:
         self.server, self.pid = server, pid
         self.returncode: int | None = None
+        # The server hands each exit code out once: two threads polling unguarded (an
+        # owner's loop and its heartbeat) could both miss it, and one overwrite it with None.
+        self._lock = threading.Lock()
 
     def release(self, *, go: bool) -> None:
         self.server.release(self.pid, go=go)
 
     def poll(self) -> int | None:
-        if self.returncode is None:
-            self.returncode = self.server.exit_code(self.pid, block=False)
-        return self.returncode
+        with self._lock:
+            if self.returncode is None:
+                self.returncode = self.server.exit_code(self.pid, block=False)
+            return self.returncode
 
     def wait(self) -> int:
-        if self.returncode is None:
-            self.returncode = self.server.exit_code(self.pid, block=True)
-        assert self.returncode is not None
-        return self.returncode
+        with self._lock:
+            if self.returncode is None:
+                self.returncode = self.server.exit_code(self.pid, block=True)
+            assert self.returncode is not None
+            return self.returncode
 
     def exit_descriptor(self) -> int:
         # The server reaps its children, so a pidfd opened now could name a reused pid; its
