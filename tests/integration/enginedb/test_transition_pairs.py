@@ -31,6 +31,9 @@ RUN_CALLS: dict[str, Call] = {
     "admit_run": lambda c, i, _o: tx.admit_run(c, i, TESTER),
     "skip_run": lambda c, i, _o: tx.skip_run(c, i, TESTER, message="gate refused"),
     "finish_run": lambda c, i, _o: tx.finish_run(c, i, TESTER, status=RunStatus.SUCCESS),
+    "finalize_remote_run": lambda c, i, _o: tx.finalize_remote_run(
+        c, i, TESTER, status=RunStatus.SKIPPED, message="the orchestrator ran no task"
+    ),
     "cancel_run": lambda c, i, _o: tx.cancel_run(c, i, TESTER, message="stop"),
     "reopen_run": lambda c, i, _o: tx.reopen_run(c, i, TESTER, message="repair"),
     "mark_run": lambda c, i, _o: tx.mark_run(c, i, TESTER, status=RunStatus.FAILED, message="x"),

@@ -35,6 +35,11 @@ class WarehouseType(StrEnum):
     DUCKDB = "duckdb"
 
 
+class OrchestrationMode(StrEnum):
+    LOCAL = "local"  # etl-craft schedules and gates its runs
+    REMOTE = "remote"  # an external orchestrator (Airflow) decides; etl-craft executes
+
+
 class TlsMode(StrEnum):
     STARTTLS = "starttls"
     SSL = "ssl"
@@ -250,6 +255,7 @@ KEYS: dict[str, dict[str, Parser]] = {
         "lease_seconds": whole(1),
         "gate_wait_minutes": whole(0),
         "project": code,
+        "mode": one_of(OrchestrationMode),
     },
     "Redaction": {"sensitive_patterns": glob_patterns},
     "Docs_site": {
@@ -277,6 +283,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "lease_seconds": 60,
         "gate_wait_minutes": 60,
         "project": "default",
+        "mode": OrchestrationMode.LOCAL.value,
     },
     "Redaction": {"sensitive_patterns": list(SENSITIVE_PATTERNS)},
     "Docs_site": {

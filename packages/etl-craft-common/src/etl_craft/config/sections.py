@@ -15,6 +15,7 @@ from etl_craft.config.rules import (
     DEFAULTS,
     MEMORY_DATABASE,
     VARIABLE_SUFFIX,
+    OrchestrationMode,
     TlsMode,
     WarehouseType,
 )
@@ -65,6 +66,11 @@ class Orchestration:
     lease_seconds: int
     gate_wait_minutes: int  # how long a gate waits for a fresh upstream run before giving up
     project: str
+    mode: OrchestrationMode = OrchestrationMode.LOCAL
+
+    @property
+    def remote(self) -> bool:
+        return self.mode is OrchestrationMode.REMOTE
 
     @property
     def zone(self) -> ZoneInfo:
@@ -277,6 +283,7 @@ def build_orchestration(view: SectionView) -> Orchestration:
         lease_seconds=view.filled_number("lease_seconds"),
         gate_wait_minutes=view.filled_number("gate_wait_minutes"),
         project=view.filled_text("project"),
+        mode=OrchestrationMode(view.filled_text("mode")),
     )
 
 

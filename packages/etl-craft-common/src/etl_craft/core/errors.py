@@ -33,6 +33,7 @@ class ExitCode(IntEnum):
     STALE_TRANSITION = 20
     SQL_GUARD = 21
     WRITE_GUARD = 22
+    ORCHESTRATOR_UNSUPPORTED = 23
 
 
 class EtlCraftError(Exception):
@@ -134,4 +135,13 @@ class WriteGuardError(EtlCraftError):
     """The Engine DB refused a write that did not come through etl-craft."""
 
     exit_code = ExitCode.WRITE_GUARD
+    retryable = False
+
+
+class OrchestratorUnsupportedError(EtlCraftError):
+    """A rule of the metadata that the external orchestrator (remote mode, generate-yml) cannot
+    express: N run conditions, HAS_DATA dependencies, one task's dependencies of different types.
+    Nothing was generated or run; the message names the pipeline, task, rule and remedy."""
+
+    exit_code = ExitCode.ORCHESTRATOR_UNSUPPORTED
     retryable = False

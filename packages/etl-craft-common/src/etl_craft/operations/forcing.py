@@ -91,7 +91,7 @@ def force(ctx: OperationContext, request: ForceRequest) -> Forced:
         ctx,
         "run",
         request.arguments(reason),
-        lambda acting: _queue(acting, run, gates, task_code, reason),
+        lambda acting: queue_task_attempt(acting, run, gates, task_code, reason),
     )
     supervise_run(ctx, run, frozenset({task_id}))
     view = view_of(ctx, run.pipeline_run_id)
@@ -142,8 +142,11 @@ def _live(run: RunRow) -> RunRow:
     return run
 
 
-def _queue(acting: Acting, run: RunRow, gates: Gatekeeper, task_code: str, reason: str) -> int:
-    """Queue the forced task's next attempt with its FORCE intervention and bypassed gates."""
+def queue_task_attempt(
+    acting: Acting, run: RunRow, gates: Gatekeeper, task_code: str, reason: str | None
+) -> int:
+    """Queue the task's next attempt with its bypassed gates, and its FORCE intervention when
+    an operator gave a reason (remote mode queues what the orchestrator decided: none)."""
     conn, actor = acting.conn, acting.ctx.actor
     acting.scope = replace(acting.scope, pipeline_id=run.pipeline_id, run_id=run.pipeline_run_id)
     task_id = task_id_of(conn, read_run(conn, run.pipeline_run_id), task_code)
@@ -169,6 +172,8 @@ def _queue(acting: Acting, run: RunRow, gates: Gatekeeper, task_code: str, reaso
         pool=settings.pool or run.default_pool,
         priority=run.priority,
     )
+    if reason is None:
+        return task_id
     acting.intervene(
         run.pipeline_run_id,
         "FORCE",

@@ -42,6 +42,7 @@ from etl_craft.enginedb.transitions import (
 )
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.rejudging import rejudge_gated
+from etl_craft.operations.remote_rules import refuse_in_remote_mode
 from etl_craft.operations.run_views import RunView, read_run_view
 from etl_craft.operations.runs import pipeline_id_of
 
@@ -222,6 +223,7 @@ def mark(ctx: OperationContext, request: MarkRequest) -> Intervention:
     reason = require_reason(request.reason, "mark")
 
     def body(acting: Acting) -> tuple[int, str]:
+        refuse_in_remote_mode(ctx, "mark")
         run = acting.run(request.pipeline_code, request.run_id)
         if request.task_code is None:
             return run.pipeline_run_id, _mark_run(acting, run, request, reason)
@@ -294,6 +296,7 @@ def cancel(
     why = require_reason(reason, "cancel")
 
     def body(acting: Acting) -> tuple[int, str, tuple[int, ...]]:
+        refuse_in_remote_mode(ctx, "cancel")
         # Deactivating a pipeline leaves its live runs to settle: cancel must still reach them.
         run = acting.run(pipeline_code, run_id, inactive=True)
         if run.status.terminal:

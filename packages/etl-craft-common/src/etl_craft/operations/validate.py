@@ -13,6 +13,7 @@ from typing import ClassVar
 from etl_craft.config.rules import WarehouseType
 from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.remote_rules import check_remote, is_remote
 from etl_craft.operations.validate_findings import Finding, Severity, Subject
 from etl_craft.operations.validate_graph import check_graph
 from etl_craft.operations.validate_lineage import check_lineage
@@ -23,7 +24,7 @@ __all__ = ["Finding", "Severity", "ValidateReport", "subject_of", "validate", "v
 
 # sqlglot's names for the warehouses; DuckDB is the embedded default when there is no project.
 SQL_DIALECTS = {WarehouseType.POSTGRESQL: "postgres", WarehouseType.DUCKDB: "duckdb"}
-CHECKS = (check_graph, check_parameters, check_sources, check_lineage)
+CHECKS = (check_graph, check_parameters, check_sources, check_lineage, check_remote)
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,11 @@ def subject_of(ctx: OperationContext, metadata: ProjectMetadata, scope: frozense
     """The project's metadata as validate judges it: with the project's files and dialect."""
     warehouse = ctx.connector.warehouse.type if ctx.connector else WarehouseType.DUCKDB
     return Subject(
-        metadata=metadata, scope=scope, project=ctx.project, dialect=SQL_DIALECTS[warehouse]
+        metadata=metadata,
+        scope=scope,
+        project=ctx.project,
+        dialect=SQL_DIALECTS[warehouse],
+        remote=is_remote(ctx),
     )
 
 

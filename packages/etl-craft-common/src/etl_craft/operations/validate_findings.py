@@ -37,6 +37,7 @@ class Subject:
     scope: frozenset[int]
     project: Project | None
     dialect: str  # the warehouse's sqlglot dialect
+    remote: bool = False  # Orchestration mode: remote, where an external orchestrator decides
 
     def pipelines(self) -> tuple[PipelineRow, ...]:
         return tuple(p for p in self.metadata.pipelines if p.active and p.pipeline_id in self.scope)

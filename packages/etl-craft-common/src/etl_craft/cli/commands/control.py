@@ -19,6 +19,7 @@ from etl_craft.operations.backfills import Backfill, BackfillRequest, backfill
 from etl_craft.operations.forcing import ForceRequest, force, ignore_dependencies
 from etl_craft.operations.interventions import Intervention, MarkRequest, cancel, mark, reopen
 from etl_craft.operations.pauses import Pause, PauseRequest, pause, resume
+from etl_craft.operations.remote import RemoteRequest, finalize_run, init_run
 from etl_craft.operations.reruns import Rerun, RerunRequest, rerun, skip
 from etl_craft.runtime.stopping import stop_on_signals
 
@@ -159,6 +160,16 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
         help="run every task after its upstreams, whatever they ended as",
     )
     what.add_argument(
+        "--init-only",
+        action="store_true",
+        help="remote mode: create, admit or reopen the orchestrator's run (--run-key); no gate",
+    )
+    what.add_argument(
+        "--finalize-only",
+        action="store_true",
+        help="remote mode: record the orchestrator's decisions and end its run (--run-key)",
+    )
+    what.add_argument(
         "--backfill",
         metavar="FROM:TO",
         help="one BACKFILL run per date, YYYY-MM-DD:YYYY-MM-DD, each to its end in turn",
@@ -182,6 +193,8 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("--with-downstream goes with --rerun; add --rerun or leave it out")
     if args.backfill is not None:
         return _backfill(args)
+    if args.init_only or args.finalize_only:
+        return _orchestrator_step(args)
     if args.force or args.ignore_dependencies:
         return _forced(args)
     if not (args.rerun or args.skip):
@@ -205,6 +218,23 @@ def _run(args: argparse.Namespace) -> int:
         ctx.close()
     emit(done, args.format, render_rerun(done))
     return run_command.run_exit_code(done.run.status)
+
+
+def _orchestrator_step(args: argparse.Namespace) -> int:
+    option = "--init-only" if args.init_only else "--finalize-only"
+    if args.task_codes or args.run_id is not None:
+        raise UsageError(
+            f"{option} acts on the orchestrator's whole run, named by --run-key; leave out "
+            "--task_code and --run-id"
+        )
+    request = RemoteRequest(args.pipeline_code, args.run_key, args.run_date)
+    ctx = operation_context(args)
+    try:
+        view = init_run(ctx, request) if args.init_only else finalize_run(ctx, request)
+    finally:
+        ctx.close()
+    emit(view, args.format, run_command.render_run(view))
+    return 0 if args.init_only else run_command.run_exit_code(view.status)
 
 
 def _backfill(args: argparse.Namespace) -> int:

@@ -10,8 +10,11 @@ from etl_craft.cli.output import emit
 from etl_craft.cli.progress import live_progress
 from etl_craft.cli.registry import Command
 from etl_craft.core.enums import RunStatus, TaskRunStatus
-from etl_craft.core.errors import ExitCode
+from etl_craft.core.errors import ExitCode, UsageError
+from etl_craft.operations.context import OperationContext
 from etl_craft.operations.history import History, history, run_status
+from etl_craft.operations.remote import RemoteRequest, run_task
+from etl_craft.operations.remote_rules import is_remote
 from etl_craft.operations.run_requests import PausedPipeline, request_run
 from etl_craft.operations.run_views import RunView
 from etl_craft.operations.runs import RunRequest, reconcile_requested
@@ -44,6 +47,8 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 def handle_run(args: argparse.Namespace) -> int:
     configure_tracing("etl-craft", inherit=True)
     ctx = operation_context(args)
+    if args.task_codes and is_remote(ctx):
+        return _remote_tasks(ctx, args)
     try:
         found = request_run(
             ctx,
@@ -69,6 +74,24 @@ def handle_run(args: argparse.Namespace) -> int:
         settled = {TaskRunStatus.SUCCESS, TaskRunStatus.SKIPPED}
         return 0 if all(task.status in settled for task in chosen) else int(ExitCode.FAILURE)
     return run_exit_code(view.status)
+
+
+def _remote_tasks(ctx: OperationContext, args: argparse.Namespace) -> int:
+    """Remote mode: each named task runs now, as the orchestrator decided (no gate, no wait)."""
+    if args.run_id is not None:
+        raise UsageError("in remote mode a task names its run by --run-key, not --run-id")
+    try:
+        views = [
+            run_task(ctx, RemoteRequest(args.pipeline_code, args.run_key, args.run_date, code))
+            for code in args.task_codes
+        ]
+    finally:
+        ctx.close()
+    view = views[-1]
+    emit(view, args.format, render_run(view))
+    chosen = [task for task in view.tasks if task.task_code in args.task_codes]
+    settled = {TaskRunStatus.SUCCESS, TaskRunStatus.SKIPPED}
+    return 0 if all(task.status in settled for task in chosen) else int(ExitCode.FAILURE)
 
 
 def handle_status(args: argparse.Namespace) -> int:

@@ -23,6 +23,17 @@ UPDATE AUD_PIPELINES_RUN_LOG
  WHERE PIPELINE_RUN_ID = :pipeline_run_id AND STATUS = 'QUEUED'
 RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
 
+-- name: transition_finalize_remote_run --
+-- IN-PROGRESS -> SUCCESS, FAILED or SKIPPED as the orchestrator decided (run --finalize-only), no attempt live.
+UPDATE AUD_PIPELINES_RUN_LOG
+   SET STATUS = :status, END_DATE = etl_craft_now(), MESSAGE = :message,
+       OWNER_ID = NULL, LEASE_EXPIRES_AT = NULL, ENDED_BY = :actor, ENDED_BY_KIND = :actor_kind
+ WHERE PIPELINE_RUN_ID = :pipeline_run_id AND STATUS = 'IN-PROGRESS'
+   AND NOT EXISTS (
+       SELECT 1 FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
+        WHERE t.PIPELINE_RUN_ID = :pipeline_run_id AND a.STATUS IN ('QUEUED', 'CLAIMED', 'RUNNING'))
+RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
+
 -- name: transition_finish_run --
 -- IN-PROGRESS -> SUCCESS or FAILED by finalize, no attempt live; the first finalize decides the SLA.
 UPDATE AUD_PIPELINES_RUN_LOG

@@ -83,6 +83,23 @@ def cancel_run(conn: EngineConnection, run_id: int, actor: Actor, *, message: st
     apply(conn, Entity.RUN, "cancel_run", run_id, actor, message=message)
 
 
+def finalize_remote_run(
+    conn: EngineConnection, run_id: int, actor: Actor, *, status: RunStatus, message: str
+) -> None:
+    _require(
+        status, {RunStatus.SUCCESS, RunStatus.FAILED, RunStatus.SKIPPED}, "finalize_remote_run"
+    )
+    apply(
+        conn,
+        Entity.RUN,
+        "finalize_remote_run",
+        run_id,
+        actor,
+        status=status.value,
+        message=message,
+    )
+
+
 def reopen_run(conn: EngineConnection, run_id: int, actor: Actor, *, message: str) -> None:
     apply(conn, Entity.RUN, "reopen_run", run_id, actor, message=message)
 

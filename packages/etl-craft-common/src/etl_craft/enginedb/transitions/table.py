@@ -91,6 +91,15 @@ TRANSITIONS: tuple[Transition, ...] = (
         "finalizing while a task of the run is still running (B24)",
     ),
     _t(
+        "finalize_remote_run",
+        Entity.RUN,
+        {R.IN_PROGRESS},
+        {R.SUCCESS, R.FAILED, R.SKIPPED},
+        "run --finalize-only (remote mode)",
+        "STATUS = IN-PROGRESS and no live attempt",
+        "ending an orchestrator's run while one of its attempts still writes",
+    ),
+    _t(
         "cancel_run",
         Entity.RUN,
         {R.QUEUED, R.IN_PROGRESS},
