@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -9,7 +10,13 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.fixtures.catalog_demo import SECRET, BuiltCatalog, build_demo_catalog
+from tests.fixtures.catalog_demo import (
+    COLUMN_COMMENT,
+    SECRET,
+    TABLE_COMMENT,
+    BuiltCatalog,
+    build_demo_catalog,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -82,8 +89,11 @@ def test_a_table_page_lists_its_writers_readers_columns_and_rows(built: BuiltCat
     assert 'href="../tasks/si_transform/prs_to_cdc.html">si_transform.prs_to_cdc</a>' in page
     assert 'href="../tasks/si_transform/cdc_to_pre_dm.html">si_transform.cdc_to_pre_dm</a>' in page
     assert re.search(
-        r'<tr id="col-interaction_id"><td><code>interaction_id</code></td><td>VARCHAR', page
+        r'<tr id="col-interaction_id"><td><code>interaction_id</code></td><td>VARCHAR</td>'
+        r"<td>The interaction&#39;s id at its client</td>",
+        page,
     )
+    assert f'<p class="lead">{TABLE_COMMENT}</p>' in page
     assert "rows written" in page
     assert re.search(r'<g class="port"[^>]* data-id="c:cdc\.interactions:customer_id"', page)
 
@@ -132,3 +142,5 @@ def test_the_search_index_holds_columns_with_their_anchor(built: BuiltCatalog) -
         '{"name":"dm.customer_support_fact.agent_team","text":"VARCHAR","type":"column",'
         '"url":"tables/dm.customer_support_fact.html#col-agent_team"}'
     ) in index
+    assert f'"text":{json.dumps(f"VARCHAR · {COLUMN_COMMENT}")},"type":"column"' in index
+    assert f'"name":"cdc.interactions","text":"{TABLE_COMMENT}","type":"table"' in index

@@ -7,7 +7,7 @@ import pytest
 
 from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.dialect import Column, Comments
 from etl_craft.warehouse.targets import TargetObject
 from tests.integration.warehouse.conftest import open_warehouse
 
@@ -39,6 +39,19 @@ def test_columns_keep_full_types(warehouse: WarehouseConnection, schema: str) ->
     assert [column.key for column in columns] == ["id", "amount", "seen_at"]
     assert columns[1] in (Column("amount", "numeric(12,2)"), Column("amount", "DECIMAL(12,2)"))
     assert not warehouse.exists(TargetObject(schema, "missing"))
+
+
+def test_comments_of_a_table_and_its_columns(warehouse: WarehouseConnection, schema: str) -> None:
+    warehouse.execute("create", f"CREATE TABLE {schema}.t (id INTEGER, note VARCHAR(20))")
+    warehouse.execute("comment", f"COMMENT ON TABLE {schema}.t IS 'one row per order'")
+    warehouse.execute("comment", f"COMMENT ON COLUMN {schema}.t.id IS 'the order''s number'")
+    warehouse.execute("create", f"CREATE TABLE {schema}.plain (id INTEGER)")
+
+    assert warehouse.comments(TargetObject(schema, "T")) == Comments(
+        "one row per order", {"id": "the order's number"}
+    )
+    assert warehouse.comments(TargetObject(schema, "plain")) == Comments(None, {})
+    assert warehouse.comments(TargetObject(schema, "missing")) == Comments(None, {})
 
 
 def test_transaction_rolls_back_on_error(warehouse: WarehouseConnection, schema: str) -> None:

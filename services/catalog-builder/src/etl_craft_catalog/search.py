@@ -19,10 +19,13 @@ def search_entries(catalog: Catalog) -> list[Entry]:
     ]
     entries += [_entry("task", t.name, t.description, task_page(t.name)) for t in catalog.tasks]
     for table in catalog.tables:
-        entries.append(_entry("table", table.key, None, table_page(table.key)))
+        entries.append(_entry("table", table.key, table.comment, table_page(table.key)))
         entries += [
             _entry(
-                "column", f"{table.key}.{c.name}", c.type, f"{table_page(table.key)}#col-{c.name}"
+                "column",
+                f"{table.key}.{c.name}",
+                " · ".join(filter(None, (c.type, c.comment))),
+                f"{table_page(table.key)}#col-{c.name}",
             )
             for c in table.columns
         ]

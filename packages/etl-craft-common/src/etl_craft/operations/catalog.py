@@ -34,7 +34,7 @@ from etl_craft.enginedb.metadata import (
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.lineage.build import source_tables
 from etl_craft.lineage.sources import active_tasks, target_of
-from etl_craft.operations.catalog_tables import table_entries
+from etl_craft.operations.catalog_tables import read_warehouse_comments, table_entries
 from etl_craft.operations.catalog_tasks import (
     TaskSources,
     rule_entries,
@@ -58,7 +58,7 @@ from etl_craft.operations.lineage import (
     stored_lineage,
     untraced_tasks,
 )
-from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.dialect import Column, Comments
 
 RUNS_PER_PIPELINE = 10
 NEXT_TICKS = 3
@@ -85,6 +85,7 @@ def read_catalog(
     metadata, dialect = snapshot.metadata, sql_dialect(ctx)
     found: dict[str, tuple[Column, ...]] | None = None
     known: dict[str, tuple[str, ...]] = {}
+    comments: dict[str, Comments] | None = None
     if with_warehouse and ctx.connector is not None:
         sources = source_tables(metadata, ctx.project, dialect, stored=snapshot.stored)
         targets = {target_of(t, dialect) for t in active_tasks(metadata)}
@@ -92,6 +93,7 @@ def read_catalog(
             ctx.connector.warehouse, sorted({*sources, *(t for t in targets if t)})
         )
         known = known_columns({t: found[t] for t in sources if t in found}, dialect)
+        comments = read_warehouse_comments(ctx.connector.warehouse, sorted(found))
     graph = stored_lineage(ctx, metadata, snapshot.stored, known).graph
     names = sensitive_names(ctx.connector)
     task_runs = _task_runs_by_task(snapshot.task_runs)
@@ -105,7 +107,7 @@ def read_catalog(
         with_warehouse=found is not None,
         pipelines=_pipelines(ctx, snapshot, now or utc_now(), names),
         tasks=tasks,
-        tables=table_entries(graph, tasks, rules, task_runs, found),
+        tables=table_entries(graph, tasks, rules, task_runs, found, comments),
         rules=rules,
         scripts=script_entries(tasks),
         lineage=graph,

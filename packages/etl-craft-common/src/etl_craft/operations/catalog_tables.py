@@ -7,8 +7,9 @@ up, never searched for, so a build of thousands of tables stays linear.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from etl_craft.config.sections import Warehouse
 from etl_craft.lineage import LineageGraph
 from etl_craft.lineage.model import ROWS
 from etl_craft.operations.catalog_views import (
@@ -18,7 +19,10 @@ from etl_craft.operations.catalog_views import (
     TaskEntry,
     TaskRunEntry,
 )
-from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse import TargetObject, connect
+from etl_craft.warehouse.dialect import Column, Comments
+
+NO_COMMENTS = Comments(None, {})
 
 
 def table_entries(
@@ -27,6 +31,7 @@ def table_entries(
     rules: tuple[RuleEntry, ...],
     task_runs: Mapping[int, tuple[TaskRunEntry, ...]],
     warehouse: Mapping[str, tuple[Column, ...]] | None,
+    comments: Mapping[str, Comments] | None = None,
 ) -> tuple[TableEntry, ...]:
     writers: dict[str, list[str]] = defaultdict(list)
     readers: dict[str, list[str]] = defaultdict(list)
@@ -45,18 +50,19 @@ def table_entries(
         checked[rule.table].append(rule.name)
     columns = _lineage_columns(graph)
     keys = sorted({*writers, *readers, *checked, *(t.writes for t in tasks if t.writes)})
-    found = warehouse or {}
+    found, said = warehouse or {}, comments or {}
     return tuple(
         TableEntry(
             key,
             *_parts(key),
-            columns=_columns(columns.get(key, ()), found.get(key)),
+            columns=_columns(columns.get(key, ()), found.get(key), said.get(key, NO_COMMENTS)),
             writers=tuple(writers[key]),
             readers=tuple(dict.fromkeys(readers[key])),
             rules=tuple(checked[key]),
             external_sources=tuple(external[key]),
             last_run=max(runs[key], key=lambda r: r.run_id, default=None),
             in_warehouse=None if warehouse is None else key in warehouse,
+            comment=said.get(key, NO_COMMENTS).table,
         )
         for key in keys
     )
@@ -84,10 +90,25 @@ def _lineage_columns(graph: LineageGraph) -> dict[str, tuple[str, ...]]:
     return {table: tuple(found) for table, found in names.items()}
 
 
-def _columns(traced: tuple[str, ...], found: tuple[Column, ...] | None) -> tuple[ColumnEntry, ...]:
+def read_warehouse_comments(settings: Warehouse, tables: Iterable[str]) -> dict[str, Comments]:
+    """What the warehouse says of each table and its columns (tables it has, by key)."""
+    with connect(settings) as conn:
+        return {t: conn.comments(TargetObject.parse(t)) for t in tables}
+
+
+def _columns(
+    traced: tuple[str, ...], found: tuple[Column, ...] | None, said: Comments
+) -> tuple[ColumnEntry, ...]:
     """The traced columns, typed where the warehouse has them; then the warehouse's others."""
     types = {c.name.lower(): c.type for c in found or ()}
-    entries = [ColumnEntry(name, types.get(name.lower())) for name in traced]
+    entries = [
+        ColumnEntry(name, types.get(name.lower()), said.columns.get(name.lower()))
+        for name in traced
+    ]
     seen = {name.lower() for name in traced}
-    entries += [ColumnEntry(c.name, c.type) for c in found or () if c.name.lower() not in seen]
+    entries += [
+        ColumnEntry(c.name, c.type, said.columns.get(c.name.lower()))
+        for c in found or ()
+        if c.name.lower() not in seen
+    ]
     return tuple(entries)

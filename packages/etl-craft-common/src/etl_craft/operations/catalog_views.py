@@ -101,6 +101,7 @@ class TaskEntry:
 class ColumnEntry:
     name: str
     type: str | None  # from the warehouse, under --with-warehouse
+    comment: str | None = None  # the warehouse's comment on it, under --with-warehouse
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class TableEntry:
     external_sources: tuple[str, ...]  # scripts writing it from outside the warehouse
     last_run: TaskRunEntry | None  # the newest shown run of a task writing it
     in_warehouse: bool | None  # None: the warehouse was not asked
+    comment: str | None = None  # the warehouse's comment on the table
 
 
 @dataclass(frozen=True)

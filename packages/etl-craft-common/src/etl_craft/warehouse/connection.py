@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from etl_craft.core.errors import WarehouseError
-from etl_craft.warehouse.dialect import Column, Dialect
+from etl_craft.warehouse.dialect import Column, Comments, Dialect
 from etl_craft.warehouse.targets import TargetObject
 
 log = logging.getLogger("etl_craft.warehouse")
@@ -65,6 +65,13 @@ class WarehouseConnection(ABC):
         sql, params = self.dialect.columns_query(self.resolve(target))
         rows = self.fetch_all(f"read the columns of {target}", sql, params)
         return tuple(Column(str(name), str(kind)) for name, kind in rows)
+
+    def comments(self, target: TargetObject) -> Comments:
+        sql, params = self.dialect.comments_query(self.resolve(target))
+        rows = self.fetch_all(f"read the comments of {target}", sql, params)
+        table = next((str(text) for name, text in rows if name is None), None)
+        columns = {str(name).lower(): str(text) for name, text in rows if name is not None}
+        return Comments(table, columns)
 
     def stage_columns(self, stage: str) -> tuple[Column, ...]:
         sql, params = self.dialect.stage_columns_query(stage)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
@@ -88,6 +89,14 @@ def type_kind(type_text: str) -> TypeKind:
 CHANGE_HASH_VERSION = 2
 
 
+@dataclass(frozen=True)
+class Comments:
+    """What the warehouse says of a table and of its columns (keyed by lower-case name)."""
+
+    table: str | None
+    columns: Mapping[str, str]
+
+
 class Dialect(ABC):
     """The SQL that differs between warehouses; everything else is written once in statements."""
 
@@ -99,6 +108,10 @@ class Dialect(ABC):
     @abstractmethod
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:
         """Name and full type of each column of a table, in order."""
+
+    @abstractmethod
+    def comments_query(self, target: TargetObject) -> tuple[str, list[object]]:
+        """(column name, comment) of each commented column, and (NULL, comment) of the table."""
 
     @abstractmethod
     def stage_columns_query(self, stage: str) -> tuple[str, list[object]]:

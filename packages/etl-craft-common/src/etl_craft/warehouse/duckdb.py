@@ -46,6 +46,18 @@ class DuckDBDialect(Dialect):
         )
         return sql, [target.database, target.schema, target.table]
 
+    def comments_query(self, target: TargetObject) -> tuple[str, list[object]]:
+        where = (
+            "WHERE lower(database_name) = lower(?) AND lower(schema_name) = lower(?)\n"
+            "  AND lower(table_name) = lower(?) AND comment IS NOT NULL"
+        )
+        sql = (
+            f"SELECT NULL, comment FROM duckdb_tables()\n{where}\n"
+            f"UNION ALL\nSELECT column_name, comment FROM duckdb_columns()\n{where}"
+        )
+        names = [target.database, target.schema, target.table]
+        return sql, [*names, *names]
+
     def stage_columns_query(self, stage: str) -> tuple[str, list[object]]:
         return self.columns_query(TargetObject("main", stage, "temp"))
 

@@ -51,6 +51,25 @@ class PostgreSQLDialect(Dialect):
         )
         return sql, [target.schema.lower(), target.table.lower()]
 
+    def comments_query(self, target: TargetObject) -> tuple[str, list[object]]:
+        sql = (
+            "SELECT NULL, obj_description(c.oid, 'pg_class')\n"
+            "FROM pg_catalog.pg_class c\n"
+            "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace\n"
+            "WHERE n.nspname = %s AND c.relname = %s AND c.relkind IN ('r', 'p')\n"
+            "  AND obj_description(c.oid, 'pg_class') IS NOT NULL\n"
+            "UNION ALL\n"
+            "SELECT a.attname, col_description(c.oid, a.attnum)\n"
+            "FROM pg_catalog.pg_attribute a\n"
+            "JOIN pg_catalog.pg_class c ON c.oid = a.attrelid\n"
+            "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace\n"
+            "WHERE n.nspname = %s AND c.relname = %s AND c.relkind IN ('r', 'p')\n"
+            "  AND a.attnum > 0 AND NOT a.attisdropped\n"
+            "  AND col_description(c.oid, a.attnum) IS NOT NULL"
+        )
+        names = [target.schema.lower(), target.table.lower()]
+        return sql, [*names, *names]
+
     def stage_columns_query(self, stage: str) -> tuple[str, list[object]]:
         sql = (
             "SELECT a.attname, format_type(a.atttypid, a.atttypmod)\n"
