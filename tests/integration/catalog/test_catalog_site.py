@@ -12,6 +12,7 @@ import pytest
 
 from tests.fixtures.catalog_demo import (
     COLUMN_COMMENT,
+    PIPELINE_SECRET,
     SECRET,
     TABLE_COMMENT,
     BuiltCatalog,
@@ -108,6 +109,27 @@ def test_a_secret_looking_script_input_is_masked_everywhere(built: BuiltCatalog)
     )
 
 
+def test_a_secret_looking_pipeline_parameter_is_masked(built: BuiltCatalog) -> None:
+    page = _page(built, "pipelines/si_transform.html")
+
+    masked = r'EXPORT_PASSWORD</code></td><td><code class="value">\*\*\*</code>'
+    assert re.search(masked, page)
+    assert not [p for p in built.site.rglob("*.*") if PIPELINE_SECRET in p.read_text()]
+
+
+def test_the_pipeline_dag_draws_another_pipelines_task_it_waits_for(built: BuiltCatalog) -> None:
+    page = _page(built, "pipelines/si_transform.html")
+
+    external = 'data-id="si_reference.setup_support_areas"'
+    assert re.search(rf'<g class="node node-external"[^>]* {external}', page)
+    assert re.search(
+        r'<path class="edge edge-has_data"[^>]* data-source="si_reference.setup_support_areas"'
+        r'[^>]* data-target="si_transform.setup_prs"',
+        page,
+    )
+    assert 'href="../tasks/si_reference/setup_support_areas.html"' in page
+
+
 def test_breadcrumbs_lead_up_to_the_tab_of_the_page(built: BuiltCatalog) -> None:
     task = _page(built, "tasks/si_transform/prs_to_cdc.html")
     table = _page(built, "tables/cdc.interactions.html")
@@ -126,7 +148,7 @@ def test_the_pipeline_page_draws_the_pipelines_it_waits_for_and_its_tables(
 ) -> None:
     page = _page(built, "pipelines/si_transform.html")
 
-    waited = re.findall(r'<g class="node node-external"[^>]* data-id="([^"]+)"', page)
+    waited = re.findall(r'<g class="node node-external"[^>]* data-id="(p:[^"]+)"', page)
     assert sorted(waited) == [
         f"p:si_{code}" for code in ("client_alpha", "client_beta", "client_gamma", "reference")
     ]
