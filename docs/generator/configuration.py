@@ -92,6 +92,12 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "mode": "local: etl-craft schedules and gates its runs; remote: an external orchestrator "
         "(Airflow, through generate-yml) decides, and run --init-only, --task_code and "
         "--finalize-only do as told; mark and cancel refuse (guides/airflow.md).",
+        "dependency_gates": "How a local run treats its dependencies on other pipelines. "
+        "enforce (the default): wait for them, skip what they refuse. warn: judge each once "
+        "without waiting; one not met is logged as a warning and counted as met. off: judge "
+        "none; each counts as met. Under warn and off a FAILURE dependency is never counted as "
+        "met (it triggers on a failure), each bypass is an AUD_GATE_DECISIONS row BYPASSED naming "
+        "the setting, and doctor warns. For development profiles, not for shared data.",
     },
     "Redaction": {
         "sensitive_patterns": "Glob patterns (`*` and `?` wildcards, `[...]` sets) matched "

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.integration
 EVERY_CHECK = [
     "actor",
     "config",
+    "dependency-gates",
     "engine-db",
     "schema",
     "project-migrations",
@@ -70,7 +71,7 @@ def test_doctor_on_an_unreachable_engine_db_fails_that_check_and_reports_the_res
     assert checks["engine-db"]["status"] == "FAIL"
     assert "127.0.0.1" in checks["engine-db"]["detail"]
     assert checks["actor"]["status"] == checks["config"]["status"] == "PASS"
-    assert {checks[name]["status"] for name in EVERY_CHECK[3:]} == {"SKIP"}
+    assert {checks[name]["status"] for name in EVERY_CHECK[4:]} == {"SKIP"}
     assert "unreachable" in checks["schema"]["detail"]
 
 
@@ -109,6 +110,24 @@ def test_doctor_warns_of_pending_project_migrations_naming_them(site: Site) -> N
     pending = checks_by_name(document)["project-migrations"]
     assert pending["status"] == "WARN"
     assert "0001_orders.sql" in pending["detail"]
+
+
+@pytest.mark.parametrize("policy", ["warn", "off"])
+def test_doctor_warns_when_dependency_gates_are_not_enforced(site: Site, policy: str) -> None:
+    site.run("init-db")
+    config = site.project / "craft-connector.yml"
+    written = config.read_text().replace(
+        "Orchestration:\n", f"Orchestration:\n  dependency_gates: {policy}\n", 1
+    )
+    config.write_text(written)
+
+    code, document = site.json("doctor")
+
+    assert code == 0
+    gates = checks_by_name(document)["dependency-gates"]
+    assert gates["status"] == "WARN"
+    assert f"dependency_gates is {policy}" in gates["detail"]
+    assert "enforce" in gates["remedy"]
 
 
 def test_doctor_fails_naming_a_dropped_write_guard(sqlite_site: Site) -> None:

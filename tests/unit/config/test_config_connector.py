@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from etl_craft.config.connector import Connector, load_connector
-from etl_craft.config.rules import KEYS, VARIABLE_SUFFIX, TlsMode, WarehouseType, variable_name
+from etl_craft.config.rules import (
+    KEYS,
+    VARIABLE_SUFFIX,
+    GatePolicy,
+    TlsMode,
+    WarehouseType,
+    variable_name,
+)
 from etl_craft.core.errors import ConfigurationError
 
 pytestmark = pytest.mark.unit
@@ -94,6 +101,7 @@ def test_valid_config_without_a_profile(tmp_path: Path) -> None:
     assert connector.orchestration.lease_seconds == 60
     assert connector.orchestration.shutdown_grace_seconds == 60
     assert connector.orchestration.project == "default"
+    assert connector.orchestration.dependency_gates is GatePolicy.ENFORCE
 
 
 def test_a_profile_overrides_only_the_keys_it_names(tmp_path: Path) -> None:
@@ -161,6 +169,17 @@ def test_an_unknown_key_is_refused_with_the_nearest_name(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
+    ("written", "policy"),
+    [("warn", GatePolicy.WARN), ("off", GatePolicy.OFF), ("'off'", GatePolicy.OFF)],
+)
+def test_dependency_gates_read_a_bare_off_as_off(
+    tmp_path: Path, written: str, policy: GatePolicy
+) -> None:
+    path = write_config(tmp_path, MINIMAL + f"Orchestration:\n  dependency_gates: {written}\n")
+    assert load(path).orchestration.dependency_gates is policy
+
+
+@pytest.mark.parametrize(
     ("lines", "expected"),
     [
         (
@@ -198,6 +217,10 @@ def test_an_unknown_key_is_refused_with_the_nearest_name(tmp_path: Path) -> None
         (
             "Orchestration:\n  project: 9lives\n",
             ":7: Orchestration.project is '9lives'; expected a code",
+        ),
+        (
+            "Orchestration:\n  dependency_gates: loose\n",
+            ":7: Orchestration.dependency_gates is 'loose'; expected one of enforce, warn, off",
         ),
         (
             "Orchestration: [1, 2]\n",

@@ -259,8 +259,12 @@ class Overseer:
         """Judge the run's pipeline gate once; True when it was admitted."""
         admission = self.admissions.get(run.pipeline_run_id)
         if admission is None:
+            driver = self.settings.driver
             admission = Admission(
-                self.engine, run.pipeline_run_id, self.settings.driver.gate_wait_minutes
+                self.engine,
+                run.pipeline_run_id,
+                driver.gate_wait_minutes,
+                policy=driver.dependency_gates,
             )
             self.admissions[run.pipeline_run_id] = admission
         try:

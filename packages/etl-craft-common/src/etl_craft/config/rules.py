@@ -40,6 +40,18 @@ class OrchestrationMode(StrEnum):
     REMOTE = "remote"  # an external orchestrator (Airflow) decides; etl-craft executes
 
 
+class GatePolicy(StrEnum):
+    """How a local run treats its dependencies on other pipelines (Dependency_gates)."""
+
+    ENFORCE = "enforce"  # wait for them, skip what they refuse
+    WARN = "warn"  # judge them once; one that is not met is logged and counted as met
+    OFF = "off"  # never judged: every one counts as met
+
+    @property
+    def enforced(self) -> bool:
+        return self is GatePolicy.ENFORCE
+
+
 class TlsMode(StrEnum):
     STARTTLS = "starttls"
     SSL = "ssl"
@@ -80,6 +92,11 @@ def one_of(choices: Iterable[str]) -> Parser:
         return str(value)
 
     return parse
+
+
+def gate_policy(value: object) -> str:
+    # YAML reads a bare off as false: that is what someone writing it meant.
+    return str(one_of(GatePolicy)(GatePolicy.OFF.value if value is False else value))
 
 
 def suggestion(value: object, options: Iterable[str]) -> str:
@@ -256,6 +273,7 @@ KEYS: dict[str, dict[str, Parser]] = {
         "gate_wait_minutes": whole(0),
         "project": code,
         "mode": one_of(OrchestrationMode),
+        "dependency_gates": gate_policy,
     },
     "Redaction": {"sensitive_patterns": glob_patterns},
     "Docs_site": {
@@ -284,6 +302,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "gate_wait_minutes": 60,
         "project": "default",
         "mode": OrchestrationMode.LOCAL.value,
+        "dependency_gates": GatePolicy.ENFORCE.value,
     },
     "Redaction": {"sensitive_patterns": list(SENSITIVE_PATTERNS)},
     "Docs_site": {

@@ -15,6 +15,7 @@ from etl_craft.config.rules import (
     DEFAULTS,
     MEMORY_DATABASE,
     VARIABLE_SUFFIX,
+    GatePolicy,
     OrchestrationMode,
     TlsMode,
     WarehouseType,
@@ -67,6 +68,7 @@ class Orchestration:
     gate_wait_minutes: int  # how long a gate waits for a fresh upstream run before giving up
     project: str
     mode: OrchestrationMode = OrchestrationMode.LOCAL
+    dependency_gates: GatePolicy = GatePolicy.ENFORCE
 
     @property
     def remote(self) -> bool:
@@ -284,6 +286,7 @@ def build_orchestration(view: SectionView) -> Orchestration:
         gate_wait_minutes=view.filled_number("gate_wait_minutes"),
         project=view.filled_text("project"),
         mode=OrchestrationMode(view.filled_text("mode")),
+        dependency_gates=GatePolicy(view.filled_text("dependency_gates")),
     )
 
 

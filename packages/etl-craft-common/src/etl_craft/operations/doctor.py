@@ -13,7 +13,7 @@ from typing import ClassVar
 from sqlalchemy import exc as sa_exc
 
 from etl_craft.config.connector import Connector
-from etl_craft.config.rules import DEFAULT_WRITER_ROLE
+from etl_craft.config.rules import DEFAULT_WRITER_ROLE, GatePolicy
 from etl_craft.config.settings import ENGINE_URL_VARIABLE, ServiceSettings, load_settings
 from etl_craft.core.actor import ACTOR_VARIABLE, human_actor
 from etl_craft.core.errors import ConfigurationError, EtlCraftError
@@ -25,6 +25,8 @@ from etl_craft.operations.context import (
     locate_connector,
 )
 from etl_craft.operations.doctor_checks import Check, CheckStatus, Target
+
+DEPENDENCY_GATES = "dependency-gates"
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,10 @@ class DoctorReport:
 
 
 def doctor(request: ContextRequest) -> DoctorReport:
-    config_check, target = _configuration(request)
-    return DoctorReport.of([_actor(), config_check, *_database(target)])
+    loaded = _load(request)
+    config_check, target = _configuration(request, loaded)
+    gates = _dependency_gates(loaded.connector)
+    return DoctorReport.of([_actor(), config_check, gates, *_database(target)])
 
 
 def _actor() -> Check:
@@ -68,8 +72,7 @@ class _Loaded:
     connector: Connector | None = None
 
 
-def _configuration(request: ContextRequest) -> tuple[Check, Target]:
-    loaded = _load(request)
+def _configuration(request: ContextRequest, loaded: _Loaded) -> tuple[Check, Target]:
     url = _engine_url(loaded)
     if url is None and not loaded.problems:
         loaded.problems.append(
@@ -99,6 +102,35 @@ def _configuration(request: ContextRequest) -> tuple[Check, Target]:
         remedy = "set each variable listed; until then the server and sending alerts fail"
         return Check("config", CheckStatus.WARN, found, remedy), target
     return Check("config", CheckStatus.PASS, _describe(loaded, request)), target
+
+
+def _dependency_gates(connector: Connector | None) -> Check:
+    if connector is None:
+        return Check(DEPENDENCY_GATES, CheckStatus.SKIP, "skipped: no project configuration loaded")
+    orchestration = connector.orchestration
+    if orchestration.remote:
+        detail = "remote mode: the orchestrator's sensors gate each run"
+        return Check(DEPENDENCY_GATES, CheckStatus.PASS, detail)
+    policy = orchestration.dependency_gates
+    if policy.enforced:
+        return Check(
+            DEPENDENCY_GATES, CheckStatus.PASS, "dependencies on other pipelines gate runs"
+        )
+    profile = f"profile {connector.profile}" if connector.profile else "the default profile"
+    effect = (
+        "a dependency not met is logged and counted as met"
+        if policy is GatePolicy.WARN
+        else "no dependency is judged: each counts as met"
+    )
+    return Check(
+        DEPENDENCY_GATES,
+        CheckStatus.WARN,
+        f"Orchestration dependency_gates is {policy} in {profile}: {effect}, and runs may read "
+        "data their upstream pipelines have not written yet (each such decision is recorded "
+        "BYPASSED in AUD_GATE_DECISIONS)",
+        "set dependency_gates: enforce (the default) in the profile's Orchestration section "
+        "for any Engine DB whose data others use",
+    )
 
 
 def _load(request: ContextRequest) -> _Loaded:

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import RowMapping
 
+from etl_craft.config.rules import GatePolicy
 from etl_craft.config.settings import load_settings
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import RunStatus, TriggerKind
@@ -81,6 +82,7 @@ def admitted_run(ctx: OperationContext, request: RunRequest, bypass: Bypass | No
                     wait_minutes=settings.gate_wait_minutes,
                     poll_seconds=settings.poll_seconds,
                     bypass=bypass,
+                    policy=settings.dependency_gates,
                     sleep=time.sleep if stop is None else stop.sleep,
                 )
         except SignalStop:
@@ -177,6 +179,7 @@ def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
         shutdown_grace_seconds=float(orchestration.shutdown_grace_seconds)
         if orchestration
         else 60.0,
+        dependency_gates=orchestration.dependency_gates if orchestration else GatePolicy.ENFORCE,
     )
 
 

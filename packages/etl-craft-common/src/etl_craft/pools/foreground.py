@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from etl_craft.config.rules import GatePolicy
 from etl_craft.core.actor import SYSTEM, Actor
 from etl_craft.core.enums import AttemptStatus, SlotKind
 from etl_craft.core.errors import StaleTransitionError
@@ -55,6 +56,7 @@ class SupervisorSettings:
     gate_wait_minutes: float = DEFAULT_WAIT_MINUTES
     max_warehouse_queries: int | None = None
     shutdown_grace_seconds: float = 60.0  # after a stop signal, before task processes stop
+    dependency_gates: GatePolicy = GatePolicy.ENFORCE
 
     @property
     def driver(self) -> DriverSettings:
@@ -63,6 +65,7 @@ class SupervisorSettings:
             default_parallel_tasks=self.default_parallel_tasks,
             gate_wait_minutes=self.gate_wait_minutes,
             max_warehouse_queries=self.max_warehouse_queries,
+            dependency_gates=self.dependency_gates,
         )
 
 

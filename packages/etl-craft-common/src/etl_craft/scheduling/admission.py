@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from etl_craft.config.rules import GatePolicy
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import DependencyType, RunStatus
 from etl_craft.enginedb.connection import EngineDB
@@ -38,10 +39,11 @@ def admit(
     wait_minutes: float = DEFAULT_WAIT_MINUTES,
     poll_seconds: float = 1.0,
     bypass: Bypass | None = None,
+    policy: GatePolicy = GatePolicy.ENFORCE,
     sleep: Callable[[float], None] = time.sleep,  # a foreground run's also ends on a stop signal
 ) -> RunStatus:
     """Judge the pipeline gate until it decides; IN-PROGRESS when admitted, else SKIPPED."""
-    admission = Admission(engine, run_id, wait_minutes, bypass)
+    admission = Admission(engine, run_id, wait_minutes, bypass, policy)
     while (decided := admission.try_admit()) is None:
         # The foreground waits here as an overseer would: the wait is also a row a restart resumes.
         sleep(poll_seconds)
@@ -57,12 +59,13 @@ class Admission:
         run_id: int,
         wait_minutes: float = DEFAULT_WAIT_MINUTES,
         bypass: Bypass | None = None,
+        policy: GatePolicy = GatePolicy.ENFORCE,
     ) -> None:
         self.engine, self.run_id = engine, run_id
         with engine.read() as conn:
             run = read_run(conn, run_id)
         self.dependencies = pipeline_dependencies(engine, run.pipeline_id)
-        self.gates = Gatekeeper(engine, run_id, wait_minutes, bypass)
+        self.gates = Gatekeeper(engine, run_id, wait_minutes, bypass, policy)
 
     def try_admit(self) -> RunStatus | None:
         """IN-PROGRESS or SKIPPED once every gate decided; None while one still waits."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from etl_craft.config.rules import GatePolicy
 from etl_craft.core.actor import SYSTEM, Actor
 from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus, SlotKind
 from etl_craft.core.errors import RunStateError, StaleTransitionError, WaitingError
@@ -65,6 +66,7 @@ class DriverSettings:
     default_parallel_tasks: int = 4
     gate_wait_minutes: float = DEFAULT_WAIT_MINUTES
     max_warehouse_queries: int | None = None  # the Warehouse section's max_queries
+    dependency_gates: GatePolicy = GatePolicy.ENFORCE
 
 
 class Step(StrEnum):
@@ -90,7 +92,9 @@ class RunDriver:
     ) -> None:
         self.engine, self.run_id, self.settings = engine, run_id, settings
         self.requested_by, self.bypass, self.only = requested_by, bypass, only
-        self.gates = Gatekeeper(engine, run_id, settings.gate_wait_minutes, bypass)
+        self.gates = Gatekeeper(
+            engine, run_id, settings.gate_wait_minutes, bypass, settings.dependency_gates
+        )
         with engine.read() as conn:
             run = read_run(conn, run_id)
             shape = build_shape(

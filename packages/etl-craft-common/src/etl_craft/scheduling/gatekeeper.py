@@ -6,16 +6,23 @@ as having succeeded with data, unjudged and unconsumed: SUCCESS, HAS_DATA and AL
 met at once and recorded BYPASSED; FAILURE edges are not, recorded UNSATISFIED, and the task they
 gate is skipped saying why. An operator's `Bypass` (run --force, --ignore-dependencies) records
 BYPASSED for the dependencies it covers, whatever their type.
+
+The profile's Orchestration dependency_gates bends the rule for every run (G5c): ``off`` judges
+nothing and records each dependency BYPASSED; ``warn`` judges each once, without waiting, and
+one that is not met is logged as a warning and recorded BYPASSED with the reason it was not.
+Either way the decision row names the setting, so a bypassed run is never mistaken for a gated one.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import RowMapping
 
+from etl_craft.config.rules import GatePolicy
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import DependencyType, RunStatus, TaskRunStatus, TriggerKind
 from etl_craft.core.graph import TaskOutcome
@@ -48,6 +55,13 @@ class Dependency:
     pipeline_dependency_id: int | None = None
 
 
+log = logging.getLogger(__name__)
+GATES_OFF = "the profile's Orchestration dependency_gates is off"
+GATES_WARN = "the profile's Orchestration dependency_gates is warn"
+GATES_OFF_FAILURE = (
+    f"is not met: {GATES_OFF}, and a FAILURE dependency is met only by a failure it would "
+    "have to look for"
+)
 BACKFILL_FAILURE = "backfills don't evaluate FAILURE dependencies on other pipelines"
 # What a dependency decided without looking upstream sees there: met unless it is a FAILURE edge.
 UNJUDGED = TaskOutcome(TaskRunStatus.SUCCESS, 1)
@@ -72,9 +86,10 @@ class Gatekeeper:
         run_id: int,
         wait_minutes: float = DEFAULT_WAIT_MINUTES,
         bypass: Bypass | None = None,
+        policy: GatePolicy = GatePolicy.ENFORCE,
     ):
         self.engine, self.run_id, self.wait_minutes = engine, run_id, wait_minutes
-        self.bypass = bypass
+        self.bypass, self.policy = bypass, policy
         self.decided: dict[tuple[int | None, str], tuple[Judgement, Upstream]] = {}
         with engine.read() as conn:
             self.backfill = read_run(conn, run_id).trigger_kind == TriggerKind.BACKFILL
@@ -106,7 +121,9 @@ class Gatekeeper:
                 consume_repairs=dependency.consume_repairs,
                 task_level=dependency.upstream_task_id is not None,
             )
-            if not found.final:
+            if self.policy is GatePolicy.WARN and found.result is not GateResult.SATISFIED:
+                found = self._warned(dependency, found)
+            elif not found.final:
                 found = self._keep_waiting(conn, dependency, wait, found, now)
         if found.final:
             self.decided[key] = (found, upstream)
@@ -118,6 +135,10 @@ class Gatekeeper:
             return Judgement(
                 GateResult.BYPASSED, f"{kind} bypassed: {self.bypass.reason}", UNJUDGED
             )
+        if self.policy is GatePolicy.OFF:
+            if dependency.dependency_type is DependencyType.FAILURE:
+                return Judgement(GateResult.UNSATISFIED, f"{kind} {GATES_OFF_FAILURE}", UNJUDGED)
+            return Judgement(GateResult.BYPASSED, f"{kind} counts as met: {GATES_OFF}", UNJUDGED)
         if not self.backfill:
             return None
         if dependency.dependency_type is DependencyType.FAILURE:
@@ -127,6 +148,20 @@ class Gatekeeper:
             f"{kind} counts as met on a backfill date; backfills judge no other pipeline's runs",
             UNJUDGED,
         )
+
+    def _warned(self, dependency: Dependency, found: Judgement) -> Judgement:
+        if dependency.dependency_type is DependencyType.FAILURE:
+            # A FAILURE edge triggers on an upstream's failure: counted as met it would run the
+            # task after every success, so it is judged once and not waited for.
+            return Judgement(
+                GateResult.UNSATISFIED, f"{found.reason} (not waited for: {GATES_WARN})"
+            )
+        reason = (
+            f"{dependency.dependency_type} dependency on {dependency.name} is not met "
+            f"({found.reason}), counted as met: {GATES_WARN}"
+        )
+        log.warning("run %s: %s", self.run_id, reason)
+        return Judgement(GateResult.BYPASSED, reason, UNJUDGED)
 
     def skip_reason(self, task_id: int, planned: str) -> str:
         """Why a skipped task was skipped: a backfill's unjudged FAILURE edge says so itself."""
