@@ -9,6 +9,7 @@ the graph as a node with a badge, joined to the tables it reads and writes.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from etl_craft.drawing import Edge, Node, Port, draw
@@ -70,10 +71,9 @@ class LineageIndex:
 
 
 def table_lineage(
-    catalog: Catalog, index: LineageIndex, table: TableEntry, page: str
+    tables: Mapping[str, TableEntry], index: LineageIndex, table: TableEntry, page: str
 ) -> list[tuple[str, str, int]]:
     """(depth label, SVG, node count) for each depth; depths giving the same graph are merged."""
-    tables = {t.key: t for t in catalog.tables}
     drawn: list[tuple[str, str, int]] = []
     previous: list[str] | None = None
     for depth in DEPTHS:
@@ -87,7 +87,7 @@ def table_lineage(
 
 
 def _lineage_svg(
-    index: LineageIndex, tables: dict[str, TableEntry], keys: list[str], focus: str, page: str
+    index: LineageIndex, tables: Mapping[str, TableEntry], keys: list[str], focus: str, page: str
 ) -> str:
     shown = set(keys)
     nodes: list[Node] = []
@@ -95,16 +95,14 @@ def _lineage_svg(
     for key in keys:
         entry = tables.get(key)
         columns = [c.name for c in entry.columns] if entry else []
+        href = relative(page, table_page(key))
         nodes.append(
             Node(
                 id=f"t:{key}",
                 label=key,
                 kind="table",
-                href=relative(page, table_page(key)),
-                ports=tuple(
-                    Port(port_id(key, c), c, href=relative(page, table_page(key)) + f"#col-{c}")
-                    for c in columns
-                ),
+                href=href,
+                ports=tuple(Port(port_id(key, c), c, href=f"{href}#col-{c}") for c in columns),
             )
         )
         for column in index.into.get(key, ()):

@@ -171,6 +171,7 @@ def _rule_pages(catalog: Catalog) -> Iterator[Page]:
 
 def _table_pages(catalog: Catalog) -> Iterator[Page]:
     index = LineageIndex.of(catalog.lineage)
+    tables = {t.key: t for t in catalog.tables}
     for table in catalog.tables:
         path = paths.table_page(table.key)
         database = table.database or "default"
@@ -185,7 +186,7 @@ def _table_pages(catalog: Catalog) -> Iterator[Page]:
         ]
         graphs = [
             (depth, _svg(svg), count)
-            for depth, svg, count in table_lineage(catalog, index, table, path)
+            for depth, svg, count in table_lineage(tables, index, table, path)
         ]
         yield Page(path, "table.html", table.key, crumbs, {"table": table, "graphs": graphs})
 
