@@ -234,13 +234,15 @@ def test_a_run_whose_foreground_caller_was_killed_is_finished_by_the_server(
         SELECT TASK_ID, 'RETRY_DELAY_SECONDS', '0' FROM CFG_TASKS WHERE TASK_CODE = 'first';
         """,
     )
-    processes.start(chaos_project, "server")
-    wait_for(lambda: len(overseers(chaos_project)) == 1, "the server to lead")
     caller = processes.start(
         chaos_project, "run", "--pipeline_code", "pair", fault="after_claim:kill"
     )
     done = processes.finish(caller)
     assert done.code == -signal.SIGKILL, done.output
+    # Started only now: a server already leading may admit the caller's QUEUED run first, and
+    # the caller then rightly leaves it to the server instead of reaching its claim.
+    processes.start(chaos_project, "server")
+    wait_for(lambda: len(overseers(chaos_project)) == 1, "the server to lead")
 
     wait_for(
         lambda: rows(chaos_project, "SELECT STATUS FROM AUD_PIPELINES_RUN_LOG") == [("SUCCESS",)],
