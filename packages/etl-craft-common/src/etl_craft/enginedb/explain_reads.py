@@ -1,4 +1,5 @@
-"""Reads behind `explain`: one task run's attempts, and the gate waits and decisions of a task."""
+"""Reads behind `explain`: one task run's attempts, the gate waits and decisions of a task, and
+for `explain --at` a run's attempts, interventions and pauses with the moment of each step."""
 
 from __future__ import annotations
 
@@ -101,4 +102,89 @@ def read_gate_decisions(
             upstream_rows=row["upstream_rows"],
         )
         for row in conn.all("explain_gate_decisions", pipeline_run_id=run_id, task_id=task_id)
+    )
+
+
+@dataclass(frozen=True)
+class AttemptHistoryRow:
+    """One attempt as it ended (or stands now), with the moment of each step it took."""
+
+    task_run_id: int
+    attempt_id: int
+    number: int
+    status: AttemptStatus
+    not_before: datetime | None
+    queued_at: datetime
+    claimed_at: datetime | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    owner_id: str | None
+    retryable: bool | None
+    error_message: str | None
+    rows_written: int | None
+    cancel_requested_at: datetime | None
+
+
+@dataclass(frozen=True)
+class InterventionRow:
+    """An operator's change to a run (``task_run_id`` None) or to one of its task runs."""
+
+    task_run_id: int | None
+    kind: str  # MARK, CANCEL, REOPEN, RERUN, SKIP, FORCE, IGNORE_DEPENDENCIES, BACKFILL
+    from_status: str | None
+    to_status: str | None
+    rows_written: int | None
+    reason: str
+    requested_at: datetime
+    requested_by: str
+
+
+@dataclass(frozen=True)
+class PauseSpan:
+    paused_at: datetime
+    resumed_at: datetime | None
+
+
+def read_attempt_history(conn: EngineConnection, run_id: int) -> tuple[AttemptHistoryRow, ...]:
+    return tuple(
+        AttemptHistoryRow(
+            task_run_id=int(row["task_run_id"]),
+            attempt_id=int(row["attempt_id"]),
+            number=int(row["attempt_number"]),
+            status=AttemptStatus(row["status"]),
+            not_before=as_utc(row["not_before"]),
+            queued_at=_instant(row["queued_at"]),
+            claimed_at=as_utc(row["claimed_at"]),
+            started_at=as_utc(row["started_at"]),
+            ended_at=as_utc(row["ended_at"]),
+            owner_id=row["owner_id"],
+            retryable=None if row["retryable"] is None else row["retryable"] == "Y",
+            error_message=row["error_message"],
+            rows_written=row["rows_written"],
+            cancel_requested_at=as_utc(row["cancel_requested_at"]),
+        )
+        for row in conn.all("explain_run_attempt_history", pipeline_run_id=run_id)
+    )
+
+
+def read_interventions(conn: EngineConnection, run_id: int) -> tuple[InterventionRow, ...]:
+    return tuple(
+        InterventionRow(
+            task_run_id=row["task_run_id"],
+            kind=str(row["kind"]),
+            from_status=row["from_status"],
+            to_status=row["to_status"],
+            rows_written=row["rows_written"],
+            reason=str(row["reason"]),
+            requested_at=_instant(row["requested_at"]),
+            requested_by=str(row["requested_by"]),
+        )
+        for row in conn.all("explain_run_interventions", pipeline_run_id=run_id)
+    )
+
+
+def read_pauses(conn: EngineConnection, run_id: int) -> tuple[PauseSpan, ...]:
+    return tuple(
+        PauseSpan(_instant(row["paused_at"]), as_utc(row["resumed_at"]))
+        for row in conn.all("explain_run_pauses", pipeline_run_id=run_id)
     )

@@ -43,6 +43,7 @@ class RunRow:
     output_revision: int
     message: str | None
     project_max_running_tasks: int | None = None
+    queued_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ def read_run(conn: EngineConnection, run_id: int) -> RunRow:
         project_max_running_tasks=row["project_max_running_tasks"],
         output_revision=int(row["output_revision"]),
         message=row["message"],
+        queued_at=as_utc(row["queued_at"]),
     )
 
 

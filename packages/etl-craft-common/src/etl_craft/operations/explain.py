@@ -1,7 +1,8 @@
 """`explain`: why a task of a run is in its state, and what would make it run.
 
-`read_explain_snapshot` reads everything the answer depends on in one read transaction;
-`explain` is pure over that snapshot, so each state has a golden test of its own.
+`read_explain_snapshot` reads everything the answer depends on in one read transaction (and
+`read_explain_records_at` the same rows as they stood at a past moment); `explain` is pure over
+that snapshot, so each state has a golden test of its own and the past reads as the present.
 """
 
 from __future__ import annotations
@@ -25,7 +26,12 @@ from etl_craft.enginedb.explain_reads import GateDecisionRow, GateWaitRow
 from etl_craft.enginedb.runs import TaskRunRow
 from etl_craft.operations.blocking import NO_FINDINGS, project_blocking_findings, refusal_text
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.explain_snapshot import ExplainSnapshot, read_explain_snapshot
+from etl_craft.operations.explain_past import read_explain_records_at, refuse_future
+from etl_craft.operations.explain_snapshot import (
+    ExplainSnapshot,
+    read_explain_snapshot,
+    snapshot_of,
+)
 from etl_craft.operations.history import run_status
 from etl_craft.operations.validate_findings import Finding
 from etl_craft.scheduling.plan import retry_due, task_run_state
@@ -89,6 +95,7 @@ class Explanation:
     retry: RetrySchedule
     sentence: str
     blocking_findings: tuple[Finding, ...] = ()  # the pipeline's, which keep it from running
+    at: datetime | None = None  # the past moment explained; None: the present
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,11 @@ class _Facts:
         )
 
 
-def explain(snap: ExplainSnapshot, findings: tuple[Finding, ...] = NO_FINDINGS) -> Explanation:
+def explain(
+    snap: ExplainSnapshot,
+    findings: tuple[Finding, ...] = NO_FINDINGS,
+    at: datetime | None = None,
+) -> Explanation:
     facts = _Facts(snap, _dependency_views(snap), _needed(snap), _retry(snap), _error(snap))
     state, sentence = _judge(facts)
     if findings and state in _WOULD_RUN:
@@ -158,6 +169,7 @@ def explain(snap: ExplainSnapshot, findings: tuple[Finding, ...] = NO_FINDINGS) 
         retry=facts.retry,
         sentence=sentence,
         blocking_findings=findings,
+        at=at,
     )
 
 
@@ -396,10 +408,17 @@ def _ended(facts: _Facts, row: TaskRunRow) -> tuple[TaskState, str]:
 
 
 def explain_task(
-    ctx: OperationContext, pipeline_code: str, task_code: str, run_id: int | None
+    ctx: OperationContext,
+    pipeline_code: str,
+    task_code: str,
+    run_id: int | None,
+    at: datetime | None = None,
 ) -> Explanation:
     """Explain a task of the named run, else of the pipeline's single run in progress; a
-    pipeline that cannot run and has no such run is explained by its blocking findings."""
+    pipeline that cannot run and has no such run is explained by its blocking findings.
+    With ``at``, explain the task as it stood at that past moment, from the run's records."""
+    if at is not None:
+        refuse_future(at)
     with ctx.engine.read() as conn:
         findings = project_blocking_findings(conn, ctx.project_code).get(pipeline_code, ())
     try:
@@ -411,8 +430,11 @@ def explain_task(
             ) from None
         raise
     orchestration = ctx.connector.orchestration if ctx.connector else None
+    retries = orchestration.retries if orchestration else 0
     with ctx.engine.read() as conn:
-        snap = read_explain_snapshot(
-            conn, chosen, task_code, default_retries=orchestration.retries if orchestration else 0
-        )
-    return explain(snap, findings)
+        if at is None:
+            snap = read_explain_snapshot(conn, chosen, task_code, default_retries=retries)
+            return explain(snap, findings)
+        records = read_explain_records_at(conn, chosen, task_code, at, default_retries=retries)
+    # Blocking findings judge today's metadata, not the moment's: the past is told without them.
+    return explain(snapshot_of(records), at=at)

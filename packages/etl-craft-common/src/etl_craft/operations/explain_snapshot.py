@@ -27,7 +27,7 @@ from etl_craft.enginedb.runs import (
     read_task_runs,
 )
 from etl_craft.scheduling.plan import RetryPolicy, retry_due, task_run_state
-from etl_craft.scheduling.shape import build_shape
+from etl_craft.scheduling.shape import RunShape, build_shape
 
 
 @dataclass(frozen=True)
@@ -66,30 +66,68 @@ class ExplainSnapshot:
     gate_decisions: tuple[GateDecisionRow, ...] = ()
 
 
-def read_explain_snapshot(
+@dataclass(frozen=True)
+class ExplainRecords:
+    """The rows a snapshot is judged from: as the Engine DB holds them now, or as they stood
+    at a past moment (`explain --at` rebuilds them from the run's history)."""
+
+    run: RunRow
+    controls: RunControls
+    task: TaskRow
+    pipeline: PipelineShape
+    shape: RunShape
+    task_runs: dict[int, TaskRunRow]
+    attempts: tuple[AttemptRow, ...]
+    gate_waits: tuple[GateWaitRow, ...]
+    gate_decisions: tuple[GateDecisionRow, ...]
+
+
+def read_explain_records(
     conn: EngineConnection, run_id: int, task_code: str, *, default_retries: int = 0
-) -> ExplainSnapshot:
+) -> ExplainRecords:
     run = read_run(conn, run_id)
     pipeline = read_pipeline_shape(conn, run.pipeline_id)
     task = _task(pipeline, run.pipeline_code, task_code)
-    shape = build_shape(pipeline, default_retries)
     runs = read_task_runs(conn, run_id)
-    decisions = read_gate_decisions(conn, run_id, task.task_id)
     row = runs.get(task.task_id)
+    return ExplainRecords(
+        run=run,
+        controls=read_controls(conn, run_id),
+        task=task,
+        pipeline=pipeline,
+        shape=build_shape(pipeline, default_retries),
+        task_runs=runs,
+        attempts=read_attempts(conn, row.task_run_id) if row else (),
+        gate_waits=read_gate_waits(conn, run_id, task.task_id),
+        gate_decisions=read_gate_decisions(conn, run_id, task.task_id),
+    )
+
+
+def read_explain_snapshot(
+    conn: EngineConnection, run_id: int, task_code: str, *, default_retries: int = 0
+) -> ExplainSnapshot:
+    return snapshot_of(
+        read_explain_records(conn, run_id, task_code, default_retries=default_retries)
+    )
+
+
+def snapshot_of(records: ExplainRecords) -> ExplainSnapshot:
+    run, task, runs = records.run, records.task, records.task_runs
+    decisions = records.gate_decisions
     return ExplainSnapshot(
-        run=_header(run, read_controls(conn, run_id)),
-        task_code=task_code,
+        run=_header(run, records.controls),
+        task_code=task.task_code,
         run_condition=task.run_condition,
         required_count=task.required_count,
-        retry=shape.tasks[task.task_id].retry,
-        task_run=row,
-        attempts=read_attempts(conn, row.task_run_id) if row else (),
+        retry=records.shape.tasks[task.task_id].retry,
+        task_run=runs.get(task.task_id),
+        attempts=records.attempts,
         dependencies=tuple(
-            _dependency(dep, run.pipeline_id, runs, shape.policies, decisions)
-            for dep in pipeline.dependencies
+            _dependency(dep, run.pipeline_id, runs, records.shape.policies, decisions)
+            for dep in records.pipeline.dependencies
             if dep.task_id == task.task_id
         ),
-        gate_waits=read_gate_waits(conn, run_id, task.task_id),
+        gate_waits=records.gate_waits,
         gate_decisions=decisions,
     )
 

@@ -9,6 +9,7 @@ from etl_craft.cli.output import emit
 from etl_craft.cli.registry import Command
 from etl_craft.operations.blocking import describe
 from etl_craft.operations.explain import DependencyView, Explanation, explain_task
+from etl_craft.operations.explain_past import MOMENT_FORMAT, parse_moment
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -17,12 +18,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--run-id", type=int, help="the run, by id (default: the pipeline's single live run)"
     )
+    parser.add_argument(
+        "--at",
+        metavar="TIME",
+        help="explain the task as it was at this past moment, ISO 8601 (UTC without an offset)",
+    )
 
 
 def handle(args: argparse.Namespace) -> int:
+    at = None if args.at is None else parse_moment(args.at)
     ctx = operation_context(args)
     try:
-        found = explain_task(ctx, args.pipeline_code, args.task_code, args.run_id)
+        found = explain_task(ctx, args.pipeline_code, args.task_code, args.run_id, at)
     finally:
         ctx.close()
     emit(found, args.format, render(found))
@@ -43,9 +50,10 @@ def _dependency(dep: DependencyView) -> str:
 def render(found: Explanation) -> str:
     status = found.task_status.value if found.task_status else "NOT RUN"
     error = f", latest error: {found.latest_error}" if found.latest_error else ""
+    when = f" at {found.at:{MOMENT_FORMAT}}" if found.at else ""
     lines = [
-        f"{found.task_code} in run {found.run_id} of {found.pipeline_code} ({found.run_key}): "
-        f"{found.state}",
+        f"{found.task_code} in run {found.run_id} of {found.pipeline_code} ({found.run_key})"
+        f"{when}: {found.state}",
         f"  {found.sentence}",
         f"  run: {found.run_status}, paused: {_yes(found.paused)}, "
         f"cancel pending: {_yes(found.cancel_pending)}",

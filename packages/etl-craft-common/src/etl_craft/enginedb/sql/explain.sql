@@ -30,3 +30,33 @@ SELECT g.TASK_DEPENDENCY_ID AS task_dependency_id, g.RESULT AS result, g.REASON 
   LEFT JOIN AUD_TASK_RUN_LOG s ON s.TASK_RUN_ID = g.SELECTED_TASK_RUN_ID
  WHERE g.PIPELINE_RUN_ID = :pipeline_run_id AND (g.TASK_ID = :task_id OR g.TASK_ID IS NULL)
  ORDER BY g.DECISION_ID;
+
+-- name: explain_run_attempt_history --
+-- Every attempt of one run's task runs with the moments it was queued, claimed, started and ended.
+SELECT a.TASK_RUN_ID AS task_run_id, a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number,
+       a.STATUS AS status, a.NOT_BEFORE AS not_before, a.QUEUED_AT AS queued_at,
+       a.CLAIMED_AT AS claimed_at, a.STARTED_AT AS started_at, a.ENDED_AT AS ended_at,
+       a.OWNER_ID AS owner_id, a.RETRYABLE AS retryable, a.ERROR_MESSAGE AS error_message,
+       a.ROWS_WRITTEN AS rows_written, a.CANCEL_REQUESTED_AT AS cancel_requested_at
+  FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
+ WHERE t.PIPELINE_RUN_ID = :pipeline_run_id
+ ORDER BY a.TASK_RUN_ID, a.ATTEMPT_NUMBER;
+
+-- name: explain_run_interventions --
+-- The operators' interventions on one run and its task runs, oldest first.
+SELECT TASK_RUN_ID AS task_run_id, KIND AS kind, FROM_STATUS AS from_status,
+       TO_STATUS AS to_status, ROWS_WRITTEN AS rows_written, REASON AS reason,
+       REQUESTED_AT AS requested_at, REQUESTED_BY AS requested_by
+  FROM AUD_RUN_INTERVENTIONS
+ WHERE PIPELINE_RUN_ID = :pipeline_run_id
+ ORDER BY INTERVENTION_ID;
+
+-- name: explain_run_pauses --
+-- Every pause, open or resumed, of one run's pipeline or of its whole project.
+SELECT z.PAUSED_AT AS paused_at, z.RESUMED_AT AS resumed_at
+  FROM AUD_PIPELINE_PAUSES z
+  JOIN CFG_PIPELINES p ON p.PROJECT_ID = z.PROJECT_ID
+  JOIN AUD_PIPELINES_RUN_LOG r ON r.PIPELINE_ID = p.PIPELINE_ID
+ WHERE r.PIPELINE_RUN_ID = :pipeline_run_id
+   AND (z.PIPELINE_ID IS NULL OR z.PIPELINE_ID = p.PIPELINE_ID)
+ ORDER BY z.PAUSE_ID;
