@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from etl_craft.cli.main import run as run_cli
-from tests.integration.api.conftest import Api
+from etl_craft.core.time import as_utc
+from tests.integration.api.conftest import Api, problem_of
 
 pytestmark = pytest.mark.integration
 
@@ -47,6 +49,38 @@ def test_reads_give_the_same_document(api: Api, capsys: pytest.CaptureFixture[st
         served = api.call("GET", path)
         assert served.status_code == 200, (path, served.text)
         assert served.json() == cli_json(api, capsys, *args), path
+
+
+def test_explain_at_a_past_moment_gives_the_same_document(
+    api: Api, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = first_run(api)
+    (started,) = api.rows(
+        "SELECT a.STARTED_AT AS started_at FROM AUD_TASK_ATTEMPTS a "
+        "JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+        "JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID "
+        "WHERE t.PIPELINE_RUN_ID = :r AND k.TASK_CODE = 'summary'",
+        r=run,
+    )
+    at = as_utc(started["started_at"])
+    assert at is not None
+    served = api.call("GET", f"/api/v1/runs/{run}/tasks/summary/explain?at={quote(at.isoformat())}")
+    assert served.status_code == 200, served.text
+    args = ("--task_code", "summary", "--run-id", str(run), "--at", at.isoformat())
+    by_cli = cli_json(api, capsys, "explain", "--pipeline_code", "orders", *args)
+    assert served.json() == by_cli
+    assert (by_cli["at"], by_cli["state"], by_cli["run_status"]) == (
+        at.isoformat(),
+        "RUNNING",
+        "IN-PROGRESS",
+    )
+
+
+def test_explain_at_a_malformed_moment_is_a_bad_request(api: Api) -> None:
+    run = first_run(api)
+    answer = api.call("GET", f"/api/v1/runs/{run}/tasks/summary/explain?at=noon")
+    assert answer.status_code == 400, answer.text
+    assert problem_of(answer)["detail"].startswith("--at 'noon' is not an ISO 8601 moment")
 
 
 def test_history_pages_by_run_id(api: Api) -> None:

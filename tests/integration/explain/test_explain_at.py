@@ -251,6 +251,9 @@ def test_explain_at_before_during_and_after_a_gate_wait(project: ProjectOnDisk, 
     assert {**ended, "at": None} == present(cli, "down", "load", run_id)
 
 
+ORDERS_LAND = ("explain", "--pipeline_code", "orders", "--task_code", "land", "--run-id")
+
+
 def test_explain_at_before_at_and_after_a_mark(
     project: ProjectOnDisk, cli: Cli, failed_run: int
 ) -> None:
@@ -290,6 +293,14 @@ def test_explain_at_before_at_and_after_a_mark(
 
     before = explain_at(cli, "orders", "land", run_id, before_mark)
     assert (told(before), before["run_status"]) == (("FAILED", "FAILED", 1, land_failed), "FAILED")
+    text = cli(*ORDERS_LAND, str(run_id), "--at", before_mark.isoformat())
+    assert text.code == 0, text.err
+    assert text.out.splitlines()[:4] == [
+        f"land in run {run_id} of orders ({before['run_key']}) at {utc(before_mark)}: FAILED",
+        f"  {land_failed}",
+        "  run: FAILED, paused: no, cancel pending: no",
+        f"  task: FAILED, attempts 1, latest error: {land.error}",
+    ]
     at_mark = explain_at(cli, "orders", "land", run_id, mark_at)
     land_marked = (
         "SUCCEEDED",
@@ -339,7 +350,7 @@ def test_explain_at_refuses_a_malformed_time_and_a_moment_before_the_run(
     cli: Cli, failed_run: int, project: ProjectOnDisk
 ) -> None:
     queued, _ = run_times(project, failed_run)
-    args = ("explain", "--pipeline_code", "orders", "--task_code", "land", "--run-id")
+    args = ORDERS_LAND
 
     malformed = cli(*args, str(failed_run), "--at", "yesterday at noon")
     assert malformed.code == ExitCode.USAGE

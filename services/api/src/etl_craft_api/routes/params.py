@@ -19,3 +19,11 @@ Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="at most this many e
 Before = Annotated[
     int | None, Query(ge=1, le=MAX_ID, description="only entries older than this id (next page)")
 ]
+At = Annotated[
+    str | None,
+    Query(
+        max_length=64,
+        description="explain the task as it was at this past moment: ISO 8601, UTC without an "
+        "offset (etl-craft explain --at)",
+    ),
+]

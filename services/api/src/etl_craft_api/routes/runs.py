@@ -6,13 +6,14 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from etl_craft.operations.explain import explain_task
+from etl_craft.operations.explain_past import parse_moment
 from etl_craft.operations.history import pipeline_of_run, run_by_id, run_tasks
 from etl_craft.operations.interventions import MarkRequest, cancel, mark, reopen
 from etl_craft.operations.reruns import RerunRequest, queue_rerun, skip
 from etl_craft_api.auth import Operator, Viewer
 from etl_craft_api.bodies import RunMark, TaskMark, Why
 from etl_craft_api.documents import document
-from etl_craft_api.routes.params import Id, TaskCode
+from etl_craft_api.routes.params import At, Id, TaskCode
 from etl_craft_api.routing import StrictRoute
 
 router = APIRouter(prefix="/runs", tags=["runs"], route_class=StrictRoute)
@@ -30,10 +31,12 @@ def get_tasks(run_id: Id, ctx: Viewer) -> JSONResponse:
 
 @router.get(
     "/{run_id}/tasks/{task}/explain",
-    summary="why a task is in its state and what would make it run (etl-craft explain)",
+    summary="why a task is (or was, at a past moment) in its state and what would make it run "
+    "(etl-craft explain)",
 )
-def get_explain(run_id: Id, task: TaskCode, ctx: Viewer) -> JSONResponse:
-    return document(ctx, explain_task(ctx, pipeline_of_run(ctx, run_id), task, run_id))
+def get_explain(run_id: Id, task: TaskCode, ctx: Viewer, at: At = None) -> JSONResponse:
+    moment = None if at is None else parse_moment(at)
+    return document(ctx, explain_task(ctx, pipeline_of_run(ctx, run_id), task, run_id, moment))
 
 
 @router.post(
