@@ -14,7 +14,7 @@ from etl_craft.core.errors import ExitCode
 from etl_craft.core.time import as_utc
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk
-from tests.integration.control.conftest import Cli
+from tests.integration.control.conftest import ACTOR, Cli
 from tests.integration.explain.test_explain_cli import failed_run, rerun_command
 from tests.integration.running.test_gates import CROSS, supervise
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
@@ -306,7 +306,7 @@ def test_explain_at_before_at_and_after_a_mark(
         "SUCCEEDED",
         "SUCCESS",
         1,
-        f"land succeeded on attempt 1 and wrote 3 rows; to run it again: "
+        f"land was marked SUCCESS by {ACTOR} (was FAILED): loaded by hand; to run it again: "
         f"{rerun_command(run_id, 'land')}",
     )
     assert (told(at_mark), at_mark["run_status"]) == (land_marked, "IN-PROGRESS")

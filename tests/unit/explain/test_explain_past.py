@@ -143,6 +143,7 @@ RECORDS = ExplainRecords(
     attempts=(),
     gate_waits=(),
     gate_decisions=(),
+    interventions=HISTORY.interventions,
 )
 RERUN = "etl-craft run --pipeline_code orders --run-id 7 --task_code load --rerun --reason ..."
 
@@ -184,7 +185,9 @@ def test_the_run_and_its_task_as_they_stood_at_each_moment() -> None:
     assert told(5) == (RunStatus.FAILED, False, *failed)
     assert told(13) == (RunStatus.FAILED, True, *failed)
     assert told(19) == (RunStatus.FAILED, False, *failed)
-    marked = f"load succeeded on attempt 1 and wrote 3 rows; to run it again: {RERUN}"
+    marked = (
+        f"load was marked SUCCESS by alice (was FAILED): loaded by hand; to run it again: {RERUN}"
+    )
     assert told(20) == (RunStatus.IN_PROGRESS, False, "SUCCEEDED", marked)
 
 
@@ -202,3 +205,13 @@ def test_after_its_last_step_a_task_run_reads_as_it_stands() -> None:
     assert records.task_runs == {2: ROW}
     assert records.run == RUN
     assert records.controls == RunControls(paused=False, cancel_pending=False, reopened=True)
+
+
+def test_a_cancellation_is_pending_from_its_request_until_the_reopen() -> None:
+    cancel = InterventionRow(None, "CANCEL", "IN-PROGRESS", "CANCELLED", None, "stop", at(4), "bob")
+    history = RunHistory(HISTORY.attempts, (cancel, *HISTORY.interventions), HISTORY.pauses)
+    pending = [
+        records_at(RECORDS, history, at(seconds)).controls.cancel_pending
+        for seconds in (3.5, 4, 19, 20)
+    ]
+    assert pending == [False, True, True, False]

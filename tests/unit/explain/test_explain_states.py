@@ -15,10 +15,20 @@ from etl_craft.core.enums import (
     RunStatus,
     TaskRunStatus,
 )
-from etl_craft.enginedb.explain_reads import AttemptRow, GateDecisionRow, GateWaitRow
+from etl_craft.enginedb.explain_reads import (
+    AttemptRow,
+    GateDecisionRow,
+    GateWaitRow,
+    InterventionRow,
+)
 from etl_craft.enginedb.runs import TaskRunRow
 from etl_craft.operations.explain import TaskState, explain
-from etl_craft.operations.explain_snapshot import DependencySnapshot, ExplainSnapshot, RunHeader
+from etl_craft.operations.explain_snapshot import (
+    DependencySnapshot,
+    ExplainSnapshot,
+    RunHeader,
+    standing_mark,
+)
 from etl_craft.operations.serialize import to_json
 from etl_craft.scheduling.plan import RetryPolicy
 
@@ -269,6 +279,42 @@ def test_a_task_an_operator_skipped_gives_the_reason() -> None:
     assert found.sentence == (
         f"load was skipped: source is down for a migration; rerun it with {RERUN.format('load')}"
     )
+
+
+def mark_of(to_status: str, from_status: str | None) -> InterventionRow:
+    return InterventionRow(70, "MARK", from_status, to_status, None, "fixed by hand", T0, "bob")
+
+
+def test_a_task_an_operator_marked_names_the_operator_and_the_reason() -> None:
+    marked = task_run(TaskRunStatus.FAILED, attempt_status=AttemptStatus.SUCCESS, rows=4)
+    found = explain(snapshot(task_run=marked, mark=mark_of("FAILED", "SUCCESS")))
+    assert found.state is TaskState.FAILED
+    assert found.sentence == (
+        f"load was marked FAILED by bob (was SUCCESS): fixed by hand; to run it again: "
+        f"{RERUN.format('load')}"
+    )
+
+
+def test_a_mark_of_a_task_that_never_ran_outweighs_its_failed_upstream() -> None:
+    marked = task_run(TaskRunStatus.SKIPPED, attempts=0)
+    found = explain(
+        snapshot(extract(TaskRunStatus.FAILED), task_run=marked, mark=mark_of("SKIPPED", None))
+    )
+    assert found.state is TaskState.SKIPPED
+    assert found.sentence == (
+        f"load was marked SKIPPED by bob (was not run): fixed by hand; to run it again: "
+        f"{RERUN.format('load')}"
+    )
+
+
+def test_a_mark_stands_until_an_attempt_is_queued_after_it() -> None:
+    mark = mark_of("SUCCESS", "FAILED")
+    row = task_run(TaskRunStatus.SUCCESS, attempt_status=AttemptStatus.FAILED)
+    before = AttemptRow(1, AttemptStatus.FAILED, queued_at=T0 - timedelta(minutes=5))
+    after = AttemptRow(2, AttemptStatus.QUEUED, queued_at=T0 + timedelta(seconds=1))
+    assert standing_mark((mark,), row, (before,)) == mark
+    assert standing_mark((mark,), row, (before, after)) is None
+    assert standing_mark((mark,), None, ()) is None
 
 
 def test_a_failed_task_without_retries_left_says_to_fix_and_rerun() -> None:

@@ -19,6 +19,7 @@ class AttemptRow:
     ended_at: datetime | None = None
     retryable: bool | None = None
     error_message: str | None = None
+    queued_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ def read_attempts(conn: EngineConnection, task_run_id: int) -> tuple[AttemptRow,
             ended_at=as_utc(row["ended_at"]),
             retryable=None if row["retryable"] is None else row["retryable"] == "Y",
             error_message=row["error_message"],
+            queued_at=as_utc(row["queued_at"]),
         )
         for row in conn.all("explain_task_attempts", task_run_id=task_run_id)
     )

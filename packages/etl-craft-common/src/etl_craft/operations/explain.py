@@ -385,8 +385,22 @@ def _in_progress(facts: _Facts, row: TaskRunRow) -> tuple[TaskState, str]:
     )
 
 
+_ENDED = {
+    TaskRunStatus.SUCCESS: TaskState.SUCCEEDED,
+    TaskRunStatus.FAILED: TaskState.FAILED,
+    TaskRunStatus.SKIPPED: TaskState.SKIPPED,
+    TaskRunStatus.CANCELLED: TaskState.CANCELLED,
+}
+
+
 def _ended(facts: _Facts, row: TaskRunRow) -> tuple[TaskState, str]:
     code, again = facts.code, facts.rerun(facts.code)
+    mark = facts.snap.mark
+    if mark is not None:
+        return _ENDED[row.status], (
+            f"{code} was marked {row.status} by {mark.requested_by} (was "
+            f"{mark.from_status or 'not run'}): {mark.reason}; to run it again: {again}"
+        )
     if row.status is TaskRunStatus.SUCCESS:
         rows = row.rows_written
         wrote = "" if rows is None else f" and wrote {rows} row{'' if rows == 1 else 's'}"

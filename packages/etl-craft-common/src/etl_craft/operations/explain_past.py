@@ -77,6 +77,7 @@ def records_at(records: ExplainRecords, history: RunHistory, at: datetime) -> Ex
         attempts=tuple(_attempt_at(a, at) for a in _attempts_of(history, own, at)),
         gate_waits=tuple(_wait_at(w, at) for w in records.gate_waits if w.first_check_at <= at),
         gate_decisions=tuple(d for d in records.gate_decisions if d.decided_at <= at),
+        interventions=tuple(i for i in history.interventions if i.requested_at <= at),
     )
 
 
@@ -105,9 +106,9 @@ def _status_at(a: AttemptHistoryRow, at: datetime) -> AttemptStatus:
 def _attempt_at(a: AttemptHistoryRow, at: datetime) -> AttemptRow:
     if _ended_by(a, at):
         return AttemptRow(
-            a.number, a.status, a.not_before, a.ended_at, a.retryable, a.error_message
+            a.number, a.status, a.not_before, a.ended_at, a.retryable, a.error_message, a.queued_at
         )
-    return AttemptRow(a.number, _status_at(a, at), a.not_before)
+    return AttemptRow(a.number, _status_at(a, at), a.not_before, queued_at=a.queued_at)
 
 
 def _steps(a: AttemptHistoryRow) -> tuple[datetime | None, ...]:

@@ -12,9 +12,11 @@ from etl_craft.enginedb.explain_reads import (
     AttemptRow,
     GateDecisionRow,
     GateWaitRow,
+    InterventionRow,
     read_attempts,
     read_gate_decisions,
     read_gate_waits,
+    read_interventions,
 )
 from etl_craft.enginedb.runs import (
     DependencyRow,
@@ -64,6 +66,7 @@ class ExplainSnapshot:
     dependencies: tuple[DependencySnapshot, ...] = ()
     gate_waits: tuple[GateWaitRow, ...] = ()
     gate_decisions: tuple[GateDecisionRow, ...] = ()
+    mark: InterventionRow | None = None  # the operator's mark that set the task run's status
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class ExplainRecords:
     attempts: tuple[AttemptRow, ...]
     gate_waits: tuple[GateWaitRow, ...]
     gate_decisions: tuple[GateDecisionRow, ...]
+    interventions: tuple[InterventionRow, ...]
 
 
 def read_explain_records(
@@ -100,6 +104,7 @@ def read_explain_records(
         attempts=read_attempts(conn, row.task_run_id) if row else (),
         gate_waits=read_gate_waits(conn, run_id, task.task_id),
         gate_decisions=read_gate_decisions(conn, run_id, task.task_id),
+        interventions=read_interventions(conn, run_id),
     )
 
 
@@ -129,7 +134,25 @@ def snapshot_of(records: ExplainRecords) -> ExplainSnapshot:
         ),
         gate_waits=records.gate_waits,
         gate_decisions=decisions,
+        mark=standing_mark(records.interventions, runs.get(task.task_id), records.attempts),
     )
+
+
+def standing_mark(
+    interventions: tuple[InterventionRow, ...],
+    row: TaskRunRow | None,
+    attempts: tuple[AttemptRow, ...],
+) -> InterventionRow | None:
+    """The task run's latest mark, unless an attempt was queued after it (a rerun or a mark's
+    rejudging): then that attempt, not the operator, set its status."""
+    marks = [
+        i for i in interventions if row and i.task_run_id == row.task_run_id and i.kind == "MARK"
+    ]
+    if not marks:
+        return None
+    latest = marks[-1]
+    later = [a for a in attempts if a.queued_at is not None and a.queued_at > latest.requested_at]
+    return None if later else latest
 
 
 def _task(pipeline: PipelineShape, pipeline_code: str, task_code: str) -> TaskRow:

@@ -1,7 +1,8 @@
 -- name: explain_task_attempts --
 -- Every attempt of one task run, oldest first, with its outcome and retry facts.
 SELECT ATTEMPT_NUMBER AS attempt_number, STATUS AS status, NOT_BEFORE AS not_before,
-       ENDED_AT AS ended_at, RETRYABLE AS retryable, ERROR_MESSAGE AS error_message
+       ENDED_AT AS ended_at, RETRYABLE AS retryable, ERROR_MESSAGE AS error_message,
+       QUEUED_AT AS queued_at
   FROM AUD_TASK_ATTEMPTS
  WHERE TASK_RUN_ID = :task_run_id
  ORDER BY ATTEMPT_NUMBER;
