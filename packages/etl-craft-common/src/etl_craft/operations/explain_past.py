@@ -25,7 +25,6 @@ from etl_craft.enginedb.explain_reads import (
     InterventionRow,
     PauseSpan,
     read_attempt_history,
-    read_interventions,
     read_pauses,
 )
 from etl_craft.enginedb.runs import RunRow, TaskRunRow
@@ -46,9 +45,7 @@ def read_explain_records_at(
 ) -> ExplainRecords:
     records = read_explain_records(conn, run_id, task_code, default_retries=default_retries)
     history = RunHistory(
-        read_attempt_history(conn, run_id),
-        read_interventions(conn, run_id),
-        read_pauses(conn, run_id),
+        read_attempt_history(conn, run_id), records.interventions, read_pauses(conn, run_id)
     )
     return records_at(records, history, at)
 
