@@ -15,14 +15,12 @@ from etl_craft.core.time import as_utc
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import ACTOR, Cli
-from tests.integration.explain.test_explain_cli import failed_run, rerun_command
+from tests.integration.explain.test_explain_cli import rerun_command
 from tests.integration.running.test_gates import CROSS, supervise
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 from tests.integration.running.test_supervisor_scripts import FLAKY, pipeline
 
 pytestmark = pytest.mark.integration
-
-__all__ = ["failed_run"]  # the fixture, shared with the present-moment tests
 
 
 def explain_at(

@@ -9,8 +9,8 @@ import pytest
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk
-from tests.integration.control.conftest import Cli, task_runs
-from tests.integration.control.test_rerun_and_skip import BREAK_LAND, FIX_LAND
+from tests.integration.control.conftest import Cli
+from tests.integration.control.test_rerun_and_skip import FIX_LAND
 from tests.integration.running.test_supervisor_sql import CHAIN
 
 pytestmark = pytest.mark.integration
@@ -32,22 +32,6 @@ DECIDE = (
     "TASK_DEPENDENCY_ID, RESULT, REASON, DECIDED_AT, DECIDED_BY, DECIDED_BY_KIND) "
 )
 PIPELINE_GATE = ("sales", None, "SATISFIED", "run 11 of sales succeeded")
-
-
-@pytest.fixture
-def failed_run(project: ProjectOnDisk, cli: Cli) -> int:
-    """A supervised run of orders where land failed, summary was skipped and side succeeded."""
-    project.migrate("0001_orders.sql", CHAIN)
-    project.migrate("0002_break_land.sql", BREAK_LAND)
-    done = cli.json("run", "--pipeline_code", "orders")
-    assert done.code == ExitCode.FAILURE, done.err
-    run_id = int(done.document()["run_id"])
-    assert task_runs(project, run_id) == {
-        "land": ("FAILED", 1),
-        "summary": ("SKIPPED", 0),
-        "side": ("SUCCESS", 1),
-    }
-    return run_id
 
 
 def explain(cli: Cli, run_id: int, task: str) -> dict[str, Any]:
