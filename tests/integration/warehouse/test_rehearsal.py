@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from etl_craft.core.errors import SqlGuardError
+from etl_craft.core.errors import SqlGuardError, WarehouseError
 from etl_craft.handlers.sql import Action
 from etl_craft.handlers.sql.rehearsal import rehearse_action, sample_select
 from etl_craft.warehouse.connection import WarehouseConnection
@@ -105,3 +105,18 @@ def test_the_sample_keeps_no_scratch_table_behind(
         "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'etl_preview%'",
     )
     assert leftovers == []
+
+
+def test_a_statement_the_warehouse_refuses_is_returned_and_the_connection_goes_on(
+    warehouse: WarehouseConnection, schema: str, select: str
+) -> None:
+    target = f"{schema}.t"
+    run(warehouse, Action.CREATE_TABLE, target, "SELECT 9 AS id, 1 AS code")
+    before = state(warehouse, target)
+    request = spec(Action.APPEND_TABLE, target, "SELECT 1 AS id, 'x' AS code")
+
+    rehearsed = rehearse_action(warehouse, request)
+
+    assert isinstance(rehearsed.refusal, WarehouseError)
+    assert rehearsed.counts is None
+    assert state(warehouse, target) == before
