@@ -65,6 +65,33 @@ def test_a_merge_into_an_older_version_is_refused_before_touching_the_target(
     assert site.recorded() == 1
 
 
+def test_a_preview_of_a_merge_into_an_older_version_shows_the_refusal_and_its_remedy(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    load(site)
+    site.downgrade()
+    rows = site.rows(CONTENT.format(TARGET))
+
+    code, out, _ = site.cli(
+        "--format",
+        "json",
+        "preview",
+        "--pipeline_code",
+        "customers",
+        "--task_code",
+        "merge",
+        capsys=capsys,
+    )
+
+    assert code == ExitCode.METADATA
+    view = json.loads(out)
+    assert view["refusal"]["kind"] == "METADATA"
+    assert f"etl-craft rehash --target {TARGET}" in view["refusal"]["message"]
+    assert (view["counts"], view["source_rows"]) == (None, 3)
+    assert site.rows(CONTENT.format(TARGET)) == rows
+    assert site.recorded() == 1
+
+
 def test_rehash_dry_run_reports_the_count_and_changes_nothing(
     site: Site, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -47,7 +47,7 @@ def run_sql_task(task: Task) -> HandlerResult:
         except WarehouseError as error:
             if spec.source_sql is None:
                 raise
-            raise located(error, spec.source_sql, _source_name(task)) from error
+            raise located(error, spec.source_sql, source_name(task)) from error
     _keep_hash_version(task, target, spec)
     return HandlerResult(counts=counts)
 
@@ -182,7 +182,7 @@ def _source(task: Task, refresh: RefreshType) -> str:
     return substitute(sql, enabled) if enabled else sql
 
 
-def _source_name(task: Task) -> str:
+def source_name(task: Task) -> str:
     file = task.parameter("SOURCE_SQL_FILE")
     code = task.invocation.task_code
     return f"SOURCE_SQL_FILE sql_files/{file} of task {code}" if file else f"SOURCE_SQL of {code}"

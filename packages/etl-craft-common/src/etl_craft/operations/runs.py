@@ -283,7 +283,12 @@ def _create(
 
 
 def _run_date(ctx: OperationContext, request: RunRequest) -> date:
-    return request.run_date or datetime.now(ZoneInfo(ctx.timezone)).date()
+    return new_run_date(ctx, request.run_date)
+
+
+def new_run_date(ctx: OperationContext, requested: date | None = None) -> date:
+    """The run date a new run gets: the one asked for, else today in the project's time zone."""
+    return requested or datetime.now(ZoneInfo(ctx.timezone)).date()
 
 
 def pipeline_id_of(

@@ -57,6 +57,20 @@ class WarehouseConnection(ABC):
         with self._target_lock(target):
             yield
 
+    @contextmanager
+    def rehearsal(self, target: TargetObject | None = None) -> Iterator[None]:
+        """A transaction rolled back however the block ends: writes seen from inside, then undone.
+
+        Naming ``target`` holds its mutation lock as a real write would, so the block sees the
+        target as the next write would find it.
+        """
+        try:
+            with self.mutation(target) if target is not None else self.transaction():
+                yield
+                raise _Undo
+        except _Undo:
+            pass
+
     @abstractmethod
     def lock_schema(self, schema: str) -> None:
         """Inside a transaction: hold off other writers creating ``schema`` until it commits."""
@@ -124,6 +138,10 @@ class WarehouseConnection(ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class _Undo(Exception):  # noqa: N818 - a signal, not an error
+    """Ends a rehearsal's transaction through the rollback path."""
 
 
 def lock_key(target: TargetObject) -> str:

@@ -57,6 +57,20 @@ def count_rows(table: str, where: str = "") -> Statement:
     return Statement(f"SELECT COUNT(*) FROM {table}{f' WHERE {where}' if where else ''}")
 
 
+def first_rows(dialect: Dialect, table: str, limit: int) -> Statement:
+    return Statement(f"SELECT * FROM {table} LIMIT {dialect.placeholder}", [limit])
+
+
+def duplicate_keys(stage: str, keys: Sequence[str]) -> Statement:
+    """Keys with more than one row: five of them, each with the count of such keys and the rows
+    beyond one per key (what a merge's dedupe drops)."""
+    key_list = ", ".join(keys)
+    return Statement(
+        f"SELECT {key_list}, COUNT(*) OVER (), SUM(COUNT(*) - 1) OVER ()\n"
+        f"FROM {stage} GROUP BY {key_list} HAVING COUNT(*) > 1 ORDER BY {key_list} LIMIT 5"
+    )
+
+
 def null_keys(stage: str, keys: Sequence[str]) -> Statement:
     return count_rows(stage, " OR ".join(f"{key} IS NULL" for key in keys))
 
