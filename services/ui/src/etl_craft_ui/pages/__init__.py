@@ -1,0 +1,16 @@
+"""The UI's pages: each module is an APIRouter, listed in ROUTERS for the app to include."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from etl_craft_ui.pages import health, interventions, pipelines, projects, sign_in, workers
+
+ROUTERS: tuple[APIRouter, ...] = (
+    health.router,
+    sign_in.router,
+    projects.router,
+    pipelines.router,
+    interventions.router,
+    workers.router,
+)
