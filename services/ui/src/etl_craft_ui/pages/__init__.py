@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from etl_craft_ui.pages import health, projects, sign_in
+from etl_craft_ui.pages import health, metadata, projects, sign_in
 
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
     sign_in.router,
     projects.router,
+    metadata.router,
 )
