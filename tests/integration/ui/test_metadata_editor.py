@@ -8,6 +8,7 @@ import re
 import pytest
 
 from etl_craft.operations.inspect import pipeline_graph
+from tests.fixtures.served import SECRETS
 from tests.integration.ui.conftest import Ui
 
 NEW_TASK = {
@@ -107,3 +108,62 @@ def test_a_new_task_is_previewed_then_applied_as_the_next_migration_file(ui: Ui)
         m="0003_add_task_enrich.sql",
     )
     assert actors == [{"actor": "admin_token"}]
+
+
+def test_a_change_form_shows_the_row_and_lands_quotes_and_semicolons_as_data(ui: Ui) -> None:
+    tricky = "Side's; DROP TABLE CFG_TASKS; -- still data"
+    form = ui.get(
+        "admin",
+        "/metadata/edit",
+        kind="task",
+        mode="change",
+        key_pipeline="orders",
+        key_task="side",
+    )
+    assert form.status_code == 200
+    assert "<option selected>SQL</option>" in form.text  # the handler it has now
+    change = {
+        "kind": "task",
+        "mode": "change",
+        "key_pipeline": "orders",
+        "key_task": "side",
+        "field_HANDLER": "SQL",
+        "field_RUN_CONDITION": "ALL",
+        "field_ACTIVE_FLAG": "Y",
+        "field_DESCRIPTION": tricky,
+    }
+
+    preview = ui.post("admin", "/metadata/preview", change)
+    assert preview.status_code == 200, preview.text
+    assert "UPDATE CFG_TASKS" in preview.text
+    applied = ui.post("admin", "/metadata/apply", confirm_fields(preview.text))
+
+    assert applied.status_code == 200, applied.text
+    found = ui.rows("SELECT DESCRIPTION AS d FROM CFG_TASKS WHERE TASK_CODE = 'side'")
+    assert found == [{"d": tricky}]
+    assert len(ui.rows("SELECT TASK_ID FROM CFG_TASKS WHERE TASK_CODE = 'summary'")) == 1
+
+
+def test_the_editor_never_shows_a_secret_and_refuses_to_write_its_mask(ui: Ui) -> None:
+    page = ui.get("admin", "/metadata/pipelines/vault")
+    assert page.status_code == 200
+    assert "Api_Token" in page.text
+    assert not [secret for secret in SECRETS if secret in page.text]
+    files = migration_files(ui)
+
+    answer = ui.post(
+        "admin",
+        "/metadata/preview",
+        {
+            "kind": "task_parameter",
+            "mode": "change",
+            "key_pipeline": "vault",
+            "key_task": "fetch",
+            "key_parameter": "Api_Token",
+            "field_PARAMETER_VALUE": "***",
+        },
+    )
+
+    assert answer.status_code == 400
+    assert "how the editor masks a secret" in answer.text
+    assert migration_files(ui) == files
