@@ -167,3 +167,27 @@ def test_the_editor_never_shows_a_secret_and_refuses_to_write_its_mask(ui: Ui) -
     assert answer.status_code == 400
     assert "how the editor masks a secret" in answer.text
     assert migration_files(ui) == files
+
+
+def test_a_migration_that_arrives_after_the_preview_refuses_the_confirm(ui: Ui) -> None:
+    change = {
+        "kind": "pipeline_parameter",
+        "mode": "add",
+        "key_pipeline": "orders",
+        "key_parameter": "REGION",
+        "field_PARAMETER_VALUE": "eu",
+    }
+    preview = ui.post("admin", "/metadata/preview", change)
+    assert preview.status_code == 200, preview.text
+    colleague = f"{len(migration_files(ui)) + 1:04d}_colleague.sql"
+    ui.project.migrate(
+        colleague, "UPDATE CFG_PIPELINES SET DESCRIPTION = 'theirs' WHERE PIPELINE_CODE = 'orders';"
+    )
+    files = migration_files(ui)
+
+    answer = ui.post("admin", "/metadata/apply", confirm_fields(preview.text))
+
+    assert answer.status_code == 409
+    assert "another migration arrived meanwhile" in answer.text
+    assert migration_files(ui) == files
+    assert ui.rows("SELECT 1 FROM CFG_PIPELINE_PARAMETERS WHERE PARAMETER_NAME = 'REGION'") == []
