@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from etl_craft_ui.pages import health, metadata, projects, sign_in
+from etl_craft_ui.pages import (
+    health,
+    interventions,
+    metadata,
+    pipelines,
+    projects,
+    sign_in,
+    workers,
+)
 
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
     sign_in.router,
     projects.router,
+    pipelines.router,
+    interventions.router,
+    workers.router,
     metadata.router,
 )
