@@ -84,6 +84,7 @@ def test_a_dependency_that_would_make_a_cycle_is_refused_with_validates_message(
 
 def test_a_new_task_is_previewed_then_applied_as_the_next_migration_file(ui: Ui) -> None:
     files = migration_files(ui)
+    assert "enrich" not in ui.get("viewer", "/pipelines/orders").text
     form = ui.get("admin", "/metadata/edit", kind="task", mode="add", key_pipeline="orders")
     assert form.status_code == 200
     assert 'name="field_HANDLER"' in form.text
@@ -103,6 +104,9 @@ def test_a_new_task_is_previewed_then_applied_as_the_next_migration_file(ui: Ui)
     assert "SELECT t.TASK_ID, 'TARGET_OBJECT', 'dm.enriched'" in written
     assert "enrich" in [task.task_code for task in pipeline_graph(ui.ctx, "orders").tasks]
     assert "<code>enrich</code>" in ui.get("viewer", "/metadata/pipelines/orders").text
+    pipeline_page = ui.get("viewer", "/pipelines/orders")
+    assert pipeline_page.status_code == 200
+    assert "enrich" in pipeline_page.text
     actors = ui.rows(
         "SELECT DISTINCT ACTOR AS actor FROM AUD_METADATA_CHANGES WHERE MIGRATION = :m",
         m="0003_add_task_enrich.sql",
