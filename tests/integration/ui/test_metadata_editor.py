@@ -103,7 +103,9 @@ def test_a_new_task_is_previewed_then_applied_as_the_next_migration_file(ui: Ui)
     written = (ui.project.root / "migrations" / "0003_add_task_enrich.sql").read_text()
     assert "SELECT t.TASK_ID, 'TARGET_OBJECT', 'dm.enriched'" in written
     assert "enrich" in [task.task_code for task in pipeline_graph(ui.ctx, "orders").tasks]
-    assert "<code>enrich</code>" in ui.get("viewer", "/metadata/pipelines/orders").text
+    listed = ui.get("viewer", "/metadata/pipelines/orders").text
+    assert "<code>enrich</code>" in listed
+    assert "Task dependencies</h2>" in listed
     pipeline_page = ui.get("viewer", "/pipelines/orders")
     assert pipeline_page.status_code == 200
     assert "enrich" in pipeline_page.text
