@@ -197,3 +197,35 @@ def test_a_migration_that_arrives_after_the_preview_refuses_the_confirm(ui: Ui) 
     assert "another migration arrived meanwhile" in answer.text
     assert migration_files(ui) == files
     assert ui.rows("SELECT 1 FROM CFG_PIPELINE_PARAMETERS WHERE PARAMETER_NAME = 'REGION'") == []
+
+
+def test_a_text_area_sent_back_unchanged_with_crlf_line_breaks_changes_nothing(ui: Ui) -> None:
+    lines = "first line\nsecond line"
+    change = {
+        "kind": "task",
+        "mode": "change",
+        "key_pipeline": "orders",
+        "key_task": "land",
+        "field_HANDLER": "SQL",
+        "field_RUN_CONDITION": "ALL",
+        "field_ACTIVE_FLAG": "Y",
+        "field_DESCRIPTION": lines,
+    }
+    preview = ui.post("admin", "/metadata/preview", change)
+    assert ui.post("admin", "/metadata/apply", confirm_fields(preview.text)).status_code == 200
+    form = ui.get(
+        "admin",
+        "/metadata/edit",
+        kind="task",
+        mode="change",
+        key_pipeline="orders",
+        key_task="land",
+    )
+    assert f'cols="70">\n{lines}</textarea>' in form.text
+
+    answer = ui.post(
+        "admin", "/metadata/preview", {**change, "field_DESCRIPTION": "first line\r\nsecond line"}
+    )
+
+    assert answer.status_code == 400
+    assert "changes no field of the task" in answer.text
