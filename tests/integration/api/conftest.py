@@ -1,17 +1,15 @@
 """A project served by the API app in-process (FastAPI's TestClient), on both Engine DB dialects.
 
-One project per module and dialect: pipeline ``orders`` (land -> summary, and side) has run
-once in the foreground, so attempts and their logs exist; pipeline ``vault`` holds secrets.
+One project per module and dialect (tests.fixtures.served): pipeline ``orders`` (land ->
+summary, and side) has run once in the foreground, so attempts and their logs exist; pipeline
+``vault`` holds secrets.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,41 +18,12 @@ from httpx2 import Response
 
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
 from etl_craft.operations.interventions import MarkRequest, cancel, mark
-from etl_craft.operations.runs import RunRequest, run_pipeline
 from etl_craft.operations.tokens import TokenRequest, create_token
 from etl_craft_api.app import create_app
 from tests.fixtures.metadata import TESTER, execute
-from tests.fixtures.projects import ProjectOnDisk, make_project
-from tests.integration.running.test_supervisor_sql import CHAIN
+from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.served import ROLES, served_project
 
-ROLES = ("viewer", "operator", "admin")
-SECRET_TOKEN_VALUE = "tok-4242-very-secret"
-SECRET_PASSWORD = "hunter2-input-password"
-SECRET_PIPELINE_PASSWORD = "pipeline-pw-31337"
-SECRETS = (SECRET_TOKEN_VALUE, SECRET_PASSWORD, SECRET_PIPELINE_PASSWORD)
-VAULT = f"""
-INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
-SELECT PROJECT_ID, 'vault' FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';
-INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
-SELECT PIPELINE_ID, 'fetch', 'PYTHON' FROM CFG_PIPELINES WHERE PIPELINE_CODE = 'vault';
-INSERT INTO CFG_PIPELINE_PARAMETERS (PIPELINE_ID, PARAMETER_NAME, PARAMETER_VALUE)
-SELECT PIPELINE_ID, 'DB_PASSWORD', '{SECRET_PIPELINE_PASSWORD}'
-  FROM CFG_PIPELINES WHERE PIPELINE_CODE = 'vault';
-INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
-SELECT TASK_ID, 'SCRIPT', 'fetch.py' FROM CFG_TASKS WHERE TASK_CODE = 'fetch';
-INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
-SELECT TASK_ID, 'Api_Token', '{SECRET_TOKEN_VALUE}' FROM CFG_TASKS WHERE TASK_CODE = 'fetch';
-INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
-SELECT TASK_ID, 'INPUT_PARAMS', '{{"user": "etl", "password": "{SECRET_PASSWORD}"}}'
-  FROM CFG_TASKS WHERE TASK_CODE = 'fetch';
-"""
-FETCH = """
-from etl_craft.scripting import ScriptContext, ScriptResult
-
-
-def run(context: ScriptContext) -> ScriptResult:
-    return ScriptResult(row_count=0)
-"""
 COUNTED = (
     "AUD_ACTIONS",
     "AUD_PIPELINES_RUN_LOG",
@@ -158,26 +127,8 @@ def served(project: ProjectOnDisk) -> Api:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    url = None if request.param == "sqlite" else str(request.getfixturevalue("pg_engine_url"))
-    with pytest.MonkeyPatch.context() as env:
-        for key in [key for key in os.environ if key.startswith("ETL_CRAFT_")]:
-            env.delenv(key)
-        env.setenv("ETL_CRAFT_ACTOR", TESTER.name)
-        env.setenv("ETL_CRAFT_POLL_SECONDS", "0.2")
-        project = make_project(tmp_path_factory.mktemp("api") / "etl-craft", url)
-        project.migrate("0001_orders.sql", CHAIN)
-        project.migrate("0002_vault.sql", VAULT)
-        scripts = project.root / "ingestion_scripts"
-        scripts.mkdir(exist_ok=True)
-        (scripts / "fetch.py").write_text(FETCH)
-        made = served(project)
-        view = run_pipeline(made.tester, RunRequest("orders"))
-        assert view.status.value == "SUCCESS", json.dumps(str(view))
+    with served_project(request, tmp_path_factory, "api") as (project, ctx):
+        made = Api(project, ctx, TestClient(create_app(ctx)))
+        made.tokens = {role: made.token(f"{role}_token", role) for role in ROLES}
         yield made
         made.client.close()
-        made.ctx.close()
-        project.engine.dispose()
-
-
-def log_files(root: Path) -> list[Path]:
-    return [path for path in root.rglob("*.log") if path.is_file()]

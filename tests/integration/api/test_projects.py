@@ -14,7 +14,8 @@ from etl_craft.enginedb.migrations import initialize
 from etl_craft.operations.context import ContextRequest, build_context
 from etl_craft_api.app import create_app
 from tests.fixtures.metadata import TESTER
-from tests.integration.api.conftest import ROLES, Api, problem_of
+from tests.fixtures.served import ROLES
+from tests.integration.api.conftest import Api, problem_of
 
 pytestmark = pytest.mark.integration
 

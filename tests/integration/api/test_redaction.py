@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.api.conftest import SECRET_PASSWORD, SECRETS, Api
+from tests.fixtures.served import SECRET_PASSWORD, SECRETS
+from tests.integration.api.conftest import Api
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import pytest
 from httpx2 import Response
 
-from tests.integration.api.conftest import ROLES, Api, problem_of
+from tests.fixtures.served import ROLES
+from tests.integration.api.conftest import Api, problem_of
 
 pytestmark = pytest.mark.integration
 

@@ -10,10 +10,10 @@ from starlette.types import ASGIApp
 
 from etl_craft import __version__
 from etl_craft.operations.context import OperationContext
+from etl_craft.runtime.http_headers import SecurityHeaders
 from etl_craft.runtime.http_tracing import instrument_app
 from etl_craft_api import problems
 from etl_craft_api.access_log import AccessLog
-from etl_craft_api.headers import SecurityHeaders
 from etl_craft_api.limits import BodyLimit
 from etl_craft_api.routes import attempts, health, metrics, pipelines, project, runs, tokens
 from etl_craft_api.screening import Screening

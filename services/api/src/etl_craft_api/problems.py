@@ -11,39 +11,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from etl_craft.core.errors import (
-    AuthenticationError,
-    EngineDBError,
-    EtlCraftError,
-    IncompleteError,
-    MetadataError,
-    NotFoundError,
-    RunStateError,
-    StaleTransitionError,
-    UsageError,
-    WaitingError,
-    WriteGuardError,
-)
-from etl_craft.operations.tokens import TokenNameTakenError
+from etl_craft.core.errors import EtlCraftError
+from etl_craft.operations.http_statuses import status_of
 
 log = logging.getLogger(__name__)
 _KEBAB = re.compile(r"(?<=[a-z])(?=[A-Z])")
 MEDIA_TYPE = "application/problem+json"
 
-# etl-craft's error classes as HTTP statuses: what the caller can do about each.
-STATUSES: dict[type[EtlCraftError], int] = {
-    UsageError: 400,
-    TokenNameTakenError: 409,  # a usage error to the CLI; over HTTP, a conflict over the name
-    AuthenticationError: 401,
-    NotFoundError: 404,
-    RunStateError: 409,
-    StaleTransitionError: 409,
-    MetadataError: 409,
-    IncompleteError: 409,
-    WaitingError: 409,
-    WriteGuardError: 409,
-    EngineDBError: 503,
-}
 TITLES = {
     400: "Bad request",
     401: "Unauthorized",
@@ -76,13 +50,6 @@ def problem(
         **extra,
     }
     return JSONResponse(body, status_code=status, headers=headers, media_type=MEDIA_TYPE)
-
-
-def status_of(error: EtlCraftError) -> int:
-    for kind in type(error).__mro__:
-        if kind in STATUSES:
-            return STATUSES[kind]
-    return 500
 
 
 async def etl_craft_error(request: Request, error: Exception) -> JSONResponse:

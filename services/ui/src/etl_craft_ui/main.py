@@ -5,18 +5,11 @@ from __future__ import annotations
 import argparse
 
 from etl_craft.cli.main import main as cli_main
-from etl_craft.cli.registry import Command, not_yet_available
-
-COMMAND = Command(
-    name="ui",
-    help="run the web UI",
-    configure=None,
-    handler=not_yet_available("ui", "the web UI"),
-)
+from etl_craft_ui.commands import UI
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    COMMAND.add_to(subparsers)
+    UI.add_to(subparsers)
 
 
 def main() -> None:

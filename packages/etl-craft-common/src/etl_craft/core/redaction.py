@@ -37,6 +37,10 @@ class Redactor:
     def __bool__(self) -> bool:
         return bool(self._secrets)
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(self._secrets)
+
     def safe_cut(self, data: bytes) -> int:
         """Where ``data`` may be cut with both parts masked apart: no secret spans the cut, and
         what follows it is long enough to hold the start of any secret ``data`` ends with."""

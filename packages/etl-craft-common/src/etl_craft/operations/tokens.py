@@ -195,6 +195,19 @@ def list_tokens(ctx: OperationContext) -> TokenList:
 
 def authenticate(ctx: OperationContext, presented: str) -> TokenIdentity:
     """The identity of a presented bearer token; AuthenticationError when it may not act."""
+    return identify(ctx, presented).identity
+
+
+@dataclass(frozen=True)
+class IdentifiedToken:
+    """A token that may act, by its row: a session opened with it ends when that row does."""
+
+    token_id: int
+    identity: TokenIdentity
+
+
+def identify(ctx: OperationContext, presented: str) -> IdentifiedToken:
+    """``authenticate``, keeping which token row answered."""
     with ctx.engine.read() as conn:
         row = conn.one("api_token_by_sha256", token_sha256=hash_token(presented))
     if row is None:
@@ -202,12 +215,33 @@ def authenticate(ctx: OperationContext, presented: str) -> TokenIdentity:
             "the bearer token is not known; ask an admin for one (etl-craft token create)"
         )
     name = str(row["name"])
-    revoked_at, expires_at = as_utc(row["revoked_at"]), as_utc(row["expires_at"])
+    revoked_at = as_utc(row["revoked_at"])
     if revoked_at is not None:
         raise AuthenticationError(
             f"token {name} was revoked at {revoked_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a "
             "new one"
         )
+    _refuse_unusable(ctx, name, row)
+    return IdentifiedToken(int(row["token_id"]), TokenIdentity(name, Role(row["role"])))
+
+
+def live_identity(ctx: OperationContext, token_id: int, name: str) -> TokenIdentity:
+    """The identity of token ``name`` while the row ``token_id`` is still live: a session
+    opened with a token ends when the token is revoked, expires or is replaced by another of
+    the same name, and it takes the token's current role."""
+    with ctx.engine.read() as conn:
+        row = conn.one("live_api_token_by_name", name=name)
+    if row is None or int(row["token_id"]) != token_id:
+        raise AuthenticationError(
+            f"token {name[:140]} was revoked since this session began; sign in again with a "
+            "live token (etl-craft token list shows them)"
+        )
+    _refuse_unusable(ctx, name, row)
+    return TokenIdentity(name, Role(row["role"]))
+
+
+def _refuse_unusable(ctx: OperationContext, name: str, row: Any) -> None:
+    expires_at = as_utc(row["expires_at"])
     if expires_at is not None and expires_at <= utc_now():
         raise AuthenticationError(
             f"token {name} expired at {expires_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a new one"
@@ -217,4 +251,3 @@ def authenticate(ctx: OperationContext, presented: str) -> TokenIdentity:
             f"token {name} is not a token of project {ctx.project_code}; use one of this "
             "project's tokens (etl-craft token create in its folder)"
         )
-    return TokenIdentity(name, Role(row["role"]))

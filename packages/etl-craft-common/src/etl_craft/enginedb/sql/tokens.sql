@@ -37,7 +37,7 @@ SELECT t.TOKEN_ID AS token_id, t.NAME AS name, t.ROLE AS role, j.PROJECT_CODE AS
 
 -- name: api_token_by_sha256 --
 -- The token whose SHA-256 this is, with the project it is limited to, for authentication.
-SELECT t.NAME AS name, t.ROLE AS role, j.PROJECT_CODE AS project_code,
+SELECT t.TOKEN_ID AS token_id, t.NAME AS name, t.ROLE AS role, j.PROJECT_CODE AS project_code,
        t.EXPIRES_AT AS expires_at, t.REVOKED_AT AS revoked_at
   FROM CFG_API_TOKENS t
   LEFT JOIN CFG_PROJECTS j ON j.PROJECT_ID = t.PROJECT_ID

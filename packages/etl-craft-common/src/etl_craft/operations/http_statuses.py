@@ -1,0 +1,44 @@
+"""etl-craft's errors as HTTP statuses, shared by every service that answers over HTTP: what the
+caller can do about each error is the same whether the API or the web UI reports it."""
+
+from __future__ import annotations
+
+from etl_craft.core.errors import (
+    AuthenticationError,
+    EngineDBError,
+    EtlCraftError,
+    IncompleteError,
+    MetadataError,
+    NotFoundError,
+    RunStateError,
+    StaleTransitionError,
+    UsageError,
+    WaitingError,
+    WriteGuardError,
+)
+from etl_craft.operations.tokens import TokenNameTakenError
+
+STATUSES: dict[type[EtlCraftError], int] = {
+    UsageError: 400,
+    TokenNameTakenError: 409,  # a usage error to the CLI; over HTTP, a conflict over the name
+    AuthenticationError: 401,
+    NotFoundError: 404,
+    RunStateError: 409,
+    StaleTransitionError: 409,
+    MetadataError: 409,
+    IncompleteError: 409,
+    WaitingError: 409,
+    WriteGuardError: 409,
+    EngineDBError: 503,
+}
+# Errors whose own message may name hosts and statements: they stay in the service's log.
+UNAVAILABLE = 503
+SERVER_ERROR = 500
+
+
+def status_of(error: EtlCraftError) -> int:
+    """The status of ``error``'s nearest class in STATUSES; 500 for one it does not name."""
+    for kind in type(error).__mro__:
+        if kind in STATUSES:
+            return STATUSES[kind]
+    return SERVER_ERROR

@@ -1,0 +1,13 @@
+"""The UI's pages: each module is an APIRouter, listed in ROUTERS for the app to include."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from etl_craft_ui.pages import health, projects, sign_in
+
+ROUTERS: tuple[APIRouter, ...] = (
+    health.router,
+    sign_in.router,
+    projects.router,
+)

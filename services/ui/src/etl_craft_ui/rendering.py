@@ -1,0 +1,78 @@
+"""Pages from Jinja2 templates, with every secret of the project masked in what they show.
+
+The layout's values (the session, its CSRF token, what its role may do, the navigation) are
+added to every page. The whole page then passes through the project's secrets redactor, as
+the API's documents do, so that no page or fragment shows a secret parameter's value or a
+resolved secret, whichever part of it printed the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import escape
+
+from etl_craft.core.redaction import Redactor
+from etl_craft.operations.masking import secrets_redactor
+from etl_craft_ui.sessions import UiSession, service_context
+
+TEMPLATES_DIR = Path(__file__).parent / "templates"
+environment = Environment(
+    loader=FileSystemLoader(TEMPLATES_DIR), autoescape=True, undefined=StrictUndefined
+)
+templates = Jinja2Templates(env=environment)
+
+
+@dataclass(frozen=True)
+class NavItem:
+    label: str
+    href: str
+
+
+NAV = (
+    NavItem("Projects", "/"),
+    NavItem("Pipelines", "/pipelines"),
+    NavItem("Runs", "/runs"),
+    NavItem("Backfills", "/backfills"),
+    NavItem("Interventions", "/interventions"),
+    NavItem("Workers", "/workers"),
+)
+
+
+def render(
+    request: Request,
+    name: str,
+    session: UiSession | None,
+    *,
+    status_code: int = 200,
+    **values: Any,
+) -> HTMLResponse:
+    """The template ``name`` with ``values`` and the layout's, masked; a fragment the same."""
+    layout = {
+        "session": session,
+        "csrf_token": session.csrf if session else "",
+        "can_operate": bool(session and session.can_operate),
+        "can_admin": bool(session and session.can_admin),
+        "nav": NAV,
+        "current": current_nav(request.url.path),
+    }
+    text = templates.env.get_template(name).render({**values, **layout, "request": request})
+    return HTMLResponse(page_redactor(request)(text), status_code=status_code)
+
+
+def current_nav(path: str) -> str:
+    """The href of the navigation item ``path`` belongs to."""
+    found = [item.href for item in NAV if item.href != "/" and path.startswith(item.href)]
+    return found[0] if found else "/"
+
+
+def page_redactor(request: Request) -> Redactor:
+    """The project's secrets, as they are and as the templates escape them."""
+    secrets = set(secrets_redactor(service_context(request)).secrets)
+    return Redactor(secrets | {str(escape(secret)) for secret in secrets})

@@ -1,0 +1,194 @@
+"""Sign-in sessions: a signed cookie naming the API token that signed in, and who acts.
+
+The cookie holds the token's name and row id, its role, a CSRF token and the expiry, signed
+with the UI's secret (signing.py); never the token itself. Every request re-reads the token's
+row, so a session ends as soon as its token is revoked or expires, and takes its current role.
+The roles are the API's exactly (Role.allows); the actor of every action is the token's name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request, Response
+from starlette.exceptions import HTTPException
+
+from etl_craft.core.errors import AuthenticationError
+from etl_craft.operations.context import OperationContext
+from etl_craft.operations.tokens import IdentifiedToken, Role, TokenIdentity, live_identity
+from etl_craft_ui.forms import form_fields
+from etl_craft_ui.settings import UiSettings
+from etl_craft_ui.signing import sign, unsign
+
+SESSION_COOKIE = "etl_craft_session"
+CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "X-CSRF-Token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+PARTIALS = "/partials/"
+
+
+@dataclass(frozen=True)
+class UiSession:
+    name: str  # the token's name: the actor of what the session does
+    role: Role
+    csrf: str
+    expires_at: int  # seconds since the epoch
+    token_id: int
+
+    @property
+    def can_operate(self) -> bool:
+        return self.role.allows(Role.OPERATOR)
+
+    @property
+    def can_admin(self) -> bool:
+        return self.role.allows(Role.ADMIN)
+
+
+class SignInRequired(Exception):  # noqa: N818 (a redirect to sign in, not an error)
+    """No valid session: a page redirects to the sign-in form, anything else answers 401."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def service_context(request: Request) -> OperationContext:
+    context = request.app.state.context
+    if not isinstance(context, OperationContext):
+        raise RuntimeError("the UI app was created without an operation context")
+    return context
+
+
+def ui_settings(request: Request) -> UiSettings:
+    settings = request.app.state.settings
+    assert isinstance(settings, UiSettings)
+    return settings
+
+
+def open_session(
+    token: IdentifiedToken, settings: UiSettings, now: float | None = None
+) -> UiSession:
+    expires_at = int(now if now is not None else time.time()) + settings.session_seconds
+    identity = token.identity
+    return UiSession(
+        identity.name, identity.role, secrets.token_urlsafe(32), expires_at, token.token_id
+    )
+
+
+def encode_session(session: UiSession, secret: str) -> str:
+    payload = {
+        "n": session.name,
+        "r": session.role.value,
+        "c": session.csrf,
+        "e": session.expires_at,
+        "t": session.token_id,
+    }
+    return sign(payload, secret)
+
+
+def decode_session(value: str, secret: str, now: float | None = None) -> UiSession | None:
+    """The session a cookie holds; None when it is not one this UI signed, or has expired."""
+    payload = unsign(value, secret)
+    if payload is None:
+        return None
+    try:
+        session = UiSession(
+            str(payload["n"]),
+            Role(payload["r"]),
+            str(payload["c"]),
+            int(payload["e"]),
+            int(payload["t"]),
+        )
+    except (KeyError, ValueError, TypeError):
+        return None
+    return session if session.expires_at > (now if now is not None else time.time()) else None
+
+
+def set_session_cookie(response: Response, session: UiSession, settings: UiSettings) -> None:
+    response.set_cookie(
+        SESSION_COOKIE,
+        encode_session(session, settings.secret),
+        max_age=max(0, session.expires_at - int(time.time())),
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=settings.secure_cookies,
+    )
+
+
+def clear_session_cookie(response: Response, settings: UiSettings) -> None:
+    response.delete_cookie(
+        SESSION_COOKIE, path="/", httponly=True, samesite="strict", secure=settings.secure_cookies
+    )
+
+
+def current_session(request: Request) -> UiSession | None:
+    """The request's session when it has a valid one, for pages anyone may see."""
+    value = request.cookies.get(SESSION_COOKIE)
+    session = None if value is None else decode_session(value, ui_settings(request).secret)
+    if session is None:
+        return None
+    try:
+        identity = live_identity(service_context(request), session.token_id, session.name)
+    except AuthenticationError:
+        return None
+    return dataclasses.replace(session, role=identity.role)
+
+
+async def signed_in(request: Request) -> UiSession:
+    """The request's session, checked against its token's row; for a state-changing request,
+    also its CSRF token."""
+    value = request.cookies.get(SESSION_COOKIE)
+    if value is None:
+        raise SignInRequired("sign in with an API token to see this page")
+    session = decode_session(value, ui_settings(request).secret)
+    if session is None:
+        raise SignInRequired("the session has expired (or was not signed here): sign in again")
+    try:
+        identity = live_identity(service_context(request), session.token_id, session.name)
+    except AuthenticationError as error:
+        raise SignInRequired(str(error)) from None
+    if request.method not in SAFE_METHODS:
+        await refuse_without_csrf(request, session.csrf)
+    return dataclasses.replace(session, role=identity.role)
+
+
+async def refuse_without_csrf(request: Request, expected: str) -> None:
+    fields: Mapping[str, str] = await form_fields(request)
+    given = request.headers.get(CSRF_HEADER) or fields.get(CSRF_FIELD, "")
+    if not secrets.compare_digest(given.encode(), expected.encode()):
+        raise HTTPException(
+            403,
+            "the form's CSRF token is missing or not this session's; reload the page and "
+            "submit it again",
+        )
+
+
+def acting_as(needed: Role) -> Callable[..., Awaitable[OperationContext]]:
+    """A dependency: the service's context acting as the signed-in token, when its role
+    allows ``needed``."""
+
+    async def context(
+        request: Request, session: Annotated[UiSession, Depends(signed_in)]
+    ) -> OperationContext:
+        if not session.role.allows(needed):
+            raise HTTPException(
+                403,
+                f"token {session.name} has role {session.role}; this request needs {needed} "
+                "or above: ask an admin for a token with that role",
+            )
+        actor = TokenIdentity(session.name, session.role).actor  # as the API records it
+        return dataclasses.replace(service_context(request), actor=actor)
+
+    return context
+
+
+SignedIn = Annotated[UiSession, Depends(signed_in)]
+Viewer = Annotated[OperationContext, Depends(acting_as(Role.VIEWER))]
+Operator = Annotated[OperationContext, Depends(acting_as(Role.OPERATOR))]
+Admin = Annotated[OperationContext, Depends(acting_as(Role.ADMIN))]

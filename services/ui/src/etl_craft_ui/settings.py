@@ -1,0 +1,52 @@
+"""The UI's settings from ETL_CRAFT_UI_* environment variables (its options override them)."""
+
+from __future__ import annotations
+
+import secrets
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from etl_craft.core.errors import ConfigurationError
+
+ENV_PREFIX = "ETL_CRAFT_UI_"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8731
+DEFAULT_SESSION_SECONDS = 8 * 3600  # a working day
+MIN_SECRET_LENGTH = 32
+
+
+class UiSettings(BaseSettings):
+    """``secret`` (ETL_CRAFT_UI_SECRET) signs the session cookies: without one, each process
+    draws its own, and sessions end when it restarts (and reach only the replica that signed
+    them)."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+    host: str = DEFAULT_HOST
+    port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
+    session_seconds: int = Field(default=DEFAULT_SESSION_SECONDS, ge=60)
+    secret: str = Field(
+        default_factory=lambda: secrets.token_urlsafe(MIN_SECRET_LENGTH),
+        min_length=MIN_SECRET_LENGTH,
+        repr=False,
+    )
+    # Behind TLS (directly or at a proxy) the cookie carries Secure: a browser then never sends
+    # it over plain HTTP.
+    secure_cookies: bool = False
+
+
+def load_ui_settings(**overrides: object) -> UiSettings:
+    """The settings from the environment, with ``overrides`` (the command's options) on top."""
+    given = {key: value for key, value in overrides.items() if value is not None}
+    try:
+        return UiSettings(**given)  # type: ignore[arg-type]
+    except ValidationError as error:
+        said = "; ".join(
+            f"{ENV_PREFIX}{str(item['loc'][0]).upper()}: {item['msg']}" for item in error.errors()
+        )
+        remedy = (
+            f"fix or unset it (ETL_CRAFT_UI_SECRET needs {MIN_SECRET_LENGTH} characters or more: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))' draws one)"
+        )
+        raise ConfigurationError(f"{said}; {remedy}") from error
