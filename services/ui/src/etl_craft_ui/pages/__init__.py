@@ -4,10 +4,22 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from etl_craft_ui.pages import health, projects, sign_in
+from etl_craft_ui.pages import (
+    attempts,
+    backfills,
+    health,
+    projects,
+    run_actions,
+    runs,
+    sign_in,
+)
 
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
     sign_in.router,
     projects.router,
+    runs.router,
+    run_actions.router,
+    attempts.router,
+    backfills.router,
 )
