@@ -30,6 +30,7 @@ IMAGES = {
     "worker-ingestion": ("Dockerfile.worker", "etl-craft-worker"),
     "worker-warehouse": ("Dockerfile.worker", "etl-craft-worker"),
     "api": ("Dockerfile.api", "etl-craft-api"),
+    "ui": ("Dockerfile.ui", "etl-craft-ui"),
     "catalog": ("Dockerfile.catalog", "etl-craft-catalog"),
 }
 ETL_CRAFT_SERVICES = tuple(IMAGES)

@@ -87,10 +87,11 @@ class Ui:
 
     def end_live_runs(self) -> None:
         for row in self.rows(
-            "SELECT PIPELINE_RUN_ID AS id FROM AUD_PIPELINES_RUN_LOG "
-            "WHERE STATUS IN ('QUEUED', 'IN-PROGRESS')"
+            "SELECT r.PIPELINE_RUN_ID AS id, p.PIPELINE_CODE AS code "
+            "FROM AUD_PIPELINES_RUN_LOG r JOIN CFG_PIPELINES p ON p.PIPELINE_ID = r.PIPELINE_ID "
+            "WHERE r.STATUS IN ('QUEUED', 'IN-PROGRESS')"
         ):
-            cancel(self.tester, "orders", int(row["id"]), "tests start from no live run")
+            cancel(self.tester, str(row["code"]), int(row["id"]), "tests start from no live run")
 
 
 def sign_in(browser: TestClient, token: str, next_path: str = "/") -> Response:

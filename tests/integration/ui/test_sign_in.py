@@ -5,10 +5,14 @@ from __future__ import annotations
 import time
 from http.cookies import SimpleCookie
 
+import pytest
+
 from etl_craft.operations.tokens import Role, revoke_token
 from etl_craft_ui.app import create_app
 from etl_craft_ui.sessions import SESSION_COOKIE, UiSession, encode_session
 from tests.integration.ui.conftest import Ui, csrf_of, settings_of, sign_in
+
+pytestmark = pytest.mark.integration
 
 
 def session_cookie(set_cookie: list[str]) -> SimpleCookie:
@@ -165,3 +169,14 @@ def test_health_needs_no_session_and_answers_carry_the_security_headers(ui: Ui) 
     assert page.headers["cache-control"] == "no-store"
     assert "server" not in page.headers
     assert ui.browser().get("/readyz").status_code == 200
+
+
+def test_static_files_are_served_without_a_session_and_may_be_cached(ui: Ui) -> None:
+    browser = ui.browser()
+    script = browser.get("/static/htmx.min.js")
+    assert script.status_code == 200
+    assert script.text.startswith("var htmx=")
+    assert script.headers["cache-control"] == "public, max-age=3600"
+    assert script.headers["x-content-type-options"] == "nosniff"
+    assert browser.get("/static/htmx.LICENSE").status_code == 200
+    assert browser.get("/").headers["cache-control"] == "no-store"

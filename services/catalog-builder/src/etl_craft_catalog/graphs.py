@@ -1,4 +1,5 @@
-"""The site's graphs: a table's lineage (its columns nested in it) and a pipeline's DAG.
+"""The site's graphs: a table's lineage (its columns nested in it), and the links of a
+pipeline's DAG (drawn by etl_craft.operations.catalog_dag, as the web UI draws it).
 
 The lineage of a table is every path up to its root sources and down to its last consumers,
 drawn for a few depths so that the page's depth control switches between them. Column edges
@@ -15,11 +16,11 @@ from dataclasses import dataclass
 from etl_craft.drawing import Edge, Node, Port, draw
 from etl_craft.lineage import ColumnEdge, LineageGraph, TaskLineage
 from etl_craft.lineage.model import ROWS
-from etl_craft.operations.catalog_views import Catalog, PipelineEntry, TableEntry, TaskEntry
+from etl_craft.operations.catalog_dag import NO_LINEAGE
+from etl_craft.operations.catalog_views import TableEntry
 from etl_craft_catalog.paths import pipeline_page, relative, table_page, task_page
 
 DEPTHS: tuple[int | None, ...] = (1, 2, None)  # None: every path, however long
-NO_LINEAGE = "no column lineage"
 
 
 def port_id(table: str, column: str) -> str:
@@ -162,78 +163,17 @@ def _gap_nodes(
     return nodes
 
 
-def pipeline_dag(catalog: Catalog, pipeline: PipelineEntry, page: str) -> str:
-    """Its tasks by dependency, each with the tables it writes, reads and checks, and the
-    other pipelines' tasks it waits for."""
-    tasks = {t.name: t for t in catalog.tasks}
-    own = [tasks[name] for name in pipeline.tasks if name in tasks]
-    nodes: list[Node] = []
-    edges: list[Edge] = []
-    outside: dict[str, None] = {}
-    for task in own:
-        ports = [
-            Port(
-                f"{task.name}:{verb}:{table}", f"{verb} {table}", relative(page, table_page(table))
-            )
-            for verb, tables in (
-                ("writes", (task.writes,) if task.writes else ()),
-                ("reads", task.reads),
-                ("checks", task.checks),
-            )
-            for table in tables
-        ]
-        badge = NO_LINEAGE if task.lineage_problem else (task.action or task.handler)
-        nodes.append(
-            Node(
-                task.name,
-                task.code,
-                task.handler.lower(),
-                href=relative(page, task_page(task.name)),
-                ports=tuple(ports),
-                title=task.lineage_problem or task.description,
-                badge=badge,
-            )
-        )
-        for up in task.upstream:
-            if up.cross_pipeline:
-                outside[up.task] = None
-            edges.append(Edge(up.task, task.name, up.type.value.lower(), title=up.type.value))
-    for name in outside:
-        code = name.split(".", 1)[0]
-        nodes.insert(
-            0,
-            Node(
-                name,
-                name,
-                "external",
-                href=relative(page, task_page(name)),
-                title=f"a task of pipeline {code}",
-                badge="waits for",
-            ),
-        )
-    nodes[:0] = _waited_pipelines(pipeline, own, edges, page)
-    return draw(nodes, edges, label=f"DAG of {pipeline.code}")
+@dataclass(frozen=True)
+class PageLinks:
+    """Links from the site page ``page`` to the pages of tasks, tables and pipelines."""
 
+    page: str
 
-def _waited_pipelines(
-    pipeline: PipelineEntry, own: list[TaskEntry], edges: list[Edge], page: str
-) -> list[Node]:
-    """The pipelines this one waits for, joined to its tasks that wait on nothing inside it."""
-    names = {t.name for t in own}
-    starts = [t.name for t in own if not any(u.task in names for u in t.upstream)]
-    nodes = []
-    for waited in pipeline.waits_for:
-        node_id = f"p:{waited.pipeline_code}"
-        nodes.append(
-            Node(
-                node_id,
-                waited.pipeline_code,
-                "external",
-                href=relative(page, pipeline_page(waited.pipeline_code)),
-                title=f"pipeline {waited.pipeline_code}: a run must end {waited.type.value}",
-                badge="pipeline",
-            )
-        )
-        kind = waited.type.value.lower()
-        edges += [Edge(node_id, start, kind, title=waited.type.value) for start in starts]
-    return nodes
+    def task(self, name: str) -> str:
+        return relative(self.page, task_page(name))
+
+    def table(self, key: str) -> str:
+        return relative(self.page, table_page(key))
+
+    def pipeline(self, code: str) -> str:
+        return relative(self.page, pipeline_page(code))

@@ -1,50 +1,42 @@
-"""Where each page of the site lives, and relative links between pages.
+"""Where each page of the site lives (etl_craft.core.catalog_pages, which other services link
+to), and relative links between pages.
 
 Every link is relative, so that the site works opened from disk and served under any path
-prefix. File names keep letters, digits, '.', '_' and '-'; any other character is written as
-'~' and its code point, so two names never share a file.
+prefix.
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+from etl_craft.core.catalog_pages import (
+    anchor,
+    pipeline_page,
+    rule_page,
+    script_page,
+    slug,
+    table_page,
+    task_page,
+)
+
+__all__ = [
+    "DAGS",
+    "SEARCH",
+    "WAREHOUSE",
+    "anchor",
+    "pipeline_page",
+    "relative",
+    "root_of",
+    "rule_page",
+    "script_page",
+    "slug",
+    "table_page",
+    "task_page",
+]
 
 SEARCH = "index.html"
 DAGS = "dags.html"
 WAREHOUSE = "warehouse.html"
-
-
-def slug(name: str) -> str:
-    return _UNSAFE.sub(lambda m: f"~{ord(m.group(0)):x}~", name) or "~"
-
-
-def pipeline_page(code: str) -> str:
-    return f"pipelines/{slug(code)}.html"
-
-
-def task_page(name: str) -> str:
-    pipeline, task = name.split(".", 1)
-    return f"tasks/{slug(pipeline)}/{slug(task)}.html"
-
-
-def rule_page(name: str) -> str:
-    pipeline, task, rule = name.split(".", 2)
-    return f"rules/{slug(pipeline)}/{slug(task)}/{slug(rule)}.html"
-
-
-def table_page(key: str) -> str:
-    return f"tables/{slug(key)}.html"
-
-
-def script_page(path: str) -> str:
-    return f"scripts/{slug(path)}.html"
-
-
-def anchor(*parts: str | None) -> str:
-    return "-".join(slug(p or "default") for p in parts)
 
 
 def relative(from_page: str, to_page: str) -> str:

@@ -16,9 +16,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from etl_craft.operations.catalog_dag import pipeline_dag
 from etl_craft.operations.catalog_views import Catalog
 from etl_craft_catalog import paths
-from etl_craft_catalog.graphs import LineageIndex, pipeline_dag, port_id, table_lineage
+from etl_craft_catalog.graphs import LineageIndex, PageLinks, port_id, table_lineage
 from etl_craft_catalog.search import INDEX_FILE, index_script
 
 ASSETS = ("catalog.css", "catalog.js")
@@ -119,7 +120,7 @@ def _pages(catalog: Catalog) -> Iterator[Page]:
             _pipeline_crumbs(pipeline.code),
             {
                 "pipeline": pipeline,
-                "dag": _svg(pipeline_dag(catalog, pipeline, path)),
+                "dag": _svg(pipeline_dag(catalog, pipeline, PageLinks(path))),
                 "tasks": tasks,
             },
         )

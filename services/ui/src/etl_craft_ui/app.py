@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from etl_craft import __version__
+from etl_craft.drawing.svg import STYLE
 from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.http_headers import SECURITY_HEADERS, SecurityHeaders
 from etl_craft.runtime.http_tracing import instrument_app
@@ -19,20 +22,38 @@ from etl_craft_ui.settings import UiSettings
 
 STATIC_DIR = Path(__file__).parent / "static"
 # Only this site's own scripts, styles and images: no inline script, no eval, no other origin.
+# The one inline style allowed, by its hash, is the one every drawing embeds.
+DRAWING_STYLE = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
 CONTENT_SECURITY_POLICY = (
-    b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    b"connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; "
-    b"frame-ancestors 'none'"
-)
+    "default-src 'self'; script-src 'self'; "
+    f"style-src 'self' 'sha256-{DRAWING_STYLE}'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; "
+    "frame-ancestors 'none'"
+).encode()
 UI_HEADERS = (
     *((name, value) for name, value in SECURITY_HEADERS if name != b"content-security-policy"),
     (b"content-security-policy", CONTENT_SECURITY_POLICY),
 )
 
 
+# The static files (htmx, the style sheet, the logo) hold nothing private: a browser may keep
+# them an hour rather than fetch them with every page.
+STATIC_HEADERS = (
+    *((name, value) for name, value in UI_HEADERS if name != b"cache-control"),
+    (b"cache-control", b"public, max-age=3600"),
+)
+
+
 class UiApp(FastAPI):
     def build_middleware_stack(self) -> ASGIApp:
-        return SecurityHeaders(super().build_middleware_stack(), UI_HEADERS)
+        inner = super().build_middleware_stack()
+        pages, static = SecurityHeaders(inner, UI_HEADERS), SecurityHeaders(inner, STATIC_HEADERS)
+
+        async def secured(scope: Scope, receive: Receive, send: Send) -> None:
+            chosen = static if scope.get("path", "").startswith("/static/") else pages
+            await chosen(scope, receive, send)
+
+        return secured
 
 
 def create_app(context: OperationContext, settings: UiSettings) -> FastAPI:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from etl_craft.core.errors import ConfigurationError
@@ -34,6 +34,12 @@ class UiSettings(BaseSettings):
     # Behind TLS (directly or at a proxy) the cookie carries Secure: a browser then never sends
     # it over plain HTTP.
     secure_cookies: bool = False
+
+    @field_validator("secret", mode="before")
+    @classmethod
+    def _drawn_when_empty(cls, value: object) -> object:
+        # An empty ETL_CRAFT_UI_SECRET (compose passes one when it is unset) means "none given".
+        return secrets.token_urlsafe(MIN_SECRET_LENGTH) if value in (None, "") else value
 
 
 def load_ui_settings(**overrides: object) -> UiSettings:

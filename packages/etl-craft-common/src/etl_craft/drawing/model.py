@@ -57,10 +57,13 @@ class Node:
     ports: tuple[Port, ...] = ()
     title: str | None = None
     badge: str | None = None
+    state: str | None = None  # a run's status of the node (class state-<state>), if shown
 
     def __post_init__(self) -> None:
         _check_href(f"node {self.id!r}", self.href)
         _check_kind(f"node {self.id!r}", self.kind)
+        if self.state is not None:
+            _check_kind(f"node {self.id!r}'s state", self.state)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """A layout written as one self-contained `<svg>` element, to embed in an HTML page.
 
-Classes and data attributes carry the meaning (`node-<kind>`, `edge-<kind>`, `data-id`,
-`data-source`, `data-target`) so a page's script can trace and filter; the embedded style,
-scoped to `.etl-drawing`, draws copy and derived edges apart without any page CSS.
+Classes and data attributes carry the meaning (`node-<kind>`, `state-<state>`, `edge-<kind>`,
+`data-id`, `data-source`, `data-target`) so a page's script can trace and filter; the embedded
+style, scoped to `.etl-drawing`, draws copy and derived edges apart without any page CSS.
 """
 
 from __future__ import annotations
@@ -53,7 +53,12 @@ STYLE = """\
 .etl-drawing .port.highlight>.port-row{fill:#fff3d6;fill-opacity:1}
 .etl-drawing .edge.highlight{stroke:#d97706;stroke-width:2.5}
 .etl-drawing .dim{opacity:.25}
-.etl-drawing .empty{fill:#7b8794}"""
+.etl-drawing .empty{fill:#7b8794}
+.etl-drawing .state-success .node-header{fill:#d3efdc}
+.etl-drawing .state-failed .node-header,.etl-drawing .state-cancelled .node-header{fill:#f8d7d4}
+.etl-drawing .state-in-progress .node-header{fill:#d6e6fa}
+.etl-drawing .state-skipped .node-header,.etl-drawing .state-not-run .node-header{fill:#eceff1}
+.etl-drawing [class*=state-] .node-badge{font-weight:700;fill:#1f2933}"""
 
 
 def draw(
@@ -133,6 +138,8 @@ def _path(route: Route) -> str:
 def _node(box: Box, focus: str | None) -> str:
     node = box.node
     classes = f"node node-{_a(node.kind)}" + (" focus" if node.id == focus else "")
+    if node.state is not None:
+        classes += f" state-{_a(node.state)}"
     room = int((box.width - 2 * PADDING) / CHAR)
     badge = ""
     if node.badge:

@@ -8,18 +8,24 @@ from etl_craft_ui.pages import (
     attempts,
     backfills,
     health,
+    interventions,
+    pipelines,
     projects,
     run_actions,
     runs,
     sign_in,
+    workers,
 )
 
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
     sign_in.router,
     projects.router,
+    pipelines.router,
     runs.router,
     run_actions.router,
     attempts.router,
     backfills.router,
+    interventions.router,
+    workers.router,
 )

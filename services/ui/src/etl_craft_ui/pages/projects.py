@@ -1,11 +1,12 @@
-"""Projects: the served project's health at a glance."""
+"""Projects: the served project's health (running, failed today, SLA misses, queued work),
+refreshed in place by its fragment."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from etl_craft.operations.inspect import list_pipelines
+from etl_craft.operations.project_health import project_health
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import SignedIn, Viewer
 
@@ -14,4 +15,9 @@ router = APIRouter(tags=["projects"])
 
 @router.get("/")
 def projects_page(request: Request, session: SignedIn, ctx: Viewer) -> HTMLResponse:
-    return render(request, "projects.html", session, pipelines=list_pipelines(ctx))
+    return render(request, "projects.html", session, health=project_health(ctx))
+
+
+@router.get("/partials/project-health")
+def health_fragment(request: Request, session: SignedIn, ctx: Viewer) -> HTMLResponse:
+    return render(request, "_health.html", session, health=project_health(ctx))
