@@ -9,13 +9,15 @@ prints, side by side, the median wall time of `python -c pass`, `etl-craft --ver
 `etl-craft status --format json`; then, over as many `etl-craft run` of that pipeline, the
 median time from the run's admission (its START_DATE) to its first attempt claimed
 (CLAIMED_AT) and to its task process started (STARTED_AT), and the command's wall time.
-Figures only mean something on a quiet machine: print `uptime` beside them.
+Figures only mean something on a quiet machine: the load average is printed first, and the CPU
+time of each command beside its wall time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,9 +52,17 @@ INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
 
 
 def wall(argv: Sequence[str], cwd: Path) -> float:
+    return timed(argv, cwd)[0]
+
+
+def timed(argv: Sequence[str], cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user and system, the command's processes that it waited for)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(argv, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime
 
 
 def median_ms(values: Sequence[float]) -> str:
@@ -104,12 +114,16 @@ def main() -> None:
                 *("--format", "json"),
             ],
         }
-        times: dict[str, list[float]] = {name: [] for name in commands}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(args.repeat):  # interleaved: a burst of load hits each alike
             for name, argv in commands.items():
-                times[name].append(wall(argv, root))
-        for name, values in times.items():
-            print(f"{name:<32} median {median_ms(values)}  (min {min(values) * 1000:.1f} ms)")
+                times[name].append(timed(argv, root))
+        for name, pairs in times.items():
+            elapsed, cpus = [pair[0] for pair in pairs], [pair[1] for pair in pairs]
+            print(
+                f"{name:<32} wall median {median_ms(elapsed)} (min {min(elapsed) * 1000:6.1f} ms), "
+                f"CPU median {median_ms(cpus)}"
+            )
         claimed, started, walls = [], [], []
         for n in range(args.repeat):
             walls.append(wall([*run, "--run-key", f"bench:{n}"], root))
