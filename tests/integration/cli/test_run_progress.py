@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from etl_craft.cli.commands.run import render_run
+from etl_craft.cli.actions.status import render_run
 from etl_craft.operations.run_views import read_run_view
 from tests.chaos.harness import ETL_CRAFT, chaos_env, wait_for
 from tests.fixtures.processes import sqlite_project

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from etl_craft.cli.commands.preview import render
+from etl_craft.cli.actions.preview import render
 from etl_craft.core.counts import Counts
 from etl_craft.handlers.sql.spec import Action, DeleteMode
 from etl_craft.operations.preview import ActionEffect, Preview, PreviewColumn, Refusal

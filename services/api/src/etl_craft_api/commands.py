@@ -11,10 +11,8 @@ import uvicorn
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
-from etl_craft.cli.registry import Command
 from etl_craft.operations.tokens import (
     CreatedToken,
-    Role,
     TokenList,
     TokenRequest,
     create_token,
@@ -25,39 +23,6 @@ from etl_craft.runtime.tracing import configure_tracing
 from etl_craft_api.access_log import ACCESS_LOGGER
 from etl_craft_api.app import create_app
 from etl_craft_api.settings import load_api_settings
-
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8730
-
-
-def configure_api(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
-    parser.add_argument(
-        "--max-body-bytes",
-        type=_byte_count,
-        metavar="N",
-        help="refuse (413) a request body over N bytes (default: ETL_CRAFT_API_MAX_BODY_BYTES, "
-        "else 1 MiB)",
-    )
-    parser.add_argument(
-        "--access-log",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="log a line per request at INFO, whatever --log-level says (default: on)",
-    )
-    parser.add_argument(
-        "--write-openapi",
-        metavar="PATH",
-        type=Path,
-        help="write the OpenAPI document to PATH and exit, without serving",
-    )
-
-
-def _byte_count(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of bytes above 0")
-    return int(text)
 
 
 def handle_api(args: argparse.Namespace) -> int:
@@ -89,19 +54,6 @@ def openapi_text() -> str:
 def write_openapi(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(openapi_text())
-
-
-def configure_token(parser: argparse.ArgumentParser) -> None:
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    create = actions.add_parser("create", help="create a token and print it, once")
-    create.add_argument("--name", required=True, help="the token's name: the actor of its actions")
-    create.add_argument("--role", required=True, choices=[role.value for role in Role])
-    create.add_argument("--expires", metavar="90d|12h", help="its lifetime (default: never ends)")
-    revoke = actions.add_parser("revoke", help="revoke the live token with this name")
-    revoke.add_argument("--name", required=True)
-    listing = actions.add_parser("list", help="list the tokens, without secrets")
-    for sub in (create, revoke, listing):
-        sub.add_argument("--format", choices=("text", "json"), default=argparse.SUPPRESS)
 
 
 def handle_token(args: argparse.Namespace) -> int:
@@ -142,12 +94,3 @@ def render_list(found: TokenList) -> str:
             state = f"expires {token.expires_at:%Y-%m-%d %H:%M}Z"
         lines.append(f"{token.name:<24} {token.role:<8} {state:<28} by {token.created_by}")
     return "\n".join(lines)
-
-
-API = Command(
-    "api",
-    f"serve the HTTP API (default {DEFAULT_HOST}:{DEFAULT_PORT}), or write its OpenAPI document",
-    configure_api,
-    handle_api,
-)
-TOKEN = Command("token", "create, revoke and list HTTP API tokens", configure_token, handle_token)

@@ -5,7 +5,21 @@ from __future__ import annotations
 import argparse
 
 from etl_craft.cli.main import main as cli_main
-from etl_craft_api.commands import API, TOKEN
+from etl_craft.cli.registry import Command
+from etl_craft_api.options import DEFAULT_HOST, DEFAULT_PORT, configure_api, configure_token
+
+API = Command(
+    "api",
+    f"serve the HTTP API (default {DEFAULT_HOST}:{DEFAULT_PORT}), or write its OpenAPI document",
+    configure_api,
+    "etl_craft_api.commands:handle_api",
+)
+TOKEN = Command(
+    "token",
+    "create, revoke and list HTTP API tokens",
+    configure_token,
+    "etl_craft_api.commands:handle_token",
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -11,17 +11,16 @@ from typing import ClassVar
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.cli.progress import step_progress
-from etl_craft.cli.registry import Command
 from etl_craft.core.errors import UsageError
 from etl_craft.operations.catalog import read_catalog
 from etl_craft.operations.catalog_views import Catalog
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.lineage import UntracedTask
+from etl_craft_catalog.options import STRICT_FAILURE
 from etl_craft_catalog.releases import publish
 from etl_craft_catalog.site import page_count, write_site
 
 # The exit code of `etl-craft lineage --strict` when a SELECT could not be traced.
-STRICT_FAILURE = 1
 
 
 @dataclass(frozen=True)
@@ -39,25 +38,6 @@ class CatalogBuild:
     rules: int
     scripts: int
     untraced: tuple[UntracedTask, ...]
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--output",
-        type=Path,
-        metavar="DIR",
-        help="the site's folder, a link to its release (default: Docs_site.output)",
-    )
-    parser.add_argument(
-        "--with-warehouse",
-        action="store_true",
-        help="read column types from the warehouse, and the columns of tables no task writes",
-    )
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help=f"exit {STRICT_FAILURE} without publishing when any SELECT could not be traced",
-    )
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -133,11 +113,3 @@ def render(report: CatalogBuild) -> str:
         for t in report.untraced
     ]
     return "\n".join(lines)
-
-
-BUILD = Command(
-    name="build",
-    help="build the static catalog site into --output, swapped in whole",
-    configure=configure,
-    handler=handle,
-)

@@ -27,13 +27,13 @@ from etl_craft.operations.catalog_publications import (
 )
 from etl_craft.operations.context import OperationContext
 from etl_craft_catalog.ngrok_tunnel import Tunnel, open_tunnel
+from etl_craft_catalog.options import DEFAULT_HOST, DEFAULT_PORT
 from etl_craft_catalog.serving.app import CatalogApp, SiteSettings
 from etl_craft_catalog.serving.server import SiteServer
 from etl_craft_catalog.serving.visitors import networks
 
 log = logging.getLogger(__name__)
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8732
+
 # The ngrok SDK forwards to the server from this process, so loopback is the tunnel's proxy.
 LOOPBACK = ("127.0.0.1/32", "::1/128")
 WATCH_SECONDS = 0.5
@@ -55,30 +55,6 @@ class ServeOptions:
     @property
     def prefix(self) -> str:
         return urlsplit(self.base_url).path if self.base_url else "/"
-
-
-def add_serve_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--output", type=Path, metavar="DIR", help="the site (default: Docs_site.output)"
-    )
-    parser.add_argument("--host", help=f"listen address (default: Docs_site.host, {DEFAULT_HOST})")
-    parser.add_argument(
-        "--port", type=int, help=f"listen port (default: Docs_site.port, {DEFAULT_PORT})"
-    )
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the external URL a reverse proxy serves it at, its path the prefix "
-        "(default: Docs_site.base_url)",
-    )
-    parser.add_argument(
-        "--ngrok", action="store_true", help="publish through an ngrok tunnel (the ngrok extra)"
-    )
-    parser.add_argument(
-        "--replace-url",
-        action="store_true",
-        help="publish at a URL other than the one recorded, replacing it (recorded as an action)",
-    )
 
 
 def serve_options(args: argparse.Namespace, docs: DocsSite | None) -> ServeOptions:

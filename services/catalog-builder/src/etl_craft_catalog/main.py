@@ -9,20 +9,31 @@ import argparse
 
 from etl_craft.cli.main import main as cli_main
 from etl_craft.cli.registry import Command
-from etl_craft_catalog import run_command, serve_command
-from etl_craft_catalog.build import BUILD
+from etl_craft_catalog.options import (
+    RUN_HELP,
+    SERVE_HELP,
+    configure_build,
+    configure_run,
+    configure_serve,
+)
 
+BUILD = Command(
+    name="build",
+    help="build the static catalog site into --output, swapped in whole",
+    configure=configure_build,
+    handler="etl_craft_catalog.build:handle",
+)
 SERVE = Command(
     name="serve",
-    help=serve_command.HELP,
-    configure=serve_command.configure_serve,
-    handler=serve_command.handle_serve,
+    help=SERVE_HELP,
+    configure=configure_serve,
+    handler="etl_craft_catalog.serve_command:handle_serve",
 )
 RUN = Command(
     name="run",
-    help=run_command.HELP,
-    configure=run_command.configure_run,
-    handler=run_command.handle_run,
+    help=RUN_HELP,
+    configure=configure_run,
+    handler="etl_craft_catalog.run_command:handle_run",
 )
 SUBCOMMANDS = (BUILD, SERVE, RUN)
 

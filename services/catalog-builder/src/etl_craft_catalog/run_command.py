@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from etl_craft.cli.actions.telemetry import start_telemetry
 from etl_craft.cli.context import operation_context
-from etl_craft.cli.telemetry import add_telemetry_options, start_telemetry
 from etl_craft.core.errors import UsageError
-from etl_craft_catalog.hosting import HostedSite, add_serve_options, serve_options
+from etl_craft_catalog.hosting import HostedSite, serve_options
 from etl_craft_catalog.rebuild import site_rebuild
 from etl_craft_catalog.service import CatalogService
 from etl_craft_catalog.stopping import stop_on_signals
-
-HELP = "run the catalog builder: build now and on Docs_site.schedule, and serve the site"
-METRICS_PORT = 9733
-
-
-def configure_run(parser: argparse.ArgumentParser) -> None:
-    add_serve_options(parser)
-    add_telemetry_options(parser, METRICS_PORT)
 
 
 def handle_run(args: argparse.Namespace) -> int:

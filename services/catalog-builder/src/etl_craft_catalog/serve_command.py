@@ -6,10 +6,8 @@ import argparse
 
 from etl_craft.cli.context import context_request, operation_context
 from etl_craft.operations.context import OperationContext, locate_connector
-from etl_craft_catalog.hosting import HostedSite, add_serve_options, serve_options
+from etl_craft_catalog.hosting import HostedSite, serve_options
 from etl_craft_catalog.stopping import stop_on_signals
-
-HELP = "serve the built catalog site (default 127.0.0.1:8732) until SIGTERM or SIGINT"
 
 
 def project_context(args: argparse.Namespace) -> OperationContext | None:
@@ -17,10 +15,6 @@ def project_context(args: argparse.Namespace) -> OperationContext | None:
     if locate_connector(context_request(args)) is None:
         return None
     return operation_context(args)
-
-
-def configure_serve(parser: argparse.ArgumentParser) -> None:
-    add_serve_options(parser)
 
 
 def handle_serve(args: argparse.Namespace) -> int:

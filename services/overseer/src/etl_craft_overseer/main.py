@@ -3,28 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import signal
-from types import FrameType
 
-from etl_craft.cli.context import operation_context
 from etl_craft.cli.main import main as cli_main
 from etl_craft.cli.registry import Command
-from etl_craft.cli.telemetry import add_telemetry_options, start_telemetry
-from etl_craft.config.settings import load_settings
-from etl_craft.core.enums import SlotKind
-from etl_craft.core.errors import UsageError
-from etl_craft.operations.context import OperationContext
-from etl_craft.operations.runs import ledger_lookup, supervisor_settings
-from etl_craft.pools.base import Pool
-from etl_craft.pools.local import LocalPool, LocalSettings
-from etl_craft.pools.queue import QueuePool
-from etl_craft.runtime.identity import owner_id
-from etl_craft.runtime.launcher import TaskSetup
-from etl_craft_overseer.overseer import Overseer, OverseerSettings
+from etl_craft.cli.telemetry import add_telemetry_options
 
-log = logging.getLogger(__name__)
-OVERSEER_LOGGER = "etl_craft_overseer"
 METRICS_PORT = 9730
 
 
@@ -64,95 +47,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_telemetry_options(parser, METRICS_PORT)
 
 
-def handle(args: argparse.Namespace) -> int:
-    if args.run_log and not log.isEnabledFor(logging.INFO):
-        # What the overseer does to runs is what an operator watches its output for.
-        logging.getLogger(OVERSEER_LOGGER).setLevel(logging.INFO)
-    ctx = operation_context(args)
-    try:
-        if ctx.connector is not None:
-            # It sends the alerts of every run it drives, hours after it started.
-            ctx.connector.require_secrets("etl-craft server")
-        overseer = build_overseer(ctx, args)
-        # The Engine DB's series come from the overseer: one process per Engine DB exports them.
-        start_telemetry(args, "etl-craft-overseer", ctx.engine)
-
-        def stop(signum: int, frame: FrameType | None) -> None:
-            log.info("signal %s: the overseer admits nothing more and stops", signum)
-            overseer.stop()
-
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-        overseer.serve(standby=args.standby)
-    finally:
-        ctx.close()
-    return 0
-
-
-def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
-    settings = load_settings()
-    run = supervisor_settings(ctx)
-    orchestration = ctx.connector.orchestration if ctx.connector else None
-    owner = owner_id()
-    pool: Pool
-    if args.pool_provider == "queue":
-        if ctx.engine.dialect != "postgresql":
-            raise UsageError(
-                "--pool-provider queue needs a PostgreSQL Engine DB (workers claim with row "
-                "locks); this one is SQLite. Use the local provider, or move the Engine DB"
-            )
-        pool = QueuePool(ctx.engine, args.pool)
-    else:
-        slots = run.default_parallel_tasks
-        pool = LocalPool(
-            ctx.engine,
-            LocalSettings(
-                owner_id=owner,
-                tasks=TaskSetup(
-                    engine_url=run.engine_url,
-                    config_path=run.config_path,
-                    profile=run.profile,
-                    logs_dir=run.logs_dir,
-                    log_level=settings.log_level,
-                ),
-                lease_seconds=run.lease_seconds,
-            ),
-            {
-                SlotKind.INGESTION: _slots(args.ingestion_slots, slots, "--ingestion-slots"),
-                SlotKind.WAREHOUSE: _slots(args.warehouse_slots, slots, "--warehouse-slots"),
-            },
-            ledger_lookup(ctx),
-        )
-    return Overseer(
-        ctx.engine,
-        OverseerSettings(
-            driver=run.driver,
-            lease_seconds=run.lease_seconds,
-            heartbeat_seconds=run.heartbeat_seconds,
-            poll_seconds=run.poll_seconds,
-            shutdown_grace_seconds=(
-                float(orchestration.shutdown_grace_seconds) if orchestration else 60.0
-            ),
-        ),
-        pool,
-        ledger_lookup(ctx),
-        owner,
-    )
-
-
-def _slots(given: int | None, default: int, option: str) -> int:
-    if given is None:
-        return default
-    if given < 0:
-        raise UsageError(f"{option} {given} is negative; expected 0 or more slots")
-    return given
-
-
 COMMAND = Command(
     name="server",
     help="run the overseer: schedules, admission, dispatch and reconciliation",
     configure=configure,
-    handler=handle,
+    handler="etl_craft_overseer.server_command:handle",
 )
 
 

@@ -7,22 +7,9 @@ import argparse
 import uvicorn
 
 from etl_craft.cli.context import operation_context
-from etl_craft.cli.registry import Command
 from etl_craft.runtime.tracing import configure_tracing
 from etl_craft_ui.app import create_app
-from etl_craft_ui.settings import DEFAULT_HOST, DEFAULT_PORT, load_ui_settings
-
-
-def configure_ui(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", help=f"default: ETL_CRAFT_UI_HOST, else {DEFAULT_HOST}")
-    parser.add_argument("--port", type=int, help=f"default: ETL_CRAFT_UI_PORT, else {DEFAULT_PORT}")
-    parser.add_argument(
-        "--secure-cookies",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="mark the session cookie Secure: on when the UI is reached over TLS, directly or "
-        "through a proxy (default: ETL_CRAFT_UI_SECURE_COOKIES, else off)",
-    )
+from etl_craft_ui.settings import load_ui_settings
 
 
 def handle_ui(args: argparse.Namespace) -> int:
@@ -41,11 +28,3 @@ def handle_ui(args: argparse.Namespace) -> int:
     finally:
         ctx.close()
     return 0
-
-
-UI = Command(
-    "ui",
-    f"serve the web UI (default {DEFAULT_HOST}:{DEFAULT_PORT}); sign in with an API token",
-    configure_ui,
-    handle_ui,
-)

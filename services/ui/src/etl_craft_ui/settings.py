@@ -8,10 +8,9 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from etl_craft.core.errors import ConfigurationError
+from etl_craft_ui.options import DEFAULT_HOST, DEFAULT_PORT
 
 ENV_PREFIX = "ETL_CRAFT_UI_"
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8731
 DEFAULT_SESSION_SECONDS = 8 * 3600  # a working day
 MIN_SECRET_LENGTH = 32
 

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from etl_craft import __version__
 from etl_craft.cli.commands import BUILT_IN
 from etl_craft.cli.logs import configure_logging
-from etl_craft.cli.registry import contributed
-from etl_craft.config.settings import load_settings
+from etl_craft.cli.registry import contributed, resolve
 from etl_craft.core.errors import ConfigurationError, EtlCraftError, ExitCode
 from etl_craft.runtime.stopping import SignalStop
 
@@ -47,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _log_format() -> str:
+    # Imported once a command runs: the settings bring pydantic and SQLAlchemy, which
+    # `etl-craft --version` and --help need not load.
+    from etl_craft.config.settings import load_settings  # noqa: PLC0415
+
     try:
         return load_settings().log_format
     except ConfigurationError:
@@ -65,7 +68,9 @@ def run(argv: Sequence[str]) -> int:
         return int(stop.code or 0)
     configure_logging(args.log_level, args.log_format or _log_format())
     try:
-        return int(args.handler(args))
+        if args.prepare is not None:
+            args.prepare(args)
+        return int(resolve(args.handler)(args))
     except EtlCraftError as error:
         log.debug("command %s failed", args.command, exc_info=True)
         sys.stderr.write(f"etl-craft {args.command}: {error}\n")

@@ -1,17 +1,26 @@
-"""Commands: built-in ones and those services contribute through the etl_craft.commands group."""
+"""Commands: built-in ones and those services contribute through the etl_craft.commands group.
+
+Building the parser imports every command's declaration, so a declaration and its configure
+function import nothing heavy; the handler is named by "module:function" and imported only
+when its command runs (`etl-craft --version` must not pay for FastAPI or DuckDB).
+"""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from importlib.metadata import entry_points
+from typing import cast
 
 from etl_craft.core.errors import UsageError
 
 ENTRY_POINT_GROUP = "etl_craft.commands"
 
 Handler = Callable[[argparse.Namespace], int]
+# Run before the handler is imported: to start what runs beside that import (a fork server).
+Prepare = Callable[[argparse.Namespace], None]
 Configure = Callable[[argparse.ArgumentParser], None]
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
@@ -21,7 +30,8 @@ class Command:
     name: str
     help: str
     configure: Configure | None
-    handler: Handler
+    handler: Handler | str  # the function, or "package.module:function" to import when run
+    prepare: Prepare | None = None
 
     def add_to(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         parser = subparsers.add_parser(self.name, help=self.help, description=self.help)
@@ -31,7 +41,20 @@ class Command:
         )
         if self.configure is not None:
             self.configure(parser)
-        parser.set_defaults(handler=self.handler)
+        parser.set_defaults(handler=self.handler, prepare=self.prepare)
+
+
+def resolve(handler: Handler | str) -> Handler:
+    """The handler function, imported now when it is named by "module:function"."""
+    if not isinstance(handler, str):
+        return handler
+    module, _, name = handler.partition(":")
+    found = getattr(import_module(module), name, None)
+    if not callable(found):
+        raise LookupError(
+            f"command handler {handler!r} names no function; expected 'package.module:function'"
+        )
+    return cast(Handler, found)
 
 
 def not_yet_available(name: str, what: str) -> Handler:

@@ -1,13 +1,11 @@
-"""The options and start-up of a long-running service's telemetry: /metrics and traces."""
+"""The options of a long-running service's telemetry, /metrics and traces; started by
+cli/actions/telemetry once the service's command runs."""
 
 from __future__ import annotations
 
 import argparse
 
-from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.metrics import register_engine_collector
-from etl_craft.runtime.metrics import DEFAULT_HOST, serve_metrics
-from etl_craft.runtime.tracing import configure_tracing
+from etl_craft.core.defaults import METRICS_HOST
 
 
 def add_telemetry_options(parser: argparse.ArgumentParser, default_port: int) -> None:
@@ -21,22 +19,11 @@ def add_telemetry_options(parser: argparse.ArgumentParser, default_port: int) ->
     )
     parser.add_argument(
         "--metrics-host",
-        default=DEFAULT_HOST,
+        default=METRICS_HOST,
         metavar="HOST",
-        help=f"the address /metrics listens on (default {DEFAULT_HOST}; 0.0.0.0 for every "
+        help=f"the address /metrics listens on (default {METRICS_HOST}; 0.0.0.0 for every "
         "interface)",
     )
-
-
-def start_telemetry(
-    args: argparse.Namespace, service: str, engine_series: EngineDB | None = None
-) -> None:
-    """Serve /metrics as the options say, with the Engine DB's series when ``engine_series``
-    is given (one process per Engine DB), and trace as the OTEL_ variables say."""
-    configure_tracing(service, inherit=False)
-    if engine_series is not None and args.metrics_port:
-        register_engine_collector(engine_series)
-    serve_metrics(args.metrics_host, args.metrics_port, service)
 
 
 def _port(text: str) -> int:

@@ -110,3 +110,13 @@ class WorkerStatus(StrEnum):
     ACTIVE = "ACTIVE"
     DRAINING = "DRAINING"  # finishes what it runs, claims nothing new
     GONE = "GONE"
+
+
+class Role(StrEnum):
+    VIEWER = "viewer"  # reads only
+    OPERATOR = "operator"  # also run controls: trigger, cancel, pause, mark, rerun, backfill
+    ADMIN = "admin"  # also tokens
+
+    def allows(self, needed: Role) -> bool:
+        order = list(Role)
+        return order.index(self) >= order.index(needed)

@@ -13,7 +13,7 @@ from etl_craft.core.time import as_utc
 from etl_craft.enginedb.interventions import audit_actions, audit_metadata_changes
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.runs import pipeline_id_of
+from etl_craft.operations.run_views import pipeline_id_of
 
 BEGINNING = datetime(1970, 1, 1, tzinfo=UTC)
 

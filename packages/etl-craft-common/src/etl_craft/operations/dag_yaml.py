@@ -19,6 +19,7 @@ from importlib.resources import files
 from typing import Any, ClassVar
 
 from etl_craft import __version__
+from etl_craft.core.defaults import AIRFLOW_RANGE
 from etl_craft.core.enums import DependencyType, RunCondition
 from etl_craft.core.errors import OrchestratorUnsupportedError, UsageError
 from etl_craft.enginedb.metadata import PipelineRow, ProjectMetadata, TaskRow
@@ -33,7 +34,6 @@ ENVIRONMENT = {
 }
 # run_id and data_interval_end are both template variables from Airflow 2.2.0 on (S3.C).
 AIRFLOW_FLOOR = (2, 2, 0)
-DEFAULT_AIRFLOW_RANGE = ">=2.2.0"
 START_DATE = "2024-01-01"  # the DAGs never catch up, so the start only has to be in the past
 SENSOR_POKE_SECONDS = 60
 
@@ -90,12 +90,12 @@ def airflow_floor(spec: str) -> tuple[int, ...]:
         elif not re.fullmatch(r"(<=|<|!=)\s*\d+(?:\.\d+){0,2}(?:\.\*)?", clause):
             raise UsageError(
                 f"--airflow-version {spec!r} has the clause {clause!r}; expected a range such "
-                f"as {DEFAULT_AIRFLOW_RANGE}, >=2.11,<4 or ==3.3.2"
+                f"as {AIRFLOW_RANGE}, >=2.11,<4 or ==3.3.2"
             )
     if not floors:
         raise UsageError(
             f"--airflow-version {spec!r} has no lower bound; expected a range such as "
-            f"{DEFAULT_AIRFLOW_RANGE}"
+            f"{AIRFLOW_RANGE}"
         )
     return max(floors)
 
@@ -116,7 +116,7 @@ def dag_document(
     metadata: ProjectMetadata,
     pipeline: PipelineRow,
     invocation: Invocation,
-    airflow_version: str = DEFAULT_AIRFLOW_RANGE,
+    airflow_version: str = AIRFLOW_RANGE,
     gate_wait_minutes: int = 60,
 ) -> DagDocument:
     """The YAML document of ``pipeline``; OrchestratorUnsupportedError for what Airflow can't do."""

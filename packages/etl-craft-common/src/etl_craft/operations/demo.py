@@ -29,7 +29,6 @@ from etl_craft.operations.runs import RunRequest
 from etl_craft.operations.setup import init_db, migrate
 from etl_craft.operations.watching import RunWatcher
 
-DEFAULT_FOLDER = Path("etl-craft-demo")
 SOURCES_FOLDER = "sources"
 # Dependency order: the transform's gate waits for a new run of each client pipeline.
 PIPELINES = ("si_reference", "si_client_alpha", "si_client_beta", "si_client_gamma", "si_transform")

@@ -34,11 +34,10 @@ from etl_craft.operations.interventions import (
     task_id_of,
     view_of,
 )
-from etl_craft.operations.run_views import RunView
+from etl_craft.operations.run_views import RunView, pipeline_id_of
 from etl_craft.operations.runs import (
     RunRequest,
     admitted_run,
-    pipeline_id_of,
     supervise_run,
 )
 from etl_craft.scheduling.gatekeeper import Bypass, Gatekeeper

@@ -13,11 +13,11 @@ from typing import Any, ClassVar
 import jsonschema
 import yaml
 
+from etl_craft.core.defaults import AIRFLOW_RANGE
 from etl_craft.core.errors import OrchestratorUnsupportedError
 from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.dag_yaml import (
-    DEFAULT_AIRFLOW_RANGE,
     DagDocument,
     Invocation,
     dag_document,
@@ -45,7 +45,7 @@ def generate_yml(
     ctx: OperationContext,
     output: Path,
     pipeline_code: str | None = None,
-    airflow_version: str = DEFAULT_AIRFLOW_RANGE,
+    airflow_version: str = AIRFLOW_RANGE,
     invocation: Invocation | None = None,
 ) -> GeneratedYaml:
     documents = build_documents(ctx, pipeline_code, airflow_version, invocation)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from etl_craft.core.defaults import READER_ROLE
 from etl_craft.core.errors import ConfigurationError, MigrationError
 from etl_craft.core.text import ROLE_RULE, is_role_name, quoted_identifier
 from etl_craft.enginedb.connection import EngineDB, safe_url
 
-DEFAULT_READER_ROLE = "etl_craft_reader"
 WRITER_TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
 WRITER_SEQUENCE_PRIVILEGES = "USAGE, SELECT, UPDATE"
 
@@ -23,7 +23,7 @@ WRITER_SEQUENCE_PRIVILEGES = "USAGE, SELECT, UPDATE"
 @dataclass(frozen=True)
 class GrantRequest:
     writer_role: str
-    reader_role: str = DEFAULT_READER_ROLE
+    reader_role: str = READER_ROLE
     writer_logins: tuple[str, ...] = ()
     reader_logins: tuple[str, ...] = ()
 

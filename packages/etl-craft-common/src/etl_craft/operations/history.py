@@ -10,8 +10,7 @@ from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import NotFoundError, RunStateError
 from etl_craft.core.time import as_utc
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import RunView, TaskRunView, read_run_view
-from etl_craft.operations.runs import pipeline_id_of
+from etl_craft.operations.run_views import RunView, TaskRunView, pipeline_id_of, read_run_view
 
 
 @dataclass(frozen=True)

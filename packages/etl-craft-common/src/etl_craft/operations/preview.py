@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from etl_craft.config.connector import Connector
 from etl_craft.core.counts import Counts
+from etl_craft.core.defaults import PREVIEW_ROWS
 from etl_craft.core.enums import AttemptStatus, Handler
 from etl_craft.core.errors import ConfigurationError, EtlCraftError, NotFoundError, UsageError
 from etl_craft.enginedb.attempts import AttemptInvocation
@@ -29,7 +30,6 @@ from etl_craft.handlers.sql_preview import SqlPreview, preview_sql_task
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.runs import new_run_date
 
-DEFAULT_LIMIT = 20
 # The ids a preview's tokens and stamps get: no run exists, and real ids start at 1.
 NO_RUN = 0
 
@@ -101,7 +101,7 @@ def preview_task(
     task_code: str,
     pipeline_code: str | None = None,
     *,
-    limit: int = DEFAULT_LIMIT,
+    limit: int = PREVIEW_ROWS,
     run_date: date | None = None,
 ) -> Preview:
     if limit < 0:

@@ -7,6 +7,7 @@ from datetime import date, datetime
 from typing import ClassVar
 
 from etl_craft.core.enums import RunStatus, TaskRunStatus
+from etl_craft.core.errors import NotFoundError
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.runs import read_pipeline_shape, read_run, read_task_runs
 
@@ -82,3 +83,19 @@ def read_run_view(conn: EngineConnection, run_id: int) -> RunView:
         message=run.message,
         tasks=tuple(tasks),
     )
+
+
+def pipeline_id_of(
+    conn: EngineConnection, project_code: str, pipeline_code: str, *, inactive: bool = False
+) -> int:
+    """The active pipeline's id; with ``inactive``, an inactive one's too, for commands that
+    read or settle the runs it already has (history, status, cancel)."""
+    query = "pipeline_by_code_any" if inactive else "pipeline_by_code"
+    row = conn.one(query, project_code=project_code, pipeline_code=pipeline_code)
+    if row is None:
+        which = "pipeline" if inactive else "active pipeline"
+        raise NotFoundError(
+            f"project {project_code} has no {which} {pipeline_code!r}; list them with "
+            "etl-craft list, or add it with a project migration"
+        )
+    return int(row["pipeline_id"])

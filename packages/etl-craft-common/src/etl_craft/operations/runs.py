@@ -29,7 +29,7 @@ from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import claim_run_lease, create_run, release_run_lease
 from etl_craft.operations.blocking import refuse_blocked
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import RunView, read_run_view
+from etl_craft.operations.run_views import RunView, pipeline_id_of, read_run_view
 from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.reconcile import (
@@ -289,22 +289,6 @@ def _run_date(ctx: OperationContext, request: RunRequest) -> date:
 def new_run_date(ctx: OperationContext, requested: date | None = None) -> date:
     """The run date a new run gets: the one asked for, else today in the project's time zone."""
     return requested or datetime.now(ZoneInfo(ctx.timezone)).date()
-
-
-def pipeline_id_of(
-    conn: EngineConnection, project_code: str, pipeline_code: str, *, inactive: bool = False
-) -> int:
-    """The active pipeline's id; with ``inactive``, an inactive one's too, for commands that
-    read or settle the runs it already has (history, status, cancel)."""
-    query = "pipeline_by_code_any" if inactive else "pipeline_by_code"
-    row = conn.one(query, project_code=project_code, pipeline_code=pipeline_code)
-    if row is None:
-        which = "pipeline" if inactive else "active pipeline"
-        raise NotFoundError(
-            f"project {project_code} has no {which} {pipeline_code!r}; list them with "
-            "etl-craft list, or add it with a project migration"
-        )
-    return int(row["pipeline_id"])
 
 
 def _owned_run(conn: EngineConnection, run_id: int, pipeline_id: int, pipeline_code: str) -> RunRow:

@@ -11,10 +11,10 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import StrEnum
 from typing import Any, ClassVar
 
 from etl_craft.core.actor import Actor, ActorKind
+from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError, NotFoundError, UsageError
 from etl_craft.core.text import CODE_RULE, is_code
 from etl_craft.core.time import as_utc, utc_now
@@ -29,16 +29,6 @@ _UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1)}
 
 class TokenNameTakenError(UsageError):
     """A live token holds the name already (live names are unique across projects): 409."""
-
-
-class Role(StrEnum):
-    VIEWER = "viewer"  # reads only
-    OPERATOR = "operator"  # also run controls: trigger, cancel, pause, mark, rerun, backfill
-    ADMIN = "admin"  # also tokens
-
-    def allows(self, needed: Role) -> bool:
-        order = list(Role)
-        return order.index(self) >= order.index(needed)
 
 
 @dataclass(frozen=True)

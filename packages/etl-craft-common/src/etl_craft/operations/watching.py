@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from etl_craft.core.errors import EtlCraftError
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import RunView, read_run_view
-from etl_craft.operations.runs import pipeline_id_of
+from etl_craft.operations.run_views import RunView, pipeline_id_of, read_run_view
 
 WATCH_SECONDS = 0.25
 

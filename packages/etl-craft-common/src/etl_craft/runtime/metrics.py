@@ -15,7 +15,6 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 log = logging.getLogger(__name__)
-DEFAULT_HOST = "127.0.0.1"
 # Queue waits and admissions range from milliseconds (an idle pool) to hours (a full one).
 WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 3600.0)
 

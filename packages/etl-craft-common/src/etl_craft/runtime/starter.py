@@ -25,13 +25,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from etl_craft.config.settings import load_settings
-
 CHILD_MODULE = "etl_craft.runtime.child"
 SERVER_MODULE = "etl_craft.runtime.forkserver"
 CLOSE_TIMEOUT_SECONDS = 5.0
 START_FD_VARIABLE = "ETL_CRAFT_START_FD"
 GO = b"1"
+# ServiceSettings.task_start, read without the settings' imports by start_fork_server.
+TASK_START_VARIABLE = "ETL_CRAFT_TASK_START"
 
 
 class TaskProcess(Protocol):
@@ -64,7 +64,20 @@ def start_task(argv: list[str], env: dict[str, str], log_path: Path) -> TaskProc
 @cache
 def _task_start() -> str:
     """Read once per owner process: the owner's environment does not change while it runs."""
+    # Imported here: the CLI imports this module to start the fork server early, before the
+    # settings' pydantic and SQLAlchemy (see start_fork_server).
+    from etl_craft.config.settings import load_settings  # noqa: PLC0415
+
     return load_settings().task_start
+
+
+def start_fork_server() -> None:
+    """Start this owner's fork server now without waiting for its imports, so that they run
+    while the owner prepares (its own imports, the run's admission) and its first task starts
+    as fast as the next. Nothing to do when task processes start as fresh interpreters; an
+    invalid setting is reported by the first start."""
+    if os.environ.get(TASK_START_VARIABLE, "fork").lower() != "spawn":
+        fork_server()
 
 
 def prepare_task_start() -> None:
@@ -178,10 +191,12 @@ class ForkServer:
         self._launched: list[dict[str, Any]] = []
         self._codes: dict[int, int] = {}
         self.ready = False
+        self.used = False  # whether it was asked for a task process
 
     def start(self, argv: list[str], env: dict[str, str], log_path: Path) -> Forked:
         request = {"argv": argv, "env": env, "log": str(log_path), "cwd": str(Path.cwd())}
         with self._lock:
+            self.used = True
             self.requests.write(json.dumps(request).encode() + b"\n")
             self.requests.flush()
             while not self._launched:
@@ -214,6 +229,10 @@ class ForkServer:
         """The server exits once its last child has exited; it is waited for ``timeout``."""
         if not self.requests.closed:
             self.requests.close()
+        if not self.used:
+            # Started ahead of tasks that never came: none of its children ran a task (a
+            # spare exits when the server dies), and it may still be importing for a second.
+            self.process.terminate()
         # Should children still run, the server reaps them, then exits on its own.
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout)

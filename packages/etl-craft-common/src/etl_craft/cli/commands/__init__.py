@@ -1,4 +1,5 @@
-"""The built-in commands of etl-craft."""
+"""The built-in commands of etl-craft: names, help and options, light to import; what each does
+is in cli/actions, imported when the command runs."""
 
 from __future__ import annotations
 

@@ -4,40 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from etl_craft.cli.context import operation_context
-from etl_craft.cli.output import emit
 from etl_craft.cli.registry import Command
-from etl_craft.operations.inspect import PipelineSteps, pipeline_steps
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pipeline_code", metavar="P", required=True, help="the pipeline")
 
 
-def handle(args: argparse.Namespace) -> int:
-    ctx = operation_context(args)
-    try:
-        report = pipeline_steps(ctx, args.pipeline_code)
-    finally:
-        ctx.close()
-    emit(report, args.format, render(report))
-    return 0
-
-
-def render(report: PipelineSteps) -> str:
-    lines = [f"pipeline {report.pipeline_code} (project {report.project}), by wave"]
-    for wave in report.waves:
-        lines.append(f"  wave {wave.number}")
-        for step in wave.tasks:
-            action = f" {step.action}" if step.action else ""
-            lines.append(f"    {step.task_code} ({step.handler.value}{action})")
-    lines.append("waves are for display: a task starts as soon as its own condition is met")
-    return "\n".join(lines)
-
-
 COMMAND = Command(
     name="steps",
     help="show a pipeline's tasks by wave, with handler and ACTION (display only)",
     configure=configure,
-    handler=handle,
+    handler="etl_craft.cli.actions.steps:handle",
 )

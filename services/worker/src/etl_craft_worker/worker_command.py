@@ -1,0 +1,74 @@
+"""What `etl-craft worker` does when it runs: read its settings, register and claim."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from etl_craft.cli.actions.telemetry import start_telemetry
+from etl_craft.cli.context import operation_context
+from etl_craft.config.settings import load_settings
+from etl_craft.core.enums import SlotKind
+from etl_craft.core.errors import UsageError
+from etl_craft.operations.context import OperationContext
+from etl_craft.runtime.launcher import TaskSetup
+from etl_craft.runtime.reconcile import warehouse_ledger
+from etl_craft_worker.agent import WorkerAgent, WorkerSettings
+from etl_craft_worker.main import DEFAULT_HEARTBEAT_SECONDS
+from etl_craft_worker.startup import refuse_unsuitable, registration, resolve_pool
+
+
+def handle(args: argparse.Namespace) -> int:
+    ctx = operation_context(args)
+    try:
+        refuse_unsuitable(ctx.engine)
+        settings = worker_settings(ctx, args)
+        levels = (args.log_level, settings.tasks.log_level)
+        logging.getLogger("etl_craft_worker").setLevel(
+            min(logging.getLevelName(level) for level in levels)
+        )
+        ledger = warehouse_ledger(ctx.connector.warehouse) if ctx.connector else None
+        agent = WorkerAgent(ctx.engine, settings, ledger)
+        # The Engine DB's series come from the overseer; a worker exports what it does itself.
+        start_telemetry(args, "etl-craft-worker")
+        agent.serve(registration(agent.worker_id, settings, ctx.engine.dialect))
+    finally:
+        ctx.close()
+    return 0
+
+
+def worker_settings(ctx: OperationContext, args: argparse.Namespace) -> WorkerSettings:
+    service = load_settings()
+    heartbeat = args.heartbeat_seconds
+    if heartbeat is None:
+        explicit = "heartbeat_seconds" in service.model_fields_set
+        heartbeat = float(service.heartbeat_seconds) if explicit else DEFAULT_HEARTBEAT_SECONDS
+    if heartbeat >= service.lease_seconds:
+        raise UsageError(
+            f"--heartbeat-seconds {heartbeat:g} is not below the lease of "
+            f"{service.lease_seconds}s (ETL_CRAFT_LEASE_SECONDS); expected a heartbeat well "
+            "inside the lease, such as a quarter of it"
+        )
+    if args.ingestion_slots + args.warehouse_slots == 0:
+        raise UsageError(
+            "--ingestion-slots and --warehouse-slots are both 0; give the worker a slot of "
+            "at least one kind"
+        )
+    return WorkerSettings(
+        pool=resolve_pool(ctx.engine, args.pool, ctx.project_code),
+        slots={
+            SlotKind.INGESTION: args.ingestion_slots,
+            SlotKind.WAREHOUSE: args.warehouse_slots,
+        },
+        drain_seconds=args.drain_seconds,
+        heartbeat_seconds=heartbeat,
+        lease_seconds=float(service.lease_seconds),
+        poll_seconds=service.poll_seconds,
+        tasks=TaskSetup(
+            engine_url=ctx.engine.url.render_as_string(hide_password=False),
+            config_path=ctx.connector.path if ctx.connector else None,
+            profile=ctx.connector.profile if ctx.connector else None,
+            logs_dir=ctx.attempt_logs_dir,
+            log_level=service.log_level,
+        ),
+    )
