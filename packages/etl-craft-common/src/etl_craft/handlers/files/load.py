@@ -1,0 +1,130 @@
+"""One file load attempt: find the files not landed yet, land them in one fenced transaction.
+
+The offset is the TEXT form of a JSON object, each landed file's name mapped to the SHA-256 of
+its content: a file lands when its name is new or its content changed. The rows land the way an
+ingestion script lands them (ScriptContext.fenced_transaction: this task run's earlier rows are
+deleted, then the batch is inserted, committed only while no later attempt has published), and
+the offset is stored with the attempt's SUCCESS, so a file that fails leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from etl_craft.core.counts import Counts
+from etl_craft.core.errors import EngineDBError
+from etl_craft.core.time import utc_now
+from etl_craft.enginedb.offsets import Offset, OffsetType
+from etl_craft.handlers.files.readers import RawFile, read_file
+from etl_craft.handlers.files.shaping import Record, inferred_columns, typed_rows
+from etl_craft.handlers.files.spec import FileLoadSpec
+from etl_craft.handlers.invocation import HandlerResult
+from etl_craft.handlers.scripts.contract import ScriptContext
+from etl_craft.warehouse import WarehouseConnection
+from etl_craft.warehouse.audit import AUDIT_COLUMNS, MANAGED_NAMES
+from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.statements import create_schema, create_table
+from etl_craft.warehouse.targets import TargetObject
+
+# The audit columns a landed row carries, as an ingestion script stamps them.
+STAMPS = ("PIPELINE_ID", "PIPELINE_RUN_ID", "TASK_RUN_ID", "CREATE_DATE", "DELETE_FLAG")
+# Rows per INSERT: well under PostgreSQL's 65535 parameters for tables of up to 300 columns.
+CHUNK = 200
+
+
+@dataclass(frozen=True)
+class Found:
+    path: Path
+    label: str
+    digest: str
+
+
+def load_files(spec: FileLoadSpec, context: ScriptContext, project_root: Path) -> HandlerResult:
+    landed = landed_files(context)
+    found = [_found(path, spec, project_root) for path in spec.matches(project_root)]
+    pending = [f for f in found if landed.get(f.label) != f.digest]
+    context.log.info(
+        "%d file(s) match %s; %d landed before, %d to land",
+        len(found),
+        spec.pattern,
+        len(found) - len(pending),
+        len(pending),
+    )
+    if not pending:
+        return HandlerResult(counts=Counts(source=0, target=0, inserted=0, rows_written=0))
+    raws = [read_file(f.path, f.label, spec) for f in pending]
+    rows = _land(spec, context, raws)
+    landed |= {f.label: f.digest for f in pending}
+    text = json.dumps(landed, sort_keys=True, separators=(",", ":"))
+    counts = Counts(source=rows, target=rows, inserted=rows, rows_written=rows)
+    return HandlerResult(counts=counts, offset=Offset(OffsetType.TEXT, text))
+
+
+def landed_files(context: ScriptContext) -> dict[str, str]:
+    """The files landed before, by name, from the stored offset."""
+    if context.offset is None:
+        return {}
+    try:
+        value = json.loads(str(context.offset))
+    except json.JSONDecodeError:
+        value = None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise EngineDBError(
+            f"the stored offset of task {context.task_id} is {str(context.offset)!r:.120}; "
+            "expected the JSON object of landed files a file load keeps: delete the "
+            "AUD_TASK_OFFSETS row to land every file again"
+        )
+    return value
+
+
+def _found(path: Path, spec: FileLoadSpec, project_root: Path) -> Found:
+    base = spec.base(project_root)
+    label = path.relative_to(base).as_posix() if base == project_root else path.as_posix()
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return Found(path, label, digest.hexdigest())
+
+
+def _land(spec: FileLoadSpec, context: ScriptContext, raws: list[RawFile]) -> int:
+    target = TargetObject.parse(spec.target)
+    with context.fenced_transaction() as conn:
+        existing = tuple(c for c in conn.columns(target) if c.key not in MANAGED_NAMES)
+        columns = spec.columns or existing or inferred_columns(raws)
+        batch = [row for raw in raws for row in typed_rows(raw, columns, spec.format)]
+        if not existing:
+            conn.lock_schema(target.schema)
+            conn.execute("create the schema", create_schema(target.schema).sql)
+            conn.execute(f"create {target}", create_table(target.sql, columns + AUDIT_COLUMNS).sql)
+        mark = conn.dialect.placeholder
+        conn.execute(
+            f"forget rows an earlier attempt landed in {target}",
+            f"DELETE FROM {target.sql} WHERE TASK_RUN_ID = {mark}",
+            [context.task_run_id],
+        )
+        _insert(conn, target, columns, batch, context)
+    return len(batch)
+
+
+def _insert(
+    conn: WarehouseConnection,
+    target: TargetObject,
+    columns: tuple[Column, ...],
+    batch: list[Record],
+    context: ScriptContext,
+) -> None:
+    names = [column.name for column in columns] + list(STAMPS)
+    stamps = (context.pipeline_id, context.pipeline_run_id, context.task_run_id, utc_now(), "N")
+    mark = conn.dialect.placeholder
+    for start in range(0, len(batch), CHUNK):
+        chunk = batch[start : start + CHUNK]
+        row = "(" + ", ".join([mark] * len(names)) + ")"
+        conn.execute(
+            f"land rows into {target}",
+            f"INSERT INTO {target.sql} ({', '.join(names)}) VALUES {', '.join([row] * len(chunk))}",
+            [value for record in chunk for value in (*record, *stamps)],
+        )
