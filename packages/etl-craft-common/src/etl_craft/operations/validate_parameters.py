@@ -157,7 +157,8 @@ def _python_shape(subject: Subject, task: TaskRow) -> Iterator[Finding]:
         )
     if pattern is not None:
         for name, problem, remedy in shape_problems(task.parameter):
-            yield subject.fail("required-parameter", task, problem, remedy, name)
+            check = "required-parameter" if task.parameter(name) is None else "parameter-value"
+            yield subject.fail(check, task, problem, remedy, name)
     yield from _unread_python(subject, task, file_load=pattern is not None)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from etl_craft.core.counts import Counts
-from etl_craft.core.errors import EngineDBError
+from etl_craft.core.errors import EngineDBError, TaskError
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.offsets import Offset, OffsetType
 from etl_craft.handlers.files.readers import RawFile, read_file
@@ -55,7 +55,7 @@ def load_files(spec: FileLoadSpec, context: ScriptContext, project_root: Path) -
     )
     if not pending:
         return HandlerResult(counts=Counts(source=0, target=0, inserted=0, rows_written=0))
-    raws = [read_file(f.path, f.label, spec) for f in pending]
+    raws = [_read(f, spec) for f in pending]
     rows = _land(spec, context, raws)
     landed |= {f.label: f.digest for f in pending}
     text = json.dumps(landed, sort_keys=True, separators=(",", ":"))
@@ -83,11 +83,27 @@ def landed_files(context: ScriptContext) -> dict[str, str]:
 def _found(path: Path, spec: FileLoadSpec, project_root: Path) -> Found:
     base = spec.base(project_root)
     label = path.relative_to(base).as_posix() if base == project_root else path.as_posix()
+    return Found(path, label, _digest(path))
+
+
+def _digest(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    return Found(path, label, digest.hexdigest())
+    return digest.hexdigest()
+
+
+def _read(found: Found, spec: FileLoadSpec) -> RawFile:
+    raw = read_file(found.path, found.label, spec)
+    # The hash kept must be that of the rows landed, or a file still being written would be
+    # recorded whole while only part of it landed.
+    if _digest(found.path) != found.digest:
+        raise TaskError(
+            f"file {found.label} changed while it was read; expected a finished file: it lands "
+            "on the next attempt (write landing files under another name and rename them)"
+        )
+    return raw
 
 
 def _land(spec: FileLoadSpec, context: ScriptContext, raws: list[RawFile]) -> int:

@@ -48,13 +48,14 @@ def _file_type(type_text: str) -> str:
 def typed_rows(raw: RawFile, columns: tuple[Column, ...], file_format: FileFormat) -> list[Record]:
     """The file's rows as values of ``columns``; TaskError at the first that does not fit."""
     _check_names(raw, columns, file_format)
-    by_key = {name.lower(): name for name in raw.names}
     converters = [CONVERTERS[kind_of(column.type)] for column in columns]
     rows: list[Record] = []
     for line, values in raw.rows:
+        # Names match case-insensitively, as unquoted names do in the warehouse.
+        lowered = {name.lower(): value for name, value in values.items()}
         record = []
         for column, convert in zip(columns, converters, strict=True):
-            value = values.get(by_key.get(column.key, column.name))
+            value = lowered.get(column.key)
             record.append(None if value is None else _convert(raw, line, column, convert, value))
         rows.append(tuple(record))
     return rows

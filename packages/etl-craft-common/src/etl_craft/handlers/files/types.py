@@ -13,12 +13,12 @@ from etl_craft.warehouse.targets import is_identifier
 
 # Types both DuckDB and PostgreSQL create under the same name; checked before any DDL uses one.
 TYPE_FORM = re.compile(
-    r"BIGINT|INTEGER|SMALLINT|BOOLEAN|DATE|TEXT|REAL|DOUBLE PRECISION|TIMESTAMP"
+    r"BIGINT|INTEGER|INT|SMALLINT|BOOLEAN|DATE|TEXT|REAL|DOUBLE PRECISION|TIMESTAMP"
     r"|TIMESTAMP WITH TIME ZONE|VARCHAR(?:\(\d+\))?|(?:DECIMAL|NUMERIC)\(\d+,\s*\d+\)",
     re.IGNORECASE,
 )
 TYPE_LIST = (
-    "BIGINT, INTEGER, SMALLINT, BOOLEAN, DATE, TEXT, VARCHAR(n), REAL, DOUBLE PRECISION, "
+    "BIGINT, INTEGER, INT, SMALLINT, BOOLEAN, DATE, TEXT, VARCHAR(n), REAL, DOUBLE PRECISION, "
     "DECIMAL(p,s), TIMESTAMP, TIMESTAMP WITH TIME ZONE"
 )
 _TRUE = {"true", "t", "y", "yes", "1"}
