@@ -3,6 +3,7 @@ its header or a value does not fit, typed as declared or as the file says."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from datetime import date, datetime
 from decimal import Decimal
@@ -242,3 +243,33 @@ def test_parquet_lands_with_the_types_the_file_declares(
     assert types["item_id"] == "integer"
     assert types["price"] in ("decimal(8,2)", "numeric(8,2)")
     assert types["added_on"] == "date"
+
+
+def test_undeclared_csv_columns_are_inferred_once_then_held_to_the_table(
+    project: ProjectOnDisk,
+) -> None:
+    load_task(
+        project,
+        {
+            "FILE_PATTERN": "seeds/*.csv.gz",
+            "FILE_FORMAT": "CSV",
+            "TARGET_OBJECT": "ref.countries",
+            "CSV_DELIMITER": ";",
+            "RETRIES": "0",
+        },
+    )
+    seeds = project.root / "seeds"
+    seeds.mkdir()
+    with gzip.open(seeds / "a.csv.gz", "wt") as handle:
+        handle.write("code;eu;joined\nFR;true;1958-01-01\nCH;false;\n")
+    assert run(project, "1") == ("SUCCESS", 2)
+    assert rows(project, "SELECT code, eu, joined FROM ref.countries ORDER BY code") == [
+        ("CH", False, None),
+        ("FR", True, date(1958, 1, 1)),
+    ]
+    # The table, not this file, now says what a joined value is.
+    with gzip.open(seeds / "b.csv.gz", "wt") as handle:
+        handle.write("CODE;EU;JOINED\nNO;false;never\n")
+    assert run(project, "2")[0] == "FAILED"
+    assert "file seeds/b.csv.gz line 2 column joined: 'never' is not a" in error_of(project)
+    assert rows(project, "SELECT count(*) FROM ref.countries") == [(2,)]
