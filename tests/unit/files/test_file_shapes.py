@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from etl_craft.core.errors import MetadataError, TaskError
-from etl_craft.handlers.files.readers import read_file
+from etl_craft.handlers.files.readers import RawFile, read_file
 from etl_craft.handlers.files.shaping import inferred_columns, typed_rows
 from etl_craft.handlers.files.spec import FileFormat, FileLoadSpec, read_spec
 from etl_craft.handlers.files.types import parse_columns
@@ -146,3 +146,11 @@ def test_the_attempt_refuses_parameters_that_do_not_fit(
     with pytest.raises(MetadataError) as refused:
         read_spec("load", given.get)
     assert str(refused.value).startswith(f"task load: {message}")
+
+
+def test_times_are_held_to_their_column_having_a_zone_or_not() -> None:
+    naive = (Column("at", "TIMESTAMP"),)
+    zoned = (Column("at", "TIMESTAMP WITH TIME ZONE"),)
+    raw = RawFile("a.jsonl", ("at",), [(1, {"at": "2026-01-02T01:00:00+02:00"})])
+    assert typed_rows(raw, naive, FileFormat.JSONL) == [(datetime(2026, 1, 1, 23),)]
+    assert typed_rows(raw, zoned, FileFormat.JSONL) == [(datetime(2026, 1, 1, 23, tzinfo=UTC),)]

@@ -31,8 +31,9 @@ from etl_craft.warehouse.targets import TargetObject
 
 # The audit columns a landed row carries, as an ingestion script stamps them.
 STAMPS = ("PIPELINE_ID", "PIPELINE_RUN_ID", "TASK_RUN_ID", "CREATE_DATE", "DELETE_FLAG")
-# Rows per INSERT: well under PostgreSQL's 65535 parameters for tables of up to 300 columns.
-CHUNK = 200
+_STAMP_COLUMNS = tuple(c for name in STAMPS for c in AUDIT_COLUMNS if c.name == name)
+# Rows per INSERT: each column's values travel as one array parameter.
+CHUNK = 10_000
 
 
 @dataclass(frozen=True)
@@ -133,14 +134,18 @@ def _insert(
     batch: list[Record],
     context: ScriptContext,
 ) -> None:
+    """Insert ``batch`` a chunk at a time, each column bound as one array and unnested.
+
+    A parameter per column rather than per value: DuckDB inserts bound VALUES rows a few
+    thousand a second, arrays over ten times faster, and PostgreSQL takes them as readily.
+    """
     names = [column.name for column in columns] + list(STAMPS)
-    stamps = (context.pipeline_id, context.pipeline_run_id, context.task_run_id, utc_now(), "N")
     mark = conn.dialect.placeholder
+    unnested = [f"UNNEST(CAST({mark} AS {column.type}[]))" for column in columns]
+    stamped = [f"CAST({mark} AS {column.type})" for column in _STAMP_COLUMNS]
+    sql = f"INSERT INTO {target.sql} ({', '.join(names)}) SELECT {', '.join(unnested + stamped)}"
+    stamps = [context.pipeline_id, context.pipeline_run_id, context.task_run_id, utc_now(), "N"]
     for start in range(0, len(batch), CHUNK):
         chunk = batch[start : start + CHUNK]
-        row = "(" + ", ".join([mark] * len(names)) + ")"
-        conn.execute(
-            f"land rows into {target}",
-            f"INSERT INTO {target.sql} ({', '.join(names)}) VALUES {', '.join([row] * len(chunk))}",
-            [value for record in chunk for value in (*record, *stamps)],
-        )
+        arrays = [list(values) for values in zip(*chunk, strict=True)]
+        conn.execute(f"land rows into {target}", sql, [*arrays, *stamps])

@@ -113,7 +113,7 @@ def _date(value: object) -> date:
     return value if isinstance(value, date) else date.fromisoformat(str(value).strip())
 
 
-def _timestamp(value: object) -> datetime:
+def _moment(value: object) -> datetime:
     if isinstance(value, datetime):
         return value
     if isinstance(value, date):
@@ -121,9 +121,15 @@ def _timestamp(value: object) -> datetime:
     return datetime.fromisoformat(str(value).strip())
 
 
+def _timestamp(value: object) -> datetime:
+    # A zoned time in a column without zones is kept as its UTC time, as the session would.
+    moment = _moment(value)
+    return moment if moment.tzinfo is None else moment.astimezone(UTC).replace(tzinfo=None)
+
+
 def _timestamp_tz(value: object) -> datetime:
     # A time without a zone in a zoned column is read as UTC, as the warehouse session is.
-    moment = _timestamp(value)
+    moment = _moment(value)
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
