@@ -273,3 +273,13 @@ def test_undeclared_csv_columns_are_inferred_once_then_held_to_the_table(
     assert run(project, "2")[0] == "FAILED"
     assert "file seeds/b.csv.gz line 2 column joined: 'never' is not a" in error_of(project)
     assert rows(project, "SELECT count(*) FROM ref.countries") == [(2,)]
+
+
+def test_a_task_with_both_a_script_and_a_file_pattern_runs_neither(
+    project: ProjectOnDisk,
+) -> None:
+    load_task(project, ORDERS | {"SCRIPT": "pull.py", "RETRIES": "0"})
+    write(project, "landing/orders/a.csv", "order_id,customer,amount,ordered_on\n")
+    assert run(project, "1")[0] == "FAILED"
+    assert "task load sets both SCRIPT ('pull.py') and FILE_PATTERN" in error_of(project)
+    assert landed_files(project) is None

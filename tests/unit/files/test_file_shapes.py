@@ -146,6 +146,7 @@ def test_the_attempt_refuses_parameters_that_do_not_fit(
     with pytest.raises(MetadataError) as refused:
         read_spec("load", given.get)
     assert str(refused.value).startswith(f"task load: {message}")
+    assert str(refused.value).endswith(" in CFG_TASK_PARAMETERS")
 
 
 def test_times_are_held_to_their_column_having_a_zone_or_not() -> None:

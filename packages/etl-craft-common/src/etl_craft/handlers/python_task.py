@@ -28,12 +28,8 @@ def run_python_task(task: Task) -> HandlerResult:
     invocation, environment = task.invocation, task.environment
     code = invocation.task_code
     script = task.parameter("SCRIPT")
-    if script is None and task.parameter("FILE_PATTERN") is not None:
-        spec = read_spec(code, task.parameter)
-        if environment.project is None:
-            raise MetadataError(f"task {code} loads {spec.pattern}, but no project folder is known")
-        context = script_context(task, OffsetType.TEXT, {})
-        return load_files(spec, context, environment.project.root)
+    if task.parameter("FILE_PATTERN") is not None:
+        return _load_files(task, script)
     if script is None:
         raise MetadataError(
             f"task {code} has no SCRIPT; set it to a file under ingestion_scripts/ "
@@ -56,6 +52,20 @@ def run_python_task(task: Task) -> HandlerResult:
     # HAS_DATA dependencies read ROWS_WRITTEN: the rows the script reports it loaded.
     counts = replace(outcome.counts, rows_written=outcome.counts.inserted)
     return HandlerResult(counts=counts, offset=outcome.offset)
+
+
+def _load_files(task: Task, script: str | None) -> HandlerResult:
+    code, project = task.invocation.task_code, task.environment.project
+    if script is not None:
+        raise MetadataError(
+            f"task {code} sets both SCRIPT ({script!r}) and FILE_PATTERN "
+            f"({task.parameter('FILE_PATTERN')!r}); expected exactly one: delete one of them "
+            "in CFG_TASK_PARAMETERS"
+        )
+    spec = read_spec(code, task.parameter)
+    if project is None:
+        raise MetadataError(f"task {code} loads {spec.pattern}, but no project folder is known")
+    return load_files(spec, script_context(task, OffsetType.TEXT, {}), project.root)
 
 
 def script_context(

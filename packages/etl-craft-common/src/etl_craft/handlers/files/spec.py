@@ -70,70 +70,64 @@ CSV_ONLY = ("CSV_HEADER", "CSV_DELIMITER", "CSV_NULL")
 
 def shape_problems(parameter: Callable[[str], str | None]) -> list[tuple[str, str, str]]:
     """(parameter, problem, remedy) for each way the file load's parameters don't fit together."""
-    found: list[tuple[str, str, str]] = []
-    if parameter("FILE_FORMAT") is None:
-        found.append(
-            (
-                "FILE_FORMAT",
-                "FILE_FORMAT is not set; expected CSV, JSONL or PARQUET for a task with "
-                "FILE_PATTERN",
-                "add FILE_FORMAT for the task in CFG_TASK_PARAMETERS",
-            )
-        )
-    if parameter("TARGET_OBJECT") is None:
-        found.append(
-            (
-                "TARGET_OBJECT",
-                "TARGET_OBJECT is not set; expected the table the files land in, schema.table",
-                "add TARGET_OBJECT for the task in CFG_TASK_PARAMETERS",
-            )
-        )
     offset_type = parameter("OFFSET_TYPE")
-    if offset_type not in (None, "TEXT"):
-        found.append(
-            (
-                "OFFSET_TYPE",
-                f"OFFSET_TYPE is {offset_type!r}; a file load keeps the files it landed as a "
-                "TEXT offset",
-                "delete OFFSET_TYPE (or set it to TEXT) in CFG_TASK_PARAMETERS",
-            )
-        )
-    if parameter("CSV_HEADER") == "N" and parameter("FILE_COLUMNS") is None:
-        found.append(
-            (
-                "FILE_COLUMNS",
-                "CSV_HEADER is N but FILE_COLUMNS is not set; expected the columns in file order",
-                "declare FILE_COLUMNS (name TYPE, ...) or set CSV_HEADER to Y",
-            )
-        )
+    checks = (
+        (
+            parameter("FILE_FORMAT") is None,
+            "FILE_FORMAT",
+            "FILE_FORMAT is not set; expected CSV, JSONL or PARQUET for a task with FILE_PATTERN",
+            "add FILE_FORMAT for the task in CFG_TASK_PARAMETERS",
+        ),
+        (
+            parameter("TARGET_OBJECT") is None,
+            "TARGET_OBJECT",
+            "TARGET_OBJECT is not set; expected the table the files land in, schema.table",
+            "add TARGET_OBJECT for the task in CFG_TASK_PARAMETERS",
+        ),
+        (
+            offset_type not in (None, "TEXT"),
+            "OFFSET_TYPE",
+            f"OFFSET_TYPE is {offset_type!r}; a file load keeps the files it landed as a TEXT "
+            "offset",
+            "delete OFFSET_TYPE (or set it to TEXT) in CFG_TASK_PARAMETERS",
+        ),
+        (
+            parameter("CSV_HEADER") == "N" and parameter("FILE_COLUMNS") is None,
+            "FILE_COLUMNS",
+            "CSV_HEADER is N but FILE_COLUMNS is not set; expected the columns in file order",
+            "declare FILE_COLUMNS (name TYPE, ...) or set CSV_HEADER to Y in CFG_TASK_PARAMETERS",
+        ),
+    )
+    return [(name, problem, remedy) for failed, name, problem, remedy in checks if failed]
+
+
+def _value_problems(parameter: Callable[[str], str | None]) -> list[tuple[str, str, str]]:
+    found = []
+    forms = {**FILE_FORMS, "FILE_FORMAT": _file_format}
+    for name, form in forms.items():
+        value = parameter(name)
+        problem = None if value is None else form(value)
+        if problem is not None:
+            remedy = f"fix {name} in CFG_TASK_PARAMETERS"
+            found.append((name, f"{name} is {value!r}; {problem}", remedy))
     return found
+
+
+def _file_format(value: str) -> str | None:
+    return None if value in tuple(FileFormat) else f"expected one of {', '.join(FileFormat)}"
 
 
 def read_spec(task_code: str, parameter: Callable[[str], str | None]) -> FileLoadSpec:
     """The checked spec of a file load task; MetadataError naming the first problem."""
-    problems = shape_problems(parameter)
-    for name, form in FILE_FORMS.items():
-        value = parameter(name)
-        problem = None if value is None else form(value)
-        if problem is not None:
-            problems.append((name, f"{name} is {value!r}; {problem}", f"fix {name}"))
-    file_format = parameter("FILE_FORMAT")
-    if file_format is not None and file_format not in tuple(FileFormat):
-        problems.append(
-            (
-                "FILE_FORMAT",
-                f"FILE_FORMAT is {file_format!r}; expected one of {', '.join(FileFormat)}",
-                "fix FILE_FORMAT",
-            )
-        )
+    problems = shape_problems(parameter) + _value_problems(parameter)
     if problems:
         _, problem, remedy = problems[0]
-        raise MetadataError(f"task {task_code}: {problem}; {remedy} in CFG_TASK_PARAMETERS")
+        raise MetadataError(f"task {task_code}: {problem}; {remedy}")
     declared = parameter("FILE_COLUMNS")
     delimiter = parameter("CSV_DELIMITER") or ","
     return FileLoadSpec(
         pattern=str(parameter("FILE_PATTERN")),
-        format=FileFormat(str(file_format)),
+        format=FileFormat(str(parameter("FILE_FORMAT"))),
         target=str(parameter("TARGET_OBJECT")),
         columns=None if declared is None else parse_columns(declared),
         header=parameter("CSV_HEADER") != "N",
