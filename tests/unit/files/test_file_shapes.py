@@ -155,3 +155,10 @@ def test_times_are_held_to_their_column_having_a_zone_or_not() -> None:
     raw = RawFile("a.jsonl", ("at",), [(1, {"at": "2026-01-02T01:00:00+02:00"})])
     assert typed_rows(raw, naive, FileFormat.JSONL) == [(datetime(2026, 1, 1, 23),)]
     assert typed_rows(raw, zoned, FileFormat.JSONL) == [(datetime(2026, 1, 1, 23, tzinfo=UTC),)]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path: Path) -> None:
+    path = tmp_path / "a.csv"
+    path.write_bytes("id,name,at\n1,\u00e9mile,\n".encode("utf-8-sig"))
+    raw = read_file(path, "a.csv", spec(FileFormat.CSV))
+    assert typed_rows(raw, COLUMNS, FileFormat.CSV) == [(1, "\u00e9mile", None)]

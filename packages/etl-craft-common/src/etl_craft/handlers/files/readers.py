@@ -39,11 +39,12 @@ def read_file(path: Path, label: str, spec: FileLoadSpec) -> RawFile:
 
 @contextmanager
 def _text(path: Path) -> Iterator[TextIO]:
+    # utf-8-sig: spreadsheet exports often start with a byte order mark, never part of a name.
     if path.name.endswith(".gz"):
-        with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
+        with gzip.open(path, "rt", encoding="utf-8-sig", newline="") as handle:
             yield handle
     else:
-        with path.open(encoding="utf-8", newline="") as handle:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
             yield handle
 
 
