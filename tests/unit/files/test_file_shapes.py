@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from etl_craft.core.errors import MetadataError, TaskError
@@ -162,3 +163,22 @@ def test_a_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path: Path) 
     path.write_bytes("id,name,at\n1,\u00e9mile,\n".encode("utf-8-sig"))
     raw = read_file(path, "a.csv", spec(FileFormat.CSV))
     assert typed_rows(raw, COLUMNS, FileFormat.CSV) == [(1, "\u00e9mile", None)]
+
+
+def test_a_parquet_schema_is_held_to_the_declared_columns(tmp_path: Path) -> None:
+    path = tmp_path / "a.parquet"
+    with duckdb.connect() as writer:
+        writer.execute(
+            "COPY (SELECT 1 AS id, 'ada' AS nick, TIMESTAMP '2026-01-02 03:00:00' AS at) "
+            f"TO '{path}' (FORMAT PARQUET)"
+        )
+    raw = read_file(path, "a.parquet", spec(FileFormat.PARQUET))
+    with pytest.raises(TaskError, match=r"file a.parquet schema column 2: found 'nick', expected"):
+        typed_rows(raw, COLUMNS, FileFormat.PARQUET)
+    renamed = (COLUMNS[0], Column("nick", "TEXT"), COLUMNS[2])
+    assert typed_rows(raw, renamed, FileFormat.PARQUET) == [
+        (1, "ada", datetime(2026, 1, 2, 3, tzinfo=UTC))
+    ]
+    (tmp_path / "b.parquet").write_text("id,name\n")
+    with pytest.raises(TaskError, match=r"file b.parquet can't be read as Parquet"):
+        read_file(tmp_path / "b.parquet", "b.parquet", spec(FileFormat.PARQUET))
