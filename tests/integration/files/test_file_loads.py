@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -12,6 +13,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from etl_craft.enginedb.offsets import OffsetType
+from etl_craft.handlers.files.load import load_files
+from etl_craft.handlers.files.spec import read_spec
+from etl_craft.scripting import ScriptContext
 from etl_craft.warehouse import connect
 from etl_craft.warehouse.targets import TargetObject
 from tests.fixtures.metadata import execute
@@ -283,3 +288,36 @@ def test_a_task_with_both_a_script_and_a_file_pattern_runs_neither(
     assert run(project, "1")[0] == "FAILED"
     assert "task load sets both SCRIPT ('pull.py') and FILE_PATTERN" in error_of(project)
     assert landed_files(project) is None
+
+
+def attempt_context(project: ProjectOnDisk, attempt_id: int, offset: str | None) -> ScriptContext:
+    return ScriptContext(
+        offset=offset,
+        offset_type=OffsetType.TEXT,
+        input_params={},
+        run_date=date(2026, 1, 1),
+        pipeline_id=1,
+        pipeline_run_id=1,
+        task_id=1,
+        task_run_id=7,
+        attempt_id=attempt_id,
+        log=logging.getLogger("test"),
+        warehouse_settings=project.connector.warehouse,
+    )
+
+
+def test_a_retry_takes_back_what_its_task_run_landed_from_files_gone_since(
+    project: ProjectOnDisk,
+) -> None:
+    spec = read_spec("load", ORDERS.get)
+    path = write(project, "landing/orders/a.csv", "order_id,customer,amount,ordered_on\n1,a,1,\n")
+    # The first attempt commits its rows, then dies before its SUCCESS (and offset) is recorded.
+    first = load_files(spec, attempt_context(project, 1, None), project.root)
+    assert (first.counts.rows_written, rows(project, "SELECT count(*) FROM lnd.orders")) == (
+        1,
+        [(1,)],
+    )
+    path.unlink()
+    retry = load_files(spec, attempt_context(project, 2, None), project.root)
+    assert (retry.counts.rows_written, retry.offset) == (0, None)
+    assert rows(project, "SELECT count(*) FROM lnd.orders") == [(0,)]
