@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 
 import pytest
@@ -142,3 +143,76 @@ def test_scope_limits_findings_but_not_cycle_detection() -> None:
 
     assert [(f.check, f.pipeline_code) for f in report.findings] == [("cycle", "a")]
     assert "a -> b -> a" in report.findings[0].message
+
+
+def _file_load(**parameters: str) -> TaskRow:
+    base = {"FILE_PATTERN": "landing/*.csv", "FILE_FORMAT": "CSV", "TARGET_OBJECT": "lnd.t"}
+    return replace(_task(1, "load", **(base | parameters)), handler=Handler.PYTHON)
+
+
+def _findings(task: TaskRow) -> list[tuple[str, str | None, str, str]]:
+    found = validate_metadata(_subject(task)).findings
+    return [(f.check, f.parameter, f.message, f.remedy) for f in found]
+
+
+def test_a_file_load_with_its_parameters_passes() -> None:
+    task = _file_load(FILE_COLUMNS="id BIGINT, amount DECIMAL(10,2)", CSV_DELIMITER=";")
+    assert _findings(task) == []
+
+
+def test_a_python_task_runs_a_script_or_loads_files_never_both_nor_neither() -> None:
+    neither = replace(_task(1, "load"), handler=Handler.PYTHON)
+    assert [(c, p) for c, p, _, _ in _findings(neither)] == [("required-parameter", "SCRIPT")]
+    both = _file_load(SCRIPT="pull.py")
+    assert _findings(both)[0] == (
+        "required-parameter",
+        "FILE_PATTERN",
+        "both SCRIPT ('pull.py') and FILE_PATTERN ('landing/*.csv') are set; expected exactly "
+        "one: a script runs, or the built-in file load lands the files",
+        "delete one of them from CFG_TASK_PARAMETERS",
+    )
+
+
+def test_file_load_parameters_that_do_not_fit_fail_naming_the_value_and_remedy() -> None:
+    task = _file_load(FILE_FORMAT="XLSX", FILE_COLUMNS="id MONEY", OFFSET_TYPE="INT")
+    assert _findings(task) == [
+        (
+            "parameter-value",
+            "FILE_FORMAT",
+            "FILE_FORMAT is 'XLSX'; expected one of CSV, JSONL, PARQUET",
+            "fix the value of FILE_FORMAT in CFG_TASK_PARAMETERS",
+        ),
+        (
+            "parameter-value",
+            "FILE_COLUMNS",
+            "FILE_COLUMNS is 'id MONEY'; column id has type 'MONEY'; expected one of BIGINT, "
+            "INTEGER, INT, SMALLINT, BOOLEAN, DATE, TEXT, VARCHAR(n), REAL, DOUBLE PRECISION, "
+            "DECIMAL(p,s), TIMESTAMP, TIMESTAMP WITH TIME ZONE",
+            "fix the value of FILE_COLUMNS in CFG_TASK_PARAMETERS",
+        ),
+        (
+            "parameter-value",
+            "OFFSET_TYPE",
+            "OFFSET_TYPE is 'INT'; a file load keeps the files it landed as a TEXT offset",
+            "delete OFFSET_TYPE (or set it to TEXT) in CFG_TASK_PARAMETERS",
+        ),
+    ]
+
+
+def test_a_file_load_without_format_or_target_and_unread_parameters_are_reported() -> None:
+    task = replace(
+        _task(1, "load", FILE_PATTERN="in/*.parquet", CSV_HEADER="N", INPUT_PARAMS="{}"),
+        handler=Handler.PYTHON,
+    )
+    assert [(c, p) for c, p, _, _ in _findings(task)] == [
+        ("required-parameter", "FILE_FORMAT"),
+        ("required-parameter", "TARGET_OBJECT"),
+        ("required-parameter", "FILE_COLUMNS"),
+        ("unread-parameter", "INPUT_PARAMS"),
+        ("unread-parameter", "CSV_HEADER"),
+    ]
+    script = replace(_task(1, "pull", SCRIPT="pull.py", FILE_FORMAT="CSV"), handler=Handler.PYTHON)
+    assert [(c, p) for c, p, _, _ in _findings(script)] == [
+        ("script", "SCRIPT"),
+        ("unread-parameter", "FILE_FORMAT"),
+    ]

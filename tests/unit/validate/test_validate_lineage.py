@@ -15,6 +15,7 @@ from etl_craft.enginedb.metadata import (
     TaskDependencyRow,
     TaskRow,
 )
+from etl_craft.lineage.build import build_lineage
 from etl_craft.operations.validate import Finding, validate_metadata
 from etl_craft.operations.validate_findings import Subject
 
@@ -177,3 +178,20 @@ def test_a_business_rule_key_missing_from_the_tables_select_fails() -> None:
     assert (finding.check, finding.task_code) == ("key-column", "check_orders")
     assert "KEY_COLUMNS of rule no_negative names order_id" in finding.message
     assert "load.write_orders" in finding.message
+
+
+def test_a_file_load_writes_its_target_from_its_files() -> None:
+    load = _task(
+        3,
+        1,
+        "load_orders",
+        Handler.PYTHON,
+        FILE_PATTERN="landing/*.csv",
+        FILE_FORMAT="CSV",
+        TARGET_OBJECT="pub.orders",
+    )
+    built = build_lineage(_subject(load, READER).metadata, None, "duckdb")
+    [loaded] = [t for t in built.graph.tasks if t.task_code == "load_orders"]
+    assert (loaded.external_source, loaded.target) == ("files landing/*.csv", "pub.orders")
+    [finding] = _lineage_findings(_subject(load, READER))
+    assert "reads pub.orders, which task load.load_orders writes" in finding.message

@@ -17,6 +17,8 @@ from types import MappingProxyType
 
 from etl_craft.core.enums import Handler
 from etl_craft.core.text import CODE_RULE, is_code
+from etl_craft.handlers.files.spec import FILE_FORMS, FileFormat
+from etl_craft.handlers.files.types import TYPE_LIST
 from etl_craft.handlers.sql.parameters import SQL_PARAMETERS, ParameterDeclaration, ParameterType
 from etl_craft.warehouse.targets import is_identifier
 
@@ -78,7 +80,11 @@ STORAGE_PARAMETERS: tuple[ParameterDeclaration, ...] = (
 
 PYTHON_PARAMETERS: tuple[ParameterDeclaration, ...] = (
     ParameterDeclaration(
-        "SCRIPT", ParameterType.PATH, True, None, "The script's path under ingestion_scripts/."
+        "SCRIPT",
+        ParameterType.PATH,
+        False,
+        None,
+        "The script's path under ingestion_scripts/. Exactly one of SCRIPT and FILE_PATTERN.",
     ),
     ParameterDeclaration(
         "INPUT_PARAMS",
@@ -100,7 +106,55 @@ PYTHON_PARAMETERS: tuple[ParameterDeclaration, ...] = (
         ParameterType.TEXT,
         False,
         None,
-        "The table the script writes, schema.table, for lineage.",
+        "The table the script writes, schema.table, for lineage; the table files land in "
+        "(required with FILE_PATTERN).",
+    ),
+    ParameterDeclaration(
+        "FILE_PATTERN",
+        ParameterType.TEXT,
+        False,
+        None,
+        "Instead of SCRIPT, load the files this glob matches (relative to the project folder, "
+        "or absolute), such as landing/orders/*.csv; each file lands once per content.",
+    ),
+    ParameterDeclaration(
+        "FILE_FORMAT",
+        ParameterType.CHOICE,
+        False,
+        None,
+        "The format of the FILE_PATTERN files (required with FILE_PATTERN); .gz CSV and JSONL "
+        "files are read gunzipped.",
+        tuple(FileFormat),
+    ),
+    ParameterDeclaration(
+        "FILE_COLUMNS",
+        ParameterType.TEXT,
+        False,
+        None,
+        f"The columns of the files, name TYPE, ... in file order; types: {TYPE_LIST}. Unset: "
+        "the target's columns, else inferred from the first files loaded.",
+    ),
+    ParameterDeclaration(
+        "CSV_HEADER",
+        ParameterType.FLAG,
+        False,
+        "Y",
+        "Y: a CSV file's first line names its columns, checked against the load's columns; "
+        "N: there is none (FILE_COLUMNS required).",
+    ),
+    ParameterDeclaration(
+        "CSV_DELIMITER",
+        ParameterType.TEXT,
+        False,
+        ",",
+        "The character between a CSV file's fields; TAB for a tab.",
+    ),
+    ParameterDeclaration(
+        "CSV_NULL",
+        ParameterType.TEXT,
+        False,
+        None,
+        "The CSV field text read as NULL (default: an empty field).",
     ),
 )
 
@@ -222,6 +276,7 @@ _FORMS: Mapping[str, Callable[[str], str | None]] = MappingProxyType(
         "POOL": _pool,
         "INPUT_PARAMS": _json_object,
         "RECIPIENTS": _recipients,
+        **FILE_FORMS,
     }
 )
 

@@ -182,6 +182,8 @@ def _other(task: TaskRow, pipeline_code: str, dialect: str) -> TaskLineage:
         reads = (table,) if table else ()
     elif task.handler is Handler.PYTHON and task.parameter("SCRIPT"):
         external = f"script {task.parameter('SCRIPT')}"
+    elif task.handler is Handler.PYTHON and task.parameter("FILE_PATTERN"):
+        external = f"files {task.parameter('FILE_PATTERN')}"
     return TaskLineage(
         pipeline_code,
         task.code,

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from etl_craft.core.enums import Handler
 from etl_craft.core.errors import MetadataError
 from etl_craft.enginedb.metadata import TaskRow
+from etl_craft.handlers.files.spec import CSV_ONLY, FileFormat, shape_problems
 from etl_craft.handlers.parameters import ParameterDeclaration, declarations_for, value_problem
 from etl_craft.handlers.sql.spec import Action
 from etl_craft.operations.validate_findings import Finding, Subject
@@ -23,6 +24,7 @@ _READ_BY: dict[str, tuple[Action, ...]] = {
     "DELETE_MODE": (Action.DELETE_ROWS,),
 }
 _TARGET_PARAMETERS = ("TARGET_OBJECT", "TARGET_TABLE")
+_FILE_LOAD_ONLY = ("FILE_FORMAT", "FILE_COLUMNS", *CSV_ONLY)
 NATIVE_FORMAT = "the warehouse's own"
 
 
@@ -35,6 +37,8 @@ def check_parameters(subject: Subject) -> list[Finding]:
         findings += _values(subject, task, declared)
         if task.handler is Handler.SQL:
             findings += _sql_shape(subject, task)
+        if task.handler is Handler.PYTHON:
+            findings += _python_shape(subject, task)
     findings += _table_formats(subject)
     return findings
 
@@ -134,6 +138,44 @@ def _sql_shape(subject: Subject, task: TaskRow) -> Iterator[Finding]:
                 f"{name} is set but {action} does not read it; expected it only with "
                 f"{', '.join(readers)}",
                 f"delete {name} from CFG_TASK_PARAMETERS, or change ACTION",
+                name,
+            )
+
+
+def _python_shape(subject: Subject, task: TaskRow) -> Iterator[Finding]:
+    script, pattern = task.parameter("SCRIPT"), task.parameter("FILE_PATTERN")
+    if script is None and pattern is None:
+        yield _missing(subject, task, "SCRIPT", "a script to run, or FILE_PATTERN to load files")
+    elif script is not None and pattern is not None:
+        yield subject.fail(
+            "required-parameter",
+            task,
+            f"both SCRIPT ({script!r}) and FILE_PATTERN ({pattern!r}) are set; expected exactly "
+            "one: a script runs, or the built-in file load lands the files",
+            "delete one of them from CFG_TASK_PARAMETERS",
+            "FILE_PATTERN",
+        )
+    if pattern is not None:
+        for name, problem, remedy in shape_problems(task.parameter):
+            check = "required-parameter" if task.parameter(name) is None else "parameter-value"
+            yield subject.fail(check, task, problem, remedy, name)
+    yield from _unread_python(subject, task, file_load=pattern is not None)
+
+
+def _unread_python(subject: Subject, task: TaskRow, *, file_load: bool) -> Iterator[Finding]:
+    """Parameters only scripts read set on a file load, and the other way round."""
+    readers = dict.fromkeys(_FILE_LOAD_ONLY, "FILE_PATTERN")
+    if file_load:
+        readers = {"INPUT_PARAMS": "SCRIPT"}
+        if task.parameter("FILE_FORMAT") != FileFormat.CSV:
+            readers |= dict.fromkeys(CSV_ONLY, "FILE_FORMAT CSV")
+    for name, reader in readers.items():
+        if task.parameter(name) is not None:
+            yield subject.warn(
+                "unread-parameter",
+                task,
+                f"{name} is set but this task does not read it; expected it only with {reader}",
+                f"delete {name} from CFG_TASK_PARAMETERS",
                 name,
             )
 
