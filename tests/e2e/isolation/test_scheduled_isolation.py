@@ -83,9 +83,11 @@ def test_a_server_runs_the_good_pipeline_twice_while_the_cyclic_one_shows_its_fi
         is None
     )
     # Ring's ticks became runs skipped with its finding (or as missed before the server
-    # started); none was admitted, none ran a task.
+    # started); none was admitted, none ran a task. The server goes on ticking while this
+    # reads, so the newest tick's run may still be QUEUED, not judged yet.
     ring = runs_of(chaos_project, "ring")
-    assert {status for status, _ in ring} == {"SKIPPED"}
+    assert {status for status, _ in ring} <= {"SKIPPED", "QUEUED"}, ring
+    assert any(status == "SKIPPED" for status, _ in ring), ring
     assert any(message is not None and CYCLE in message for _, message in ring), ring
     ring_attempts = rows(
         chaos_project,
