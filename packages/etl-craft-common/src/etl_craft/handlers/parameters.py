@@ -213,6 +213,12 @@ def _recipients(value: str) -> str | None:
     )
 
 
+def _one_column(value: str) -> str | None:
+    if "," in value:
+        return "expected one column of the SELECT, such as updated_at"
+    return None
+
+
 _FORMS: Mapping[str, Callable[[str], str | None]] = MappingProxyType(
     {
         "TASK_TIMEOUT_SECONDS": _whole_number(1),
@@ -222,6 +228,7 @@ _FORMS: Mapping[str, Callable[[str], str | None]] = MappingProxyType(
         "POOL": _pool,
         "INPUT_PARAMS": _json_object,
         "RECIPIENTS": _recipients,
+        "SCD2_VALID_FROM_COLUMN": _one_column,
     }
 )
 
