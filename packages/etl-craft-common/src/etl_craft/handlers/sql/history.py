@@ -99,24 +99,37 @@ def _refuse_backwards(ctx: Context, merge: Merge, soft: bool) -> None:
     statement = history.backwards(ctx.target, merge.deduped, keys, soft_deletes=soft)
     rows = ctx.conn.fetch_all(f"look for validity going backwards ({ctx.target})", statement.sql)
     if rows:
-        _refuse_time(ctx, rows, "would open a version at", "its history already reaches")
+        raise SqlGuardError(
+            f"SCD2_VALID_FROM ({ctx.spec.valid_from}) goes backwards for {rows[0][-1]} key(s) "
+            f"of {ctx.target}: {_examples(ctx, rows, 'would open a version at')}, no later "
+            f"than a start or end its history already has; {_remedy(ctx)}"
+        )
 
 
-def _refuse_time(ctx: Context, rows: list[tuple[object, ...]], opening: str, held: str) -> None:
+def _examples(ctx: Context, rows: list[tuple[object, ...]], saying: str) -> str:
     width = len(ctx.spec.merge_key)
-    examples = "; ".join(
+    return "; ".join(
         " and ".join(
             f"{key}={value!r}" for key, value in zip(ctx.spec.merge_key, row, strict=False)
         )
-        + f" {opening} {row[width]}"
+        + f" {saying} {row[width]}"
         for row in rows
     )
-    raise SqlGuardError(
-        f"SCD2_VALID_FROM ({ctx.spec.valid_from}) goes backwards for {rows[0][-1]} key(s) of "
-        f"{ctx.target}: {examples}, but {held} that instant or later; a key's versions must "
-        "follow each other in time: load its changes in time order, or run the task for a "
-        "later run date"
-    )
+
+
+def _remedy(ctx: Context) -> str:
+    """Each source of validity goes backwards for its own reason."""
+    if ctx.spec.valid_from is ValidFrom.COLUMN:
+        return (
+            f"a key's versions must follow each other in time: load each key's changes in "
+            f"order of {ctx.spec.valid_from_column}, or correct the times the SELECT returns"
+        )
+    if ctx.spec.valid_from is ValidFrom.RUN_DATE:
+        return (
+            "a key's versions must follow each other in time: run the backfill's dates in "
+            "order, or run the task for a later run date"
+        )
+    return "the history holds times later than this attempt's clock: check the warehouse's data"
 
 
 def _missing(ctx: Context, merge: Merge) -> Missing | None:
@@ -142,7 +155,11 @@ def _missing(ctx: Context, merge: Merge) -> Missing | None:
         f"look for missing keys closed too early ({ctx.target})", statement.sql, statement.params
     )
     if rows:
-        _refuse_time(ctx, rows, "started at", "the snapshot's time to close them is")
+        raise SqlGuardError(
+            f"SCD2_MISSING_KEYS = {mode} would close the current version of {rows[0][-1]} key(s) "
+            f"of {ctx.target} the SELECT doesn't return at {close_at.param}, no later than it "
+            f"started: {_examples(ctx, rows, 'started at')}; {_remedy(ctx)}"
+        )
     return Missing(condition, close_at)
 
 
