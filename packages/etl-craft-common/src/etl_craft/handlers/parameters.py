@@ -214,8 +214,8 @@ def _recipients(value: str) -> str | None:
 
 
 def _one_column(value: str) -> str | None:
-    if "," in value:
-        return "expected one column of the SELECT, such as updated_at"
+    if not is_identifier(value.strip()):
+        return "expected one plain column name of the SELECT, such as updated_at"
     return None
 
 

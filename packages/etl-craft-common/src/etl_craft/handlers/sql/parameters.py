@@ -109,7 +109,7 @@ SQL_PARAMETERS: tuple[ParameterDeclaration, ...] = (
     ),
     ParameterDeclaration(
         "SCD2_VALID_FROM_COLUMN",
-        ParameterType.COLUMNS,
+        ParameterType.TEXT,
         False,
         None,
         "SCD2_MERGE with SCD2_VALID_FROM = COLUMN: the SELECT's timestamp column saying when "
