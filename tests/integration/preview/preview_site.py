@@ -43,7 +43,7 @@ PROJECT_TASKS = (
         ("setup", "events", {"ACTION": "SETUP_TABLE", "TARGET_OBJECT": "dm.events"} | _EVENTS),
         ("scd1", "merge", _task("SCD1_MERGE", "dm.c1", **_KEYED)),
         ("scd2", "merge", _task("SCD2_MERGE", "dm.c2", **_KEYED)),
-        ("snapshot", "merge", _task("SCD2_MERGE", "dm.c2", **_KEYED, **_SNAPSHOT)),
+        ("snapshot", "snapshot", _task("SCD2_MERGE", "dm.c2", **_KEYED, **_SNAPSHOT)),
         ("ties", "merge", _task("SCD1_MERGE", "dm.c1", MERGE_KEY="id")),
         ("append", "append", {"ACTION": "APPEND_TABLE", "TARGET_OBJECT": "dm.events"} | _EVENTS),
         ("delete", "delete", _task("DELETE_ROWS", "dm.c1", MERGE_KEY="id") | _GONE),

@@ -111,11 +111,13 @@ def test_scd2_snapshot_preview_closes_a_missing_key_with_a_deletion_version_as_t
     site.sql("DELETE FROM src.customers WHERE id = 3")
 
     code, text, _ = preview(
-        site, capsys, "--pipeline_code", "snapshot", "--task_code", "merge", json_format=False
+        site, capsys, "--pipeline_code", "snapshot", "--task_code", "snapshot", json_format=False
     )
     assert code == 0
     assert "leave 3 unchanged, close 1 key(s) the SELECT no longer returns" in text
-    code, document, _ = preview(site, capsys, "--pipeline_code", "snapshot", "--task_code", "merge")
+    code, document, _ = preview(
+        site, capsys, "--pipeline_code", "snapshot", "--task_code", "snapshot"
+    )
     effect = document["effect"]
     assert (effect["inserted"], effect["closed"], effect["deleted"]) == (1, 0, 1)
     assert (effect["new_keys"], effect["changed_keys"], effect["unchanged_keys"]) == (0, 0, 3)
@@ -123,7 +125,7 @@ def test_scd2_snapshot_preview_closes_a_missing_key_with_a_deletion_version_as_t
     status, recorded = run_pipeline(site, "snapshot", "manual:second")
 
     assert status == "SUCCESS"
-    assert {name: recorded["merge"][name] for name in COUNTS} == counts_of(document)
+    assert {name: recorded["snapshot"][name] for name in COUNTS} == counts_of(document)
     versions = site.rows(
         "SELECT ACTIVE_FLAG, DELETE_FLAG, name FROM dm.c2 WHERE id = 3 ORDER BY VALID_FROM"
     )

@@ -86,10 +86,8 @@ def _stamp_starts(ctx: Context, merge: Merge) -> None:
                 f"COALESCE {column} to the time of the change"
             )
         start = Value(f"CAST({column} AS {TIMESTAMP})")
-    elif spec.valid_from is ValidFrom.RUN_DATE:
-        start = ctx.bind(datetime.combine(spec.run_date, time(), UTC), TIMESTAMP)
     else:
-        start = ctx.bind(ctx.now, TIMESTAMP)
+        start = ctx.bind(_run_start(ctx), TIMESTAMP)
     for statement in history.stamp_valid_from(merge.deduped, start):
         ctx.run("date the staged keys", statement)
 
