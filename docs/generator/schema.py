@@ -90,7 +90,7 @@ def parse(sql: str, *, comments: bool = True) -> list[Table]:
 
 def _columns(body: str) -> list[Column]:
     columns = []
-    for line in body.strip("\n").splitlines():
+    for line in _definitions(body):
         found = _COLUMN.match(line)
         if found is None or found.group(1).upper() == "CONSTRAINT":
             continue
@@ -105,6 +105,27 @@ def _columns(body: str) -> list[Column]:
             )
         )
     return columns
+
+
+def _definitions(body: str) -> list[str]:
+    """One column or constraint definition per item, each indented as on its own line.
+
+    SQLite keeps a column added by ALTER TABLE ADD COLUMN on the line of the one before it,
+    and its schema.sql must read as the migrated table does; so a line may hold several.
+    """
+    items = []
+    for line in body.strip("\n").splitlines():
+        depth, quoted, start = 0, False, 0
+        for position, char in enumerate(line):
+            if char == "'":
+                quoted = not quoted
+            elif not quoted and char in "()":
+                depth += 1 if char == "(" else -1
+            elif not quoted and depth == 0 and char == ",":
+                items.append(line[start : position + 1])
+                start = position + 1
+        items.append(line[start:])
+    return ["    " + item.strip() for item in items if item.strip()]
 
 
 def _default(definition: str) -> str:

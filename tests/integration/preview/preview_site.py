@@ -28,6 +28,7 @@ _EVENTS = {"SOURCE_SQL_FILE": "events.sql", "PIPELINE_ID_SUBSTITUTION": "Y"}
 _GONE = {"SOURCE_SQL": "SELECT id FROM src.gone"}
 _BROKEN = {"ACTION": "APPEND_TABLE", "TARGET_OBJECT": "dm.events", "SOURCE_SQL_FILE": "broken.sql"}
 _KEYED = {"MERGE_KEY": "id", "MERGE_DEDUPE_ORDER": "amount DESC NULLS LAST"}
+_SNAPSHOT = {"SCD2_MISSING_KEYS": "NEW_RECORD"}
 # Never run: a task preview refuses.
 PYTHON_TASK = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
@@ -42,6 +43,7 @@ PROJECT_TASKS = (
         ("setup", "events", {"ACTION": "SETUP_TABLE", "TARGET_OBJECT": "dm.events"} | _EVENTS),
         ("scd1", "merge", _task("SCD1_MERGE", "dm.c1", **_KEYED)),
         ("scd2", "merge", _task("SCD2_MERGE", "dm.c2", **_KEYED)),
+        ("snapshot", "snapshot", _task("SCD2_MERGE", "dm.c2", **_KEYED, **_SNAPSHOT)),
         ("ties", "merge", _task("SCD1_MERGE", "dm.c1", MERGE_KEY="id")),
         ("append", "append", {"ACTION": "APPEND_TABLE", "TARGET_OBJECT": "dm.events"} | _EVENTS),
         ("delete", "delete", _task("DELETE_ROWS", "dm.c1", MERGE_KEY="id") | _GONE),

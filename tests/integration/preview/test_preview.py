@@ -104,6 +104,34 @@ def test_scd2_preview_counts_new_changed_and_unchanged_keys_as_the_run_writes_th
     assert current == [(1, "Ann"), (2, "Bea"), (3, "Cid"), (4, ""), (5, "Eve")]
 
 
+def test_scd2_snapshot_preview_closes_a_missing_key_with_a_deletion_version_as_the_run_does(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    load_targets(site)
+    site.sql("DELETE FROM src.customers WHERE id = 3")
+
+    code, text, _ = preview(
+        site, capsys, "--pipeline_code", "snapshot", "--task_code", "snapshot", json_format=False
+    )
+    assert code == 0
+    assert "leave 3 unchanged, close 1 key(s) the SELECT no longer returns" in text
+    code, document, _ = preview(
+        site, capsys, "--pipeline_code", "snapshot", "--task_code", "snapshot"
+    )
+    effect = document["effect"]
+    assert (effect["inserted"], effect["closed"], effect["deleted"]) == (1, 0, 1)
+    assert (effect["new_keys"], effect["changed_keys"], effect["unchanged_keys"]) == (0, 0, 3)
+
+    status, recorded = run_pipeline(site, "snapshot", "manual:second")
+
+    assert status == "SUCCESS"
+    assert {name: recorded["snapshot"][name] for name in COUNTS} == counts_of(document)
+    versions = site.rows(
+        "SELECT ACTIVE_FLAG, DELETE_FLAG, name FROM dm.c2 WHERE id = 3 ORDER BY VALID_FROM"
+    )
+    assert versions == [("N", "N", "Cid"), ("Y", "Y", "Cid")]
+
+
 def test_delete_rows_preview_counts_the_rows_the_run_deletes(
     site: Site, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -170,6 +170,32 @@ def test_rehash_rewrites_every_version_of_an_scd2_target(
     assert (counts.updated, counts.inserted) == (0, 0)
 
 
+def test_rehash_leaves_out_the_column_that_dates_scd2_versions_as_the_merge_does(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dated = (
+        "SELECT id, name, amount, COALESCE(seen, CAST('2024-01-01 00:00:00+00' AS TIMESTAMP "
+        f"WITH TIME ZONE)) AS seen FROM {SOURCE}"
+    )
+    setup = {"ACTION": "SETUP_TABLE", "TARGET_OBJECT": "dm.dated", "SOURCE_SQL": dated}
+    by_time = {"SCD2_VALID_FROM": "COLUMN", "SCD2_VALID_FROM_COLUMN": "seen"}
+    history = merge("dm.dated", "SCD2_MERGE", SOURCE_SQL=dated, **by_time)
+    site.project.migrate(
+        "0002_dated.sql", pipelines_sql(("dated", "setup", setup), ("dated", "merge", history))
+    )
+    load(site, "dated")
+    written = site.rows(HASHES.format("dm.dated"))
+    site.downgrade("dm.dated", "1 = 1")
+
+    code, out, _ = site.cli("--format", "json", "rehash", "--target", "dm.dated", capsys=capsys)
+
+    assert code == 0
+    assert [name.lower() for name in json.loads(out)["compare_columns"]] == ["name", "amount"]
+    assert site.rows(HASHES.format("dm.dated")) == written
+    counts = site.run_task("dated", "merge")
+    assert (counts.new_keys, counts.changed_keys, counts.unchanged_keys) == (0, 0, 3)
+
+
 def test_rehash_refuses_merging_tasks_that_compare_different_columns(
     site: Site, capsys: pytest.CaptureFixture[str]
 ) -> None:

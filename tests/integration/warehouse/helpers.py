@@ -10,7 +10,13 @@ from typing import Any
 
 from etl_craft.core.counts import Counts
 from etl_craft.handlers.sql import Action, SqlActionSpec, run_sql_action
-from etl_craft.handlers.sql.spec import DedupeOrder, DeleteMode, RefreshType
+from etl_craft.handlers.sql.spec import (
+    DedupeOrder,
+    DeleteMode,
+    MissingKeys,
+    RefreshType,
+    ValidFrom,
+)
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.ledger import applied
 from etl_craft.warehouse.targets import TargetObject
@@ -41,9 +47,13 @@ def spec(
     task_run_id: int = TASK_RUN_ID,
     attempt_id: int | None = None,
     pipeline_run_id: int = PIPELINE_RUN_ID,
+    valid_from: ValidFrom = ValidFrom.RUN_TIME,
+    valid_from_column: str | None = None,
+    missing_keys: MissingKeys = MissingKeys.KEEP,
+    run_date: date = RUN_DATE,
 ) -> SqlActionSpec:
     tokens = TokenValues(
-        PIPELINE_ID, pipeline_run_id, task_run_id, RUN_DATE, refresh is RefreshType.FULL
+        PIPELINE_ID, pipeline_run_id, task_run_id, run_date, refresh is RefreshType.FULL
     )
     return SqlActionSpec(
         action=action,
@@ -54,7 +64,7 @@ def spec(
         task_run_id=task_run_id,
         attempt_id=attempt_id if attempt_id is not None else next_attempt(),
         actor=ACTOR,
-        run_date=RUN_DATE,
+        run_date=run_date,
         refresh_type=refresh,
         merge_key=key,
         compare_columns=compare,
@@ -62,6 +72,9 @@ def spec(
         delete_mode=delete_mode,
         schema_evolution=evolve,
         history_columns=history,
+        valid_from=valid_from,
+        valid_from_column=valid_from_column,
+        missing_keys=missing_keys,
     )
 
 

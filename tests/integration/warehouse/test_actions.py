@@ -68,7 +68,8 @@ def test_setup_table_creates_once(
     counts = run(warehouse, Action.SETUP_TABLE, target, source, refresh=refresh, history=True)
     names = [name for name, _ in definition(warehouse, target)]
     audit = [column.key for column in AUDIT_COLUMNS]
-    assert names == ["id", "code", "amount", "note", *audit, "valid_from", "valid_to"]
+    history = ["valid_from", "valid_to", "closed_pipeline_run_id", "closed_task_run_id"]
+    assert names == ["id", "code", "amount", "note", *audit, *history]
     assert rows(warehouse, target, DATA) == []
     assert counts.rows_written == 0
     run(warehouse, Action.APPEND_TABLE, target, source, refresh=refresh)

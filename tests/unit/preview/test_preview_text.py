@@ -103,6 +103,12 @@ def test_the_rows_are_a_table_under_the_column_names_with_null_and_long_values_c
             "insert 1 row(s) for new keys, update 2 changed row(s), leave 3 unchanged, and "
             "leave out 1 duplicate row(s);",
         ),
+        (
+            Action.SCD2_MERGE,
+            {"new_keys": 2, "changed_keys": 1, "closed": 1, "unchanged_keys": 3, "deleted": 4},
+            "open 2 version(s) for new keys, close 1 and open as many new version(s) for "
+            "changed keys, leave 3 unchanged, close 4 key(s) the SELECT no longer returns;",
+        ),
     ],
 )
 def test_each_action_says_what_a_run_would_do(

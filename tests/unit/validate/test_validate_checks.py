@@ -216,3 +216,61 @@ def test_a_file_load_without_format_or_target_and_unread_parameters_are_reported
         ("script", "SCRIPT"),
         ("unread-parameter", "FILE_FORMAT"),
     ]
+
+
+def _history(**more: str) -> TaskRow:
+    return _task(
+        1,
+        "history",
+        ACTION="SCD2_MERGE",
+        TARGET_OBJECT="pub.h",
+        SOURCE_SQL="SELECT id, name, changed_at FROM s.t",
+        MERGE_KEY="id",
+        **more,
+    )
+
+
+def _graded(task: TaskRow) -> set[tuple[str, str, str | None]]:
+    return {(f.severity, f.check, f.parameter) for f in validate_metadata(_subject(task)).findings}
+
+
+def test_scd2_validity_and_missing_keys_settings_pass() -> None:
+    task = _history(
+        SCD2_VALID_FROM="COLUMN",
+        SCD2_VALID_FROM_COLUMN="changed_at",
+        SCD2_MISSING_KEYS="NEW_RECORD",
+    )
+
+    assert _graded(task) == set()
+
+
+def test_scd2_bad_values_fail_naming_the_value_and_the_choices() -> None:
+    task = _history(SCD2_VALID_FROM="SOURCE", SCD2_MISSING_KEYS="DELETE")
+
+    findings = validate_metadata(_subject(task)).findings
+
+    assert {(f.check, f.parameter) for f in findings} == {
+        ("parameter-value", "SCD2_VALID_FROM"),
+        ("parameter-value", "SCD2_MISSING_KEYS"),
+    }
+    messages = " ".join(f.message for f in findings)
+    assert "'SOURCE'" in messages
+    assert "RUN_TIME, RUN_DATE, COLUMN" in messages
+    assert "KEEP, CLOSE, NEW_RECORD" in messages
+
+
+def test_scd2_valid_from_column_is_one_column_and_goes_with_column() -> None:
+    assert _graded(_history(SCD2_VALID_FROM="COLUMN")) == {
+        ("FAIL", "required-parameter", "SCD2_VALID_FROM_COLUMN")
+    }
+    assert _graded(_history(SCD2_VALID_FROM_COLUMN="changed_at")) == {
+        ("WARN", "unread-parameter", "SCD2_VALID_FROM_COLUMN")
+    }
+    two = _history(SCD2_VALID_FROM="COLUMN", SCD2_VALID_FROM_COLUMN="a, b")
+    assert _graded(two) == {("FAIL", "parameter-value", "SCD2_VALID_FROM_COLUMN")}
+
+
+def test_scd2_settings_on_another_action_warn() -> None:
+    task = _merge("SELECT id, name FROM s.t", SCD2_MISSING_KEYS="CLOSE")
+
+    assert _graded(task) == {("WARN", "unread-parameter", "SCD2_MISSING_KEYS")}

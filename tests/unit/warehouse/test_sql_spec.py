@@ -6,7 +6,7 @@ import pytest
 
 from etl_craft.core.errors import MetadataError
 from etl_craft.handlers.sql import SQL_PARAMETERS, Action, DedupeOrder, SqlActionSpec
-from etl_craft.handlers.sql.spec import DeleteMode, RefreshType
+from etl_craft.handlers.sql.spec import DeleteMode, MissingKeys, RefreshType, ValidFrom
 from etl_craft.warehouse.targets import TargetObject
 
 
@@ -32,6 +32,8 @@ def test_parameters_declared_once_with_their_choices() -> None:
     assert choices["ACTION"] == tuple(Action)
     assert choices["REFRESH_TYPE"] == tuple(RefreshType)
     assert choices["DELETE_MODE"] == tuple(DeleteMode)
+    assert choices["SCD2_VALID_FROM"] == tuple(ValidFrom)
+    assert choices["SCD2_MISSING_KEYS"] == tuple(MissingKeys)
 
 
 @pytest.mark.parametrize("action", [Action.SCD1_MERGE, Action.SCD2_MERGE, Action.DELETE_ROWS])
@@ -57,3 +59,19 @@ def test_dedupe_order() -> None:
     assert order.columns == ("updated_at", "load_id")
     with pytest.raises(MetadataError, match="has the item 'random\\(\\)'"):
         make(Action.SCD1_MERGE, merge_key=("id",), dedupe_order=DedupeOrder("random()"))
+
+
+def test_scd2_validity_from_a_column_needs_one_plain_column_name() -> None:
+    def by_column(column: str | None) -> SqlActionSpec:
+        return make(
+            Action.SCD2_MERGE,
+            merge_key=("id",),
+            valid_from=ValidFrom.COLUMN,
+            valid_from_column=column,
+        )
+
+    with pytest.raises(MetadataError, match="has no SCD2_VALID_FROM_COLUMN"):
+        by_column(None)
+    with pytest.raises(MetadataError, match="'updated at', which is not a plain column name"):
+        by_column("updated at")
+    assert by_column("updated_at").valid_from_column == "updated_at"

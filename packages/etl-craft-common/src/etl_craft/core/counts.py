@@ -14,6 +14,10 @@ class Counts:
     deleted: int | None = None
     duplicates: int | None = None
     rows_written: int | None = None
+    # Merges: the kept rows' keys, by what the merge found for them (None for other actions).
+    new_keys: int | None = None
+    changed_keys: int | None = None
+    unchanged_keys: int | None = None
 
     def as_params(self) -> dict[str, int | None]:
         """The counts as the Engine DB's *_COUNT parameters."""
@@ -26,4 +30,7 @@ class Counts:
             "delete_count": values["deleted"],
             "duplicate_count": values["duplicates"],
             "rows_written": values["rows_written"],
+            "new_key_count": values["new_keys"],
+            "changed_key_count": values["changed_keys"],
+            "unchanged_key_count": values["unchanged_keys"],
         }

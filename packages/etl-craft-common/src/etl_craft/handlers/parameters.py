@@ -267,6 +267,12 @@ def _recipients(value: str) -> str | None:
     )
 
 
+def _one_column(value: str) -> str | None:
+    if not is_identifier(value.strip()):
+        return "expected one plain column name of the SELECT, such as updated_at"
+    return None
+
+
 _FORMS: Mapping[str, Callable[[str], str | None]] = MappingProxyType(
     {
         "TASK_TIMEOUT_SECONDS": _whole_number(1),
@@ -277,6 +283,7 @@ _FORMS: Mapping[str, Callable[[str], str | None]] = MappingProxyType(
         "INPUT_PARAMS": _json_object,
         "RECIPIENTS": _recipients,
         **FILE_FORMS,
+        "SCD2_VALID_FROM_COLUMN": _one_column,
     }
 )
 

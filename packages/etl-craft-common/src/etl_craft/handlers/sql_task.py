@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from etl_craft.core.enums import Handler
 from etl_craft.core.errors import EngineDBError, MetadataError, WarehouseError
@@ -16,7 +16,15 @@ from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.handlers.invocation import HandlerResult, Task
 from etl_craft.handlers.sql.actions import run_sql_action
 from etl_craft.handlers.sql.source_errors import located
-from etl_craft.handlers.sql.spec import Action, DedupeOrder, DeleteMode, RefreshType, SqlActionSpec
+from etl_craft.handlers.sql.spec import (
+    Action,
+    DedupeOrder,
+    DeleteMode,
+    MissingKeys,
+    RefreshType,
+    SqlActionSpec,
+    ValidFrom,
+)
 from etl_craft.warehouse import connect, parse_select
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import CHANGE_HASH_VERSION
@@ -125,9 +133,19 @@ def sql_action_spec(task: Task) -> SqlActionSpec:
         dedupe_order=DedupeOrder(task.parameter("MERGE_DEDUPE_ORDER", "") or ""),
         delete_mode=_choice(task, "DELETE_MODE", DeleteMode, DeleteMode.HARD),
         schema_evolution=_flag(task, "SCHEMA_EVOLUTION"),
+        **(_history(task) if action is Action.SCD2_MERGE else {}),
         history_columns=action.creates and _kept_as_history(task, target),
         ledger_schema=task.environment.connector.warehouse.ledger_schema,
     )
+
+
+def _history(task: Task) -> dict[str, Any]:
+    """SCD2_MERGE's validity and missing-key parameters; other actions don't read them."""
+    return {
+        "valid_from": _choice(task, "SCD2_VALID_FROM", ValidFrom, ValidFrom.RUN_TIME),
+        "valid_from_column": (task.parameter("SCD2_VALID_FROM_COLUMN") or "").strip() or None,
+        "missing_keys": _choice(task, "SCD2_MISSING_KEYS", MissingKeys, MissingKeys.KEEP),
+    }
 
 
 def _kept_as_history(task: Task, target: TargetObject) -> bool:
@@ -215,7 +233,7 @@ def _required(task: Task, name: str) -> str:
     return value
 
 
-Choice = TypeVar("Choice", Action, RefreshType, DeleteMode)
+Choice = TypeVar("Choice", Action, RefreshType, DeleteMode, ValidFrom, MissingKeys)
 
 
 def _choice(task: Task, name: str, choices: type[Choice], default: Choice | None) -> Choice:

@@ -54,12 +54,14 @@ class DuplicateKeysView:
 class ActionEffect:
     """What the action would do, in a data engineer's words, from the counts it computed."""
 
-    inserted: int  # rows inserted; SCD2: versions opened, for new and changed keys
+    inserted: int  # rows inserted; SCD2: versions opened, for new and changed keys (and deletions)
     updated: int  # SCD1: rows updated in place
-    closed: int  # SCD2: current versions closed, because their key changed
-    deleted: int  # rows deleted (DELETE_ROWS SOFT: flagged), or dropped with the table
+    closed: int  # SCD2: current versions closed, because their key changed or returned
+    # Rows deleted (DELETE_ROWS SOFT: flagged), or dropped with the table; SCD2: current
+    # versions closed because the SELECT no longer returns their key (SCD2_MISSING_KEYS).
+    deleted: int
     duplicates: int  # rows beyond one per key, left out by the merge
-    new_keys: int | None  # merges: keys without a current row
+    new_keys: int | None  # merges: keys without a current row (SCD2: or returning)
     changed_keys: int | None  # merges: keys whose current row differs
     unchanged_keys: int | None  # merges: keys whose current row already matches
     creates_table: bool
@@ -237,23 +239,20 @@ def _effect(action: Action, rehearsal: ActionRehearsal) -> ActionEffect | None:
     counts, before = rehearsal.counts, rehearsal.target_before
     if counts is None:
         return None
-    inserted, changed = counts.inserted or 0, counts.updated or 0
-    duplicates = counts.duplicates or 0
+    inserted, updated = counts.inserted or 0, counts.updated or 0
     merge = action in (Action.SCD1_MERGE, Action.SCD2_MERGE)
     scd2 = action is Action.SCD2_MERGE
-    kept = (counts.source or 0) - duplicates  # one row per key
-    # An SCD2 merge opens a version for each key it closed and for each key it hasn't seen.
-    new_keys = inserted - changed if scd2 else inserted
     replaced = action is Action.CREATE_TABLE and before is not None
     return ActionEffect(
         inserted=inserted,
-        updated=0 if scd2 else changed,
-        closed=changed if scd2 else 0,
+        updated=0 if scd2 else updated,
+        closed=updated if scd2 else 0,
         deleted=(before or 0) if replaced else counts.deleted or 0,
-        duplicates=duplicates,
-        new_keys=new_keys if merge else None,
-        changed_keys=changed if merge else None,
-        unchanged_keys=kept - new_keys - changed if merge else None,
+        duplicates=counts.duplicates or 0,
+        # The merges count their keys themselves, by what they found for each.
+        new_keys=counts.new_keys if merge else None,
+        changed_keys=counts.changed_keys if merge else None,
+        unchanged_keys=counts.unchanged_keys if merge else None,
         creates_table=action is Action.CREATE_TABLE
         or (action is Action.SETUP_TABLE and before is None),
         target_rows_before=before,

@@ -24,6 +24,7 @@ from etl_craft.core.time import utc_now
 from etl_craft.enginedb.actions import record_action
 from etl_craft.enginedb.hash_versions import HashedTarget, record_version, recorded_version
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow, read_project_metadata
+from etl_craft.handlers.sql.spec import Action, ValidFrom
 from etl_craft.handlers.sql_task import MERGES, hashed_target, parameter_columns
 from etl_craft.operations.context import OperationContext
 from etl_craft.warehouse import connect, statements
@@ -53,6 +54,8 @@ class MergeTask:
     name: str
     keys: tuple[str, ...]
     compare: tuple[str, ...]  # MERGE_COMPARE_COLUMNS; empty for the default
+    # SCD2_VALID_FROM_COLUMN when it dates the versions: left out of the default, as the merge does
+    valid_from: str | None = None
 
 
 def rehash(ctx: OperationContext, target_text: str, *, dry_run: bool = False) -> RehashView:
@@ -112,6 +115,7 @@ def merge_tasks(
             f"{pipelines[task.pipeline_id]}.{task.code}",
             parameter_columns(task.parameter("MERGE_KEY")),
             parameter_columns(task.parameter("MERGE_COMPARE_COLUMNS")),
+            _valid_from_column(task),
         )
         for task in metadata.tasks
         if task.active and task.pipeline_id in pipelines and _merges_into(task, warehouse, hashed)
@@ -184,8 +188,18 @@ def _contract(
             )
         return tuple(by_key[name.lower()] for name in task.compare)
     # The merge's default: every column it writes from the SELECT except the key.
-    keys = {key.lower() for key in task.keys}
-    return tuple(c for c in columns if c.key not in keys and c.key not in MANAGED_NAMES)
+    skipped = {key.lower() for key in task.keys} | MANAGED_NAMES
+    if task.valid_from:
+        skipped.add(task.valid_from.lower())
+    return tuple(c for c in columns if c.key not in skipped)
+
+
+def _valid_from_column(task: TaskRow) -> str | None:
+    action = (task.parameter("ACTION") or "").upper()
+    source = (task.parameter("SCD2_VALID_FROM") or "").upper()
+    if action != Action.SCD2_MERGE or source != ValidFrom.COLUMN:
+        return None
+    return (task.parameter("SCD2_VALID_FROM_COLUMN") or "").strip() or None
 
 
 def _record_request(ctx: OperationContext, target_text: str) -> int:

@@ -11,7 +11,7 @@ from etl_craft.core.errors import MetadataError
 from etl_craft.enginedb.metadata import TaskRow
 from etl_craft.handlers.files.spec import CSV_ONLY, FileFormat, shape_problems
 from etl_craft.handlers.parameters import ParameterDeclaration, declarations_for, value_problem
-from etl_craft.handlers.sql.spec import Action
+from etl_craft.handlers.sql.spec import Action, ValidFrom
 from etl_craft.operations.validate_findings import Finding, Subject
 from etl_craft.warehouse.targets import TARGET_FORM, TargetObject
 
@@ -22,6 +22,9 @@ _READ_BY: dict[str, tuple[Action, ...]] = {
     "MERGE_COMPARE_COLUMNS": (Action.SCD1_MERGE, Action.SCD2_MERGE),
     "MERGE_DEDUPE_ORDER": (Action.SCD1_MERGE, Action.SCD2_MERGE),
     "DELETE_MODE": (Action.DELETE_ROWS,),
+    "SCD2_VALID_FROM": (Action.SCD2_MERGE,),
+    "SCD2_VALID_FROM_COLUMN": (Action.SCD2_MERGE,),
+    "SCD2_MISSING_KEYS": (Action.SCD2_MERGE,),
 }
 _TARGET_PARAMETERS = ("TARGET_OBJECT", "TARGET_TABLE")
 _FILE_LOAD_ONLY = ("FILE_FORMAT", "FILE_COLUMNS", *CSV_ONLY)
@@ -130,6 +133,8 @@ def _sql_shape(subject: Subject, task: TaskRow) -> Iterator[Finding]:
         )
     if action.keyed and task.parameter("MERGE_KEY") is None:
         yield _missing(subject, task, "MERGE_KEY", f"{action} matches rows on their key")
+    if action is Action.SCD2_MERGE:
+        yield from _validity(subject, task)
     for name, readers in _READ_BY.items():
         if task.parameter(name) is not None and action not in readers:
             yield subject.warn(
@@ -178,6 +183,29 @@ def _unread_python(subject: Subject, task: TaskRow, *, file_load: bool) -> Itera
                 f"delete {name} from CFG_TASK_PARAMETERS",
                 name,
             )
+
+
+def _validity(subject: Subject, task: TaskRow) -> Iterator[Finding]:
+    """SCD2_VALID_FROM = COLUMN and SCD2_VALID_FROM_COLUMN go together."""
+    source = (task.parameter("SCD2_VALID_FROM") or ValidFrom.RUN_TIME.value).upper()
+    column = task.parameter("SCD2_VALID_FROM_COLUMN")
+    if source == ValidFrom.COLUMN and column is None:
+        yield _missing(
+            subject,
+            task,
+            "SCD2_VALID_FROM_COLUMN",
+            "SCD2_VALID_FROM = COLUMN takes each version's start from that column of the SELECT",
+        )
+    if column is not None and source != ValidFrom.COLUMN:
+        yield subject.warn(
+            "unread-parameter",
+            task,
+            f"SCD2_VALID_FROM_COLUMN is {column!r} but SCD2_VALID_FROM is {source}, so the "
+            "column is not read; expected SCD2_VALID_FROM = COLUMN with it",
+            "set SCD2_VALID_FROM to COLUMN, or delete SCD2_VALID_FROM_COLUMN from "
+            "CFG_TASK_PARAMETERS",
+            "SCD2_VALID_FROM_COLUMN",
+        )
 
 
 def _writes(task: TaskRow) -> str | None:

@@ -21,11 +21,20 @@ AUDIT_COLUMNS = (
 )
 
 # SCD2 history: a version is valid from VALID_FROM until VALID_TO (NULL while it is current);
-# the current version of a key is the one with ACTIVE_FLAG = 'Y'.
-HISTORY_COLUMNS = (Column("VALID_FROM", TIMESTAMP), Column("VALID_TO", TIMESTAMP))
+# the current version of a key is the one with ACTIVE_FLAG = 'Y'. PIPELINE_RUN_ID and
+# TASK_RUN_ID name the run that opened a version, the CLOSED_ ones the run that closed it.
+CLOSING_COLUMNS = (
+    Column("CLOSED_PIPELINE_RUN_ID", "BIGINT"),
+    Column("CLOSED_TASK_RUN_ID", "BIGINT"),
+)
+HISTORY_COLUMNS = (
+    Column("VALID_FROM", TIMESTAMP),
+    Column("VALID_TO", TIMESTAMP),
+    *CLOSING_COLUMNS,
+)
 
 # Names the stage uses for its own bookkeeping.
-STAGE_COLUMNS = ("etl_craft_hash", "etl_craft_rank", "etl_craft_row_hash")
+STAGE_COLUMNS = ("etl_craft_hash", "etl_craft_rank", "etl_craft_row_hash", "etl_craft_valid_from")
 
 MANAGED_NAMES = frozenset(
     [column.key for column in AUDIT_COLUMNS + HISTORY_COLUMNS] + list(STAGE_COLUMNS)

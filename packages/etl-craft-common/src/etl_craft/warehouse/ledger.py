@@ -14,7 +14,7 @@ from etl_craft.core.counts import Counts
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import Column
-from etl_craft.warehouse.statements import bound, create_schema, create_table
+from etl_craft.warehouse.statements import add_column, bound, create_schema, create_table
 from etl_craft.warehouse.targets import TargetObject, is_identifier
 
 DEFAULT_LEDGER_SCHEMA = "etl_craft"
@@ -28,6 +28,9 @@ _COUNT_COLUMNS = (
     ("delete_count", "deleted"),
     ("duplicate_count", "duplicates"),
     ("rows_written", "rows_written"),
+    ("new_key_count", "new_keys"),
+    ("changed_key_count", "changed_keys"),
+    ("unchanged_key_count", "unchanged_keys"),
 )
 _COLUMNS = (
     Column("attempt_id", "BIGINT PRIMARY KEY"),
@@ -74,14 +77,25 @@ def _checked(schema: str) -> str:
 def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA) -> None:
     """Create the ledger's tables, each in its own transaction, so concurrent first writers
     don't race. Each is created where it is missing: a warehouse whose ledger predates the fence
-    table gets it on its next write."""
+    table gets it on its next write, and a ledger that predates a count column gets that."""
     for table, columns in ((ledger_table(schema), _COLUMNS), (fence_table(schema), FENCE_COLUMNS)):
         with conn.mutation(table):
             if conn.exists(table):
+                _add_missing(conn, table, columns)
                 continue
             conn.lock_schema(schema)
             conn.execute(f"create the ledger schema {schema}", create_schema(schema).sql)
             conn.execute(f"create the ledger {table}", create_table(table.sql, columns).sql)
+
+
+def _add_missing(
+    conn: WarehouseConnection, table: TargetObject, columns: tuple[Column, ...]
+) -> None:
+    present = {column.key for column in conn.columns(table)}
+    for column in columns:
+        if column.key not in present:
+            statement = add_column(table.sql, column)
+            conn.execute(f"add {column.name} to the ledger {table}", statement.sql)
 
 
 def record(

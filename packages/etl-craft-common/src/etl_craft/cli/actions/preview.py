@@ -102,9 +102,11 @@ def _effect(found: Preview, effect: ActionEffect) -> str:
         )
     elif action is Action.SCD2_MERGE:
         said = (
-            f"open {effect.new_keys} version(s) for new keys, close {effect.closed} and open "
+            f"open {effect.new_keys} version(s) for new keys, close {effect.changed_keys} and open "
             f"as many new version(s) for changed keys, leave {effect.unchanged_keys} unchanged"
         )
+        if effect.deleted:
+            said += f", close {effect.deleted} key(s) the SELECT no longer returns"
     elif action is Action.DELETE_ROWS:
         verb = "flag" if found.delete_mode is DeleteMode.SOFT else "delete"
         said = f"{verb} {effect.deleted} row(s) of {target} whose key the SELECT returns"

@@ -158,7 +158,9 @@ UPDATE AUD_TASK_RUN_LOG
        END_DATE = CASE WHEN :is_live THEN NULL ELSE etl_craft_now() END,
        SOURCE_COUNT = :source_count, TARGET_COUNT = :target_count, INSERT_COUNT = :insert_count,
        UPDATE_COUNT = :update_count, DELETE_COUNT = :delete_count, DUPLICATE_COUNT = :duplicate_count,
-       ROWS_WRITTEN = :rows_written, ERROR_MESSAGE = :error_message, TASK_LOG = :task_log,
+       ROWS_WRITTEN = :rows_written, NEW_KEY_COUNT = :new_key_count,
+       CHANGED_KEY_COUNT = :changed_key_count, UNCHANGED_KEY_COUNT = :unchanged_key_count,
+       ERROR_MESSAGE = :error_message, TASK_LOG = :task_log,
        MESSAGE = :message, UPDATED_BY = :actor, UPDATED_BY_KIND = :actor_kind
  WHERE TASK_RUN_ID = :task_run_id
 RETURNING TASK_RUN_ID AS task_run_id, STATUS AS status;
@@ -186,7 +188,9 @@ UPDATE AUD_TASK_ATTEMPTS
    SET STATUS = :status, ENDED_AT = etl_craft_now(), EXIT_CODE = :exit_code, RETRYABLE = :retryable,
        SOURCE_COUNT = :source_count, TARGET_COUNT = :target_count, INSERT_COUNT = :insert_count,
        UPDATE_COUNT = :update_count, DELETE_COUNT = :delete_count, DUPLICATE_COUNT = :duplicate_count,
-       ROWS_WRITTEN = :rows_written, ERROR_MESSAGE = :error_message, TASK_LOG = :task_log,
+       ROWS_WRITTEN = :rows_written, NEW_KEY_COUNT = :new_key_count,
+       CHANGED_KEY_COUNT = :changed_key_count, UNCHANGED_KEY_COUNT = :unchanged_key_count,
+       ERROR_MESSAGE = :error_message, TASK_LOG = :task_log,
        OUTCOME_SOURCE = :outcome_source, ENDED_BY = :actor, ENDED_BY_KIND = :actor_kind
  WHERE ATTEMPT_ID = :attempt_id AND STATUS IN ('CLAIMED', 'RUNNING') AND OWNER_ID = :owner_id
 RETURNING ATTEMPT_ID AS attempt_id, TASK_RUN_ID AS task_run_id, STATUS AS status;
@@ -241,7 +245,9 @@ UPDATE AUD_TASK_ATTEMPTS
    SET STATUS = 'SUCCESS', ENDED_AT = etl_craft_now(), RETRYABLE = 'N',
        SOURCE_COUNT = :source_count, TARGET_COUNT = :target_count, INSERT_COUNT = :insert_count,
        UPDATE_COUNT = :update_count, DELETE_COUNT = :delete_count, DUPLICATE_COUNT = :duplicate_count,
-       ROWS_WRITTEN = :rows_written, ERROR_MESSAGE = :error_message, OUTCOME_SOURCE = 'LEDGER',
+       ROWS_WRITTEN = :rows_written, NEW_KEY_COUNT = :new_key_count,
+       CHANGED_KEY_COUNT = :changed_key_count, UNCHANGED_KEY_COUNT = :unchanged_key_count,
+       ERROR_MESSAGE = :error_message, OUTCOME_SOURCE = 'LEDGER',
        ENDED_BY = :actor, ENDED_BY_KIND = :actor_kind
  WHERE ATTEMPT_ID = :attempt_id AND STATUS IN ('CLAIMED', 'RUNNING')
    AND LEASE_EXPIRES_AT < etl_craft_now()

@@ -11,7 +11,8 @@ from etl_craft.core.errors import WarehouseError
 from etl_craft.core.faults import fault_point
 from etl_craft.core.time import utc_now
 from etl_craft.handlers.sql.context import Context
-from etl_craft.handlers.sql.merge import scd1_merge, scd2_merge
+from etl_craft.handlers.sql.history import scd2_merge
+from etl_craft.handlers.sql.merge import scd1_merge
 from etl_craft.handlers.sql.spec import Action, SqlActionSpec
 from etl_craft.handlers.sql.writers import (
     append_table,

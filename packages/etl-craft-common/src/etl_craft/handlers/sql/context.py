@@ -65,6 +65,18 @@ class Context:
         }
         return {name: value for name, value in stamps.items() if name.lower() in present}
 
+    def close_stamps(self, present: set[str], valid_to: Value) -> dict[str, Value]:
+        """A closed SCD2 version: the run that opened it keeps PIPELINE_RUN_ID and TASK_RUN_ID."""
+        stamps = {
+            "ACTIVE_FLAG": flag(False),
+            "VALID_TO": valid_to,
+            "UPDATE_DATE": self.bind(self.now, TIMESTAMP),
+            "UPDATED_BY": self.bind(self.spec.actor, "VARCHAR"),
+            "CLOSED_PIPELINE_RUN_ID": self.bind(self.spec.pipeline_run_id, "BIGINT"),
+            "CLOSED_TASK_RUN_ID": self.bind(self.spec.task_run_id, "BIGINT"),
+        }
+        return {name: value for name, value in stamps.items() if name.lower() in present}
+
     def insert_stamps(self, present: set[str], change_hash: str, row_id: Value) -> dict[str, Value]:
         stamps = {
             "ROW_ID": row_id,

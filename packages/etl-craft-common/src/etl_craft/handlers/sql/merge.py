@@ -1,6 +1,9 @@
-"""SCD1_MERGE and SCD2_MERGE: set-based updates from a deduplicated, hashed stage."""
+"""SCD1_MERGE, and the steps it shares with SCD2_MERGE: set-based updates from a deduplicated,
+hashed stage."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from etl_craft.core.counts import Counts
 from etl_craft.handlers.sql.context import Context, require_columns
@@ -22,9 +25,12 @@ class Merge:
         require_columns(ctx, self.present, needed, why)
         refuse_null_keys(ctx, self.stage)
         refuse_ties(ctx, self.stage)
-        keys = {key.lower() for key in ctx.spec.merge_key}
+        # A change's own time says when it happened, not that something changed.
+        skipped = {key.lower() for key in ctx.spec.merge_key}
+        if ctx.spec.valid_from_column:
+            skipped.add(ctx.spec.valid_from_column.lower())
         names = ctx.spec.compare_columns or tuple(
-            column.name for column in self.stage.columns if column.key not in keys
+            column.name for column in self.stage.columns if column.key not in skipped
         )
         self.stage.require("MERGE_COMPARE_COLUMNS", names)
         for name in names:
@@ -51,9 +57,12 @@ class Merge:
         return name
 
     @property
+    def kept(self) -> int:
+        return self.ctx.count("count rows kept", statements.count_rows(self.deduped))
+
+    @property
     def duplicates(self) -> int:
-        kept = self.ctx.count("count rows kept", statements.count_rows(self.deduped))
-        return self.stage.rows - kept
+        return self.stage.rows - self.kept
 
     def changed(self) -> str:
         """A current row whose values differ, or that was soft-deleted and comes back."""
@@ -66,11 +75,13 @@ class Merge:
         )
         return ctx.run(purpose, statement)
 
-    def insert_missing(self, *, current_only: bool) -> int:
+    def insert_missing(self, *, current_only: bool, stamps: dict[str, Value] | None = None) -> int:
         ctx = self.ctx
         where = statements.absent_from(ctx.target, ctx.spec.merge_key, current_only=current_only)
         staged = statements.staged_hash().sql
-        return insert_stage(ctx, self.deduped, self.stage.columns, self.present, staged, where)
+        return insert_stage(
+            ctx, self.deduped, self.stage.columns, self.present, staged, where, stamps
+        )
 
 
 def scd1_merge(ctx: Context) -> Counts:
@@ -87,26 +98,8 @@ def scd1_merge(ctx: Context) -> Counts:
     assignments |= ctx.update_stamps(merge.present)
     updated = merge.update("update changed rows", assignments, merge.changed())
     inserted = merge.insert_missing(current_only=False)
-    return counts(
+    written = counts(
         ctx, merge.stage.rows, inserted=inserted, updated=updated, duplicates=merge.duplicates
     )
-
-
-def scd2_merge(ctx: Context) -> Counts:
-    merge = Merge(
-        ctx,
-        ("HASH_KEY", "ACTIVE_FLAG", "VALID_FROM", "VALID_TO"),
-        "SCD2_MERGE keeps history in versions marked by ACTIVE_FLAG, VALID_FROM and VALID_TO",
-    )
-    # The closed version keeps its DELETE_FLAG; the new version starts undeleted.
-    assignments = {
-        "ACTIVE_FLAG": statements.flag(False),
-        "VALID_TO": ctx.bind(ctx.now, "TIMESTAMP WITH TIME ZONE"),
-    } | ctx.update_stamps(merge.present)
-    closed = merge.update(
-        "close changed versions", assignments, statements.current_version(merge.changed())
-    )
-    inserted = merge.insert_missing(current_only=True)
-    return counts(
-        ctx, merge.stage.rows, inserted=inserted, updated=closed, duplicates=merge.duplicates
-    )
+    unchanged = merge.kept - inserted - updated
+    return replace(written, new_keys=inserted, changed_keys=updated, unchanged_keys=unchanged)

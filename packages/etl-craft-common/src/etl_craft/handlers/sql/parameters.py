@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from etl_craft.handlers.sql.spec import Action, DeleteMode, RefreshType
+from etl_craft.handlers.sql.spec import Action, DeleteMode, MissingKeys, RefreshType, ValidFrom
 
 
 class ParameterType(StrEnum):
@@ -96,6 +96,34 @@ SQL_PARAMETERS: tuple[ParameterDeclaration, ...] = (
         DeleteMode.HARD.value,
         "DELETE_ROWS: HARD removes the rows, SOFT sets DELETE_FLAG = 'Y'.",
         tuple(DeleteMode),
+    ),
+    ParameterDeclaration(
+        "SCD2_VALID_FROM",
+        ParameterType.CHOICE,
+        False,
+        ValidFrom.RUN_TIME.value,
+        "SCD2_MERGE: when a new version starts and the one it replaces ends: RUN_TIME (the "
+        "attempt's clock), RUN_DATE (midnight UTC of the run date, for backfills) or COLUMN "
+        "(SCD2_VALID_FROM_COLUMN of each row); a key's time never goes backwards.",
+        tuple(ValidFrom),
+    ),
+    ParameterDeclaration(
+        "SCD2_VALID_FROM_COLUMN",
+        ParameterType.TEXT,
+        False,
+        None,
+        "SCD2_MERGE with SCD2_VALID_FROM = COLUMN: the SELECT's timestamp column saying when "
+        "each row's change happened (never NULL); it is left out of the default comparison.",
+    ),
+    ParameterDeclaration(
+        "SCD2_MISSING_KEYS",
+        ParameterType.CHOICE,
+        False,
+        MissingKeys.KEEP.value,
+        "SCD2_MERGE of a full snapshot: what happens to a current key the SELECT doesn't "
+        "return: KEEP leaves it, CLOSE closes its version, NEW_RECORD closes it and opens a "
+        "deletion version with DELETE_FLAG = 'Y'.",
+        tuple(MissingKeys),
     ),
     ParameterDeclaration(
         "SCHEMA_EVOLUTION",

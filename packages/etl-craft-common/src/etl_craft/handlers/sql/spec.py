@@ -41,6 +41,22 @@ class DeleteMode(StrEnum):
     SOFT = "SOFT"
 
 
+class ValidFrom(StrEnum):
+    """SCD2_VALID_FROM: the instant a version of SCD2_MERGE starts (and its predecessor ends)."""
+
+    RUN_TIME = "RUN_TIME"  # the attempt's clock
+    RUN_DATE = "RUN_DATE"  # midnight UTC of the pipeline run's date, so a backfill dates its day
+    COLUMN = "COLUMN"  # the change's own time, from SCD2_VALID_FROM_COLUMN of the SELECT
+
+
+class MissingKeys(StrEnum):
+    """SCD2_MISSING_KEYS: what SCD2_MERGE does to a current key the SELECT no longer returns."""
+
+    KEEP = "KEEP"  # nothing: the SELECT returns changes, not a full snapshot
+    CLOSE = "CLOSE"  # close its current version
+    NEW_RECORD = "NEW_RECORD"  # close it and open a deletion version, flagged DELETE_FLAG = 'Y'
+
+
 _ORDER_ITEM = re.compile(
     r"\s*([A-Za-z_][A-Za-z0-9_]*)(\s+(?:ASC|DESC))?(\s+NULLS\s+(?:FIRST|LAST))?\s*", re.IGNORECASE
 )
@@ -95,6 +111,9 @@ class SqlActionSpec:
     dedupe_order: DedupeOrder = DedupeOrder("")
     delete_mode: DeleteMode = DeleteMode.HARD
     schema_evolution: bool = False
+    valid_from: ValidFrom = ValidFrom.RUN_TIME
+    valid_from_column: str | None = None
+    missing_keys: MissingKeys = MissingKeys.KEEP
     # CREATE_TABLE and SETUP_TABLE: add VALID_FROM/VALID_TO because an SCD2_MERGE writes the target.
     history_columns: bool = False
     ledger_schema: str = DEFAULT_LEDGER_SCHEMA
@@ -121,3 +140,18 @@ class SqlActionSpec:
                     "letters, digits and underscores, separated by commas"
                 )
         self.dedupe_order.check()
+        self._check_validity()
+
+    def _check_validity(self) -> None:
+        column = self.valid_from_column
+        if self.valid_from is ValidFrom.COLUMN and not column:
+            raise MetadataError(
+                f"{self.action} into {self.target} takes SCD2_VALID_FROM from a COLUMN but has "
+                "no SCD2_VALID_FROM_COLUMN; set it to the SELECT's timestamp column of each "
+                "change, such as updated_at"
+            )
+        if column is not None and not is_identifier(column):
+            raise MetadataError(
+                f"SCD2_VALID_FROM_COLUMN names {column!r}, which is not a plain column name; "
+                "expected one column of the SELECT, such as updated_at"
+            )

@@ -12,6 +12,7 @@ from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.audit import AUDIT_COLUMNS, HISTORY_COLUMNS
 from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.statements import Value
 
 log = logging.getLogger("etl_craft.handlers.sql")
 
@@ -46,10 +47,12 @@ def insert_stage(
     present: set[str],
     change_hash: str,
     where: str = "",
+    stamps: dict[str, Value] | None = None,
 ) -> int:
+    """Insert the source's rows (alias d); ``stamps`` replace the default audit values."""
     values = {column.name: statements.stage_value(column.name) for column in business}
     row_id = statements.row_id_value(ctx.target)
-    values |= ctx.insert_stamps(present, change_hash, row_id)
+    values |= ctx.insert_stamps(present, change_hash, row_id) | (stamps or {})
     return ctx.run("insert rows", statements.insert_from(ctx.target, source, values, where))
 
 
@@ -84,7 +87,19 @@ def setup_table(ctx: Context) -> Counts:
     stage = build_stage(ctx, empty=True)
     if not ctx.conn.exists(ctx.spec.target):
         _create(ctx, stage)
+    elif ctx.spec.history_columns:
+        # A history table of an older etl-craft gets the columns an SCD2_MERGE now writes.
+        add_missing(ctx, {column.key for column in ctx.target_columns()}, HISTORY_COLUMNS)
     return counts(ctx, 0)
+
+
+def add_missing(ctx: Context, present: set[str], managed: tuple[Column, ...]) -> set[str]:
+    """Add the columns etl-craft writes itself that the target lacks; the new set of names."""
+    missing = tuple(column for column in managed if column.key not in present)
+    if missing:
+        log.info("adding %s to %s", ", ".join(column.name for column in missing), ctx.target)
+        add_columns(ctx, missing)
+    return present | {column.key for column in missing}
 
 
 def _prepare_existing(ctx: Context) -> tuple[Stage, tuple[Column, ...], set[str]]:

@@ -467,6 +467,9 @@ CREATE TABLE AUD_TASK_RUN_LOG (
     MESSAGE TEXT,
     UPDATED_BY VARCHAR(128) NOT NULL,
     UPDATED_BY_KIND VARCHAR(16) NOT NULL CONSTRAINT CK_AUD_TASK_RUN_LOG_UPDATED_KIND CHECK (UPDATED_BY_KIND IN ('HUMAN', 'SCHEDULE', 'ORCHESTRATOR', 'WORKER', 'SYSTEM')),
+    NEW_KEY_COUNT BIGINT,
+    CHANGED_KEY_COUNT BIGINT,
+    UNCHANGED_KEY_COUNT BIGINT,
     CONSTRAINT UQ_AUD_TASK_RUN_LOG_TASK UNIQUE (PIPELINE_RUN_ID, TASK_ID)
 );
 COMMENT ON TABLE AUD_TASK_RUN_LOG IS 'One row per task per run: the summary of its attempts, written in the same transaction as each attempt change.';
@@ -485,6 +488,9 @@ COMMENT ON COLUMN AUD_TASK_RUN_LOG.UPDATE_COUNT IS 'Rows updated by the latest a
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.DELETE_COUNT IS 'Rows deleted or soft-deleted by the latest attempt.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.DUPLICATE_COUNT IS 'Source rows removed by dedupe in the latest attempt.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.ROWS_WRITTEN IS 'Rows the latest attempt wrote; HAS_DATA dependencies read it.';
+COMMENT ON COLUMN AUD_TASK_RUN_LOG.NEW_KEY_COUNT IS 'Keys a merge found without a current version (SCD2: a returning key counts here) in the latest attempt.';
+COMMENT ON COLUMN AUD_TASK_RUN_LOG.CHANGED_KEY_COUNT IS 'Keys a merge found with a differing current version (SCD2: one version closed and one opened each) in the latest attempt.';
+COMMENT ON COLUMN AUD_TASK_RUN_LOG.UNCHANGED_KEY_COUNT IS 'Keys a merge left alone because their current version matched in the latest attempt.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.ERROR_MESSAGE IS 'The one-line cause of the latest failure.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.TASK_LOG IS 'The tail of the latest attempt''s log.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.MESSAGE IS 'Why the task run is in its state (a skip reason, a mark''s reason).';
@@ -529,6 +535,9 @@ CREATE TABLE AUD_TASK_ATTEMPTS (
     REQUESTED_BY_KIND VARCHAR(16) NOT NULL CONSTRAINT CK_AUD_TASK_ATTEMPTS_REQUESTED_KIND CHECK (REQUESTED_BY_KIND IN ('HUMAN', 'SCHEDULE', 'ORCHESTRATOR', 'WORKER', 'SYSTEM')),
     ENDED_BY VARCHAR(128),
     ENDED_BY_KIND VARCHAR(16) CONSTRAINT CK_AUD_TASK_ATTEMPTS_ENDED_KIND CHECK (ENDED_BY_KIND IN ('HUMAN', 'SCHEDULE', 'ORCHESTRATOR', 'WORKER', 'SYSTEM')),
+    NEW_KEY_COUNT BIGINT,
+    CHANGED_KEY_COUNT BIGINT,
+    UNCHANGED_KEY_COUNT BIGINT,
     CONSTRAINT UQ_AUD_TASK_ATTEMPTS_NUMBER UNIQUE (TASK_RUN_ID, ATTEMPT_NUMBER),
     CONSTRAINT CK_AUD_TASK_ATTEMPTS_OWNED CHECK (STATUS NOT IN ('CLAIMED', 'RUNNING') OR (OWNER_ID IS NOT NULL AND LEASE_EXPIRES_AT IS NOT NULL))
 );
@@ -564,6 +573,9 @@ COMMENT ON COLUMN AUD_TASK_ATTEMPTS.UPDATE_COUNT IS 'Rows updated.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.DELETE_COUNT IS 'Rows deleted or soft-deleted.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.DUPLICATE_COUNT IS 'Source rows removed by dedupe.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.ROWS_WRITTEN IS 'Rows written in all.';
+COMMENT ON COLUMN AUD_TASK_ATTEMPTS.NEW_KEY_COUNT IS 'Keys a merge found without a current version (SCD2: a returning key counts here).';
+COMMENT ON COLUMN AUD_TASK_ATTEMPTS.CHANGED_KEY_COUNT IS 'Keys a merge found with a differing current version (SCD2: one version closed and one opened each).';
+COMMENT ON COLUMN AUD_TASK_ATTEMPTS.UNCHANGED_KEY_COUNT IS 'Keys a merge left alone because their current version matched.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.ERROR_MESSAGE IS 'The one-line cause of a failure.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.TASK_LOG IS 'The tail of the attempt''s log.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.LOG_PATH IS 'Where the full log is.';

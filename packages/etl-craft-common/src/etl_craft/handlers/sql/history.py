@@ -1,0 +1,201 @@
+"""SCD2_MERGE: history in versions, each valid from VALID_FROM until VALID_TO.
+
+Every case keeps at most one current version per key and no gaps or overlaps: a new version
+starts where the one it replaces ends, at the key's validity instant (SCD2_VALID_FROM), which
+must be later than any instant the key's history already has. Keys a full snapshot no longer
+returns are kept, closed, or closed and followed by a deletion version (SCD2_MISSING_KEYS).
+Everything that can refuse runs before the first write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, time
+
+from etl_craft.core.counts import Counts
+from etl_craft.core.errors import SqlGuardError
+from etl_craft.handlers.sql.context import Context, require_columns
+from etl_craft.handlers.sql.merge import Merge
+from etl_craft.handlers.sql.spec import MissingKeys, ValidFrom
+from etl_craft.handlers.sql.writers import add_missing, counts
+from etl_craft.warehouse import history, statements
+from etl_craft.warehouse.audit import CLOSING_COLUMNS, MANAGED_NAMES, TIMESTAMP
+from etl_craft.warehouse.statements import Value
+
+NEEDED = ("HASH_KEY", "ACTIVE_FLAG", "VALID_FROM", "VALID_TO")
+
+
+@dataclass(frozen=True)
+class Missing:
+    """The current versions of keys the snapshot lacks, and the instant they end."""
+
+    condition: str
+    close_at: Value
+
+
+def scd2_merge(ctx: Context) -> Counts:
+    merge = Merge(
+        ctx,
+        NEEDED,
+        "SCD2_MERGE keeps history in versions marked by ACTIVE_FLAG, VALID_FROM and VALID_TO",
+    )
+    merge.present = add_missing(ctx, merge.present, CLOSING_COLUMNS)
+    soft = "delete_flag" in merge.present
+    _stamp_starts(ctx, merge)
+    _refuse_backwards(ctx, merge, soft)
+    missing = _missing(ctx, merge)
+    changed = ctx.count(
+        "count changed keys",
+        history.changed_keys(ctx.target, merge.deduped, ctx.spec.merge_key, soft_deletes=soft),
+    )
+    start = Value(f"d.{history.VALID_FROM}")
+    # The closed version keeps its DELETE_FLAG; the new version starts undeleted.
+    closed = merge.update(
+        "close changed versions",
+        ctx.close_stamps(merge.present, start),
+        statements.current_version(merge.changed()),
+    )
+    opened = merge.insert_missing(current_only=True, stamps={"VALID_FROM": start})
+    deletions, gone = _close_missing(ctx, merge, missing)
+    written = counts(
+        ctx,
+        merge.stage.rows,
+        inserted=opened + deletions,
+        updated=closed,
+        deleted=gone,
+        duplicates=merge.duplicates,
+    )
+    new = opened - changed
+    return replace(
+        written, new_keys=new, changed_keys=changed, unchanged_keys=merge.kept - new - changed
+    )
+
+
+def _stamp_starts(ctx: Context, merge: Merge) -> None:
+    spec = ctx.spec
+    if spec.valid_from is ValidFrom.COLUMN:
+        column = str(spec.valid_from_column)
+        merge.stage.require("SCD2_VALID_FROM_COLUMN", (column,))
+        nulls = ctx.count(
+            "count NULL validity times", statements.count_rows(merge.deduped, f"{column} IS NULL")
+        )
+        if nulls:
+            raise SqlGuardError(
+                f"the SELECT returns {nulls} key(s) whose SCD2_VALID_FROM_COLUMN {column} is "
+                f"NULL; {ctx.target} can't date their versions: filter those rows out or "
+                f"COALESCE {column} to the time of the change"
+            )
+        start = Value(f"CAST({column} AS {TIMESTAMP})")
+    else:
+        start = ctx.bind(_run_start(ctx), TIMESTAMP)
+    for statement in history.stamp_valid_from(merge.deduped, start):
+        ctx.run("date the staged keys", statement)
+
+
+def _refuse_backwards(ctx: Context, merge: Merge, soft: bool) -> None:
+    keys = ctx.spec.merge_key
+    statement = history.backwards(ctx.target, merge.deduped, keys, soft_deletes=soft)
+    rows = ctx.conn.fetch_all(f"look for validity going backwards ({ctx.target})", statement.sql)
+    if rows:
+        raise SqlGuardError(
+            f"SCD2_VALID_FROM ({ctx.spec.valid_from}) goes backwards for {rows[0][-1]} key(s) "
+            f"of {ctx.target}: {_examples(ctx, rows, 'would open a version at')}, no later "
+            f"than a start or end its history already has; {_remedy(ctx)}"
+        )
+
+
+def _examples(ctx: Context, rows: list[tuple[object, ...]], saying: str) -> str:
+    width = len(ctx.spec.merge_key)
+    return "; ".join(
+        " and ".join(
+            f"{key}={value!r}" for key, value in zip(ctx.spec.merge_key, row, strict=False)
+        )
+        + f" {saying} {row[width]}"
+        for row in rows
+    )
+
+
+def _remedy(ctx: Context) -> str:
+    """Each source of validity goes backwards for its own reason."""
+    if ctx.spec.valid_from is ValidFrom.COLUMN:
+        return (
+            f"a key's versions must follow each other in time: load each key's changes in "
+            f"order of {ctx.spec.valid_from_column}, or correct the times the SELECT returns"
+        )
+    if ctx.spec.valid_from is ValidFrom.RUN_DATE:
+        return (
+            "a key's versions must follow each other in time: run the backfill's dates in "
+            "order, or run the task for a later run date"
+        )
+    return "the history holds times later than this attempt's clock: check the warehouse's data"
+
+
+def _missing(ctx: Context, merge: Merge) -> Missing | None:
+    """The missing keys' versions to end, checked; None when SCD2_MISSING_KEYS is KEEP."""
+    mode = ctx.spec.missing_keys
+    if mode is MissingKeys.KEEP:
+        return None
+    if mode is MissingKeys.NEW_RECORD:
+        require_columns(ctx, merge.present, ("DELETE_FLAG",), "NEW_RECORD flags deletion versions")
+    keys = ctx.spec.merge_key
+    condition = history.missing(merge.deduped, keys, only_live=mode is MissingKeys.NEW_RECORD)
+    close_at = _close_at(ctx, merge)
+    if close_at is None:
+        if ctx.count("count missing keys", statements.count_rows(f"{ctx.target} t", condition)):
+            raise SqlGuardError(
+                f"the SELECT returns no rows, so SCD2_VALID_FROM_COLUMN gives no time at which "
+                f"to close the current keys of {ctx.target} (SCD2_MISSING_KEYS = {mode}); "
+                "check the source, or run with SCD2_VALID_FROM = RUN_TIME or RUN_DATE"
+            )
+        return None
+    statement = history.missing_not_after(ctx.target, condition, keys, close_at)
+    rows = ctx.conn.fetch_all(
+        f"look for missing keys closed too early ({ctx.target})", statement.sql, statement.params
+    )
+    if rows:
+        raise SqlGuardError(
+            f"SCD2_MISSING_KEYS = {mode} would close the current version of {rows[0][-1]} key(s) "
+            f"of {ctx.target} the SELECT doesn't return at {close_at.param}, no later than it "
+            f"started: {_examples(ctx, rows, 'started at')}; {_remedy(ctx)}"
+        )
+    return Missing(condition, close_at)
+
+
+def _close_at(ctx: Context, merge: Merge) -> Value | None:
+    """When a missing key's version ends: the snapshot's latest change time, or the run's."""
+    if ctx.spec.valid_from is not ValidFrom.COLUMN:
+        return ctx.bind(_run_start(ctx), TIMESTAMP)
+    latest = ctx.conn.fetch_value(
+        f"read the snapshot's time ({ctx.target})", history.latest_start(merge.deduped).sql
+    )
+    return None if latest is None else ctx.bind(latest, TIMESTAMP)
+
+
+def _run_start(ctx: Context) -> datetime:
+    if ctx.spec.valid_from is ValidFrom.RUN_DATE:
+        return datetime.combine(ctx.spec.run_date, time(), UTC)
+    return ctx.now
+
+
+def _close_missing(ctx: Context, merge: Merge, missing: Missing | None) -> tuple[int, int]:
+    """(deletion versions opened, versions of missing keys closed)."""
+    if missing is None:
+        return 0, 0
+    opened = 0
+    if ctx.spec.missing_keys is MissingKeys.NEW_RECORD:
+        opened = _open_deletions(ctx, merge, missing)
+    assignments = ctx.close_stamps(merge.present, missing.close_at)
+    statement = statements.update_where(ctx.target, assignments, missing.condition)
+    return opened, ctx.run("close the versions of missing keys", statement)
+
+
+def _open_deletions(ctx: Context, merge: Merge, missing: Missing) -> int:
+    """A deletion version per missing key: its last values, flagged deleted, from close_at."""
+    business = {
+        column: statements.stage_value(column) for column in sorted(merge.present - MANAGED_NAMES)
+    }
+    row_id = statements.row_id_value(ctx.target)
+    values = business | ctx.insert_stamps(merge.present, "d.HASH_KEY", row_id)
+    values |= {"DELETE_FLAG": statements.flag(True), "VALID_FROM": missing.close_at}
+    source = history.current_of(ctx.target, missing.condition)
+    return ctx.run("open deletion versions", statements.insert_from(ctx.target, source, values))
