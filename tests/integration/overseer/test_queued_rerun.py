@@ -5,15 +5,18 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from fastapi.testclient import TestClient
 
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.operations.context import ContextRequest, build_context
 from etl_craft.operations.reruns import RerunRequest, queue_rerun
+from etl_craft.operations.tokens import TokenRequest, create_token
+from etl_craft_api.app import create_app
 from tests.chaos.harness import Processes, rows, wait_for
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.overseer.test_server import overseers, pair_pipeline, run_status
 
-OPERATOR = Actor("ops-lead", ActorKind.HUMAN)
+OPERATOR = Actor("ops_lead", ActorKind.HUMAN)
 # third depends on second: with first failed, the engine skips both.
 THIRD = """
 INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
@@ -52,15 +55,21 @@ def _attempts(project: ProjectOnDisk, run_id: int) -> dict[str, int]:
     return {str(task): int(count) for task, count in found}
 
 
-def _queue(project: ProjectOnDisk, run_id: int, with_downstream: bool) -> None:
+def _queue_through_the_api(project: ProjectOnDisk, run_id: int, with_downstream: bool) -> None:
+    """POST the rerun as the operator whose token is named ops_lead (the actor it records)."""
     ctx = build_context(ContextRequest(config=project.config, cwd=project.root))
     try:
-        queue_rerun(
-            dataclasses.replace(ctx, actor=OPERATOR),
-            RerunRequest("pair", "first", "source fixed", run_id, with_downstream),
+        admin = dataclasses.replace(ctx, actor=OPERATOR)
+        token = create_token(admin, TokenRequest("ops_lead", "operator", None)).token
+        response = TestClient(create_app(ctx)).post(
+            f"/api/v1/runs/{run_id}/tasks/first/rerun",
+            headers={"Authorization": f"Bearer {token}"},
+            json={"reason": "source fixed", "with_downstream": with_downstream},
         )
     finally:
         ctx.close()
+    assert response.status_code == 202, response.text
+    assert response.json()["schema"] == "etl-craft/rerun/1"
 
 
 def _reruns(project: ProjectOnDisk, run_id: int) -> list[tuple[object, ...]]:
@@ -91,7 +100,7 @@ def test_a_failed_task_rerun_by_the_server_brings_its_skipped_downstream_back(
     assert _attempts(chaos_project, run_id) == {"first": 0, "second": 0, "third": 0}
     fixed.touch()
 
-    _queue(chaos_project, run_id, with_downstream)
+    _queue_through_the_api(chaos_project, run_id, with_downstream)
 
     wait_for(
         lambda: (
@@ -102,10 +111,10 @@ def test_a_failed_task_rerun_by_the_server_brings_its_skipped_downstream_back(
         "the server to rerun first, then second and third",
     )
     # The supervisor plans the engine's skips again with first: once run, they are not redone.
-    assert _reruns(chaos_project, run_id) == [("first", "ops-lead", "source fixed")]
+    assert _reruns(chaos_project, run_id) == [("first", "ops_lead", "source fixed")]
     requests = rows(chaos_project, "SELECT REQUESTED_BY, REASON FROM AUD_DOWNSTREAM_RERUNS")
     assert [tuple(row) for row in requests] == (
-        [("ops-lead", "source fixed")] if with_downstream else []
+        [("ops_lead", "source fixed")] if with_downstream else []
     )
 
 
@@ -150,8 +159,43 @@ def test_a_queued_rerun_redoes_the_downstream_only_when_asked(
         r=run_id,
     )
     tasks = ["first", "second"] if with_downstream else ["first"]
-    assert [tuple(row) for row in reruns] == [(t, "ops-lead", "source fixed") for t in tasks]
+    assert [tuple(row) for row in reruns] == [(t, "ops_lead", "source fixed") for t in tasks]
     requests = rows(chaos_project, "SELECT REQUESTED_BY, REASON FROM AUD_DOWNSTREAM_RERUNS")
     assert [tuple(row) for row in requests] == (
-        [("ops-lead", "source fixed")] if with_downstream else []
+        [("ops_lead", "source fixed")] if with_downstream else []
     )
+
+
+def test_a_server_started_between_two_stages_carries_the_rerun_on_from_the_tables(
+    chaos_project: ProjectOnDisk, processes: Processes
+) -> None:
+    pair_pipeline(chaos_project)
+    run_id = chaos_project.queued_run("pair")
+    ran = processes.finish(
+        processes.start(chaos_project, "run", "--pipeline_code", "pair", "--run-id", str(run_id))
+    )
+    assert ran.code == 0, ran.output
+    _queue_through_the_api(chaos_project, run_id, with_downstream=True)
+    # The first stage run to the run's end with no server: as if one had died right after it.
+    again = processes.finish(
+        processes.start(chaos_project, "run", "--pipeline_code", "pair", "--run-id", str(run_id))
+    )
+    assert again.code == 0, again.output
+    assert run_status(chaos_project, run_id) == "SUCCESS"
+    assert _attempts(chaos_project, run_id) == {"first": 2, "second": 1}
+    assert _pending(chaos_project) == 1
+
+    processes.start(chaos_project, "server")
+
+    wait_for(
+        lambda: (
+            _pending(chaos_project) == 0
+            and run_status(chaos_project, run_id) == "SUCCESS"
+            and _attempts(chaos_project, run_id) == {"first": 2, "second": 2}
+        ),
+        "the server to rerun second after first",
+    )
+    assert _reruns(chaos_project, run_id) == [
+        ("first", "ops_lead", "source fixed"),
+        ("second", "ops_lead", "source fixed"),
+    ]
