@@ -91,12 +91,18 @@ def test_an_operator_cancels_a_live_run_with_a_reason(runs_ui: tuple[Ui, RunHist
     )
 
 
-def test_an_operator_reruns_a_failed_task_and_its_next_attempt_is_queued(
+def test_an_operator_reruns_a_failed_task_with_downstream_and_its_next_attempt_is_queued(
     runs_ui: tuple[Ui, RunHistory],
 ) -> None:
     ui, history = runs_ui
-    answer = ui.post(
-        "operator", f"/runs/{history.failed}/rerun", {"task": "fetch", "reason": "source is back"}
+    page = ui.get("operator", f"/runs/{history.failed}").text
+    fields = {"task": "fetch", "reason": "source is back", "with_downstream": "on"}
+    answer = ui.post("operator", f"/runs/{history.failed}/rerun", fields)
+    requests = ui.rows(
+        "SELECT k.TASK_CODE AS task, d.REQUESTED_BY AS actor, d.REASON AS reason "
+        "FROM AUD_DOWNSTREAM_RERUNS d JOIN CFG_TASKS k ON k.TASK_ID = d.TASK_ID "
+        "WHERE d.PIPELINE_RUN_ID = :r AND d.SETTLED_AT IS NULL",
+        r=history.failed,
     )
     attempts = ui.rows(
         "SELECT a.ATTEMPT_NUMBER AS n, a.STATUS AS status, a.REQUESTED_BY AS actor "
@@ -106,8 +112,13 @@ def test_an_operator_reruns_a_failed_task_and_its_next_attempt_is_queued(
         r=history.failed,
     )
 
+    assert 'type="checkbox" id="rerun-with-downstream" name="with_downstream"' in page
     assert answer.status_code == 202, answer.text
     assert f"queued a rerun of fetch in run {history.failed}" in answer.text
+    assert "redoes its downstream task runs" in answer.text
+    assert [tuple(row.values()) for row in requests] == [
+        ("fetch", "operator_token", "source is back")
+    ]
     assert [(a["n"], a["status"], a["actor"]) for a in attempts] == [
         (1, "FAILED", "tester@tests"),
         (2, "QUEUED", "operator_token"),

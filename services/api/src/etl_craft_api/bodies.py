@@ -48,6 +48,14 @@ class Why(Body):
     reason: Reason
 
 
+class Rerun(Why):
+    with_downstream: Annotated[bool, Field(strict=True)] = Field(
+        default=False,
+        description="also redo the task's downstream task runs, each once its upstream reruns "
+        "succeed (etl-craft server queues them); without it, only those the engine skipped",
+    )
+
+
 class RunMark(Body):
     status: Literal["SUCCESS", "FAILED", "SKIPPED"]
     reason: Reason

@@ -40,6 +40,7 @@ from etl_craft.enginedb.runs import read_run
 from etl_craft.enginedb.transitions import claim_run_lease, release_run_lease, skip_run
 from etl_craft.enginedb.workers import SILENT_INTERVALS, mark_silent_workers_gone
 from etl_craft.operations.blocking import BlockedPipeline, blocked_pipelines
+from etl_craft.operations.downstream_reruns import carry_on_downstream_reruns
 from etl_craft.pools.base import Pool
 from etl_craft.pools.dispatch import submit_queued
 from etl_craft.runtime.heartbeat import Heartbeat
@@ -177,6 +178,8 @@ class Overseer:
             self.next_housekeeping = time.monotonic() + self.settings.poll_seconds
             full = True
         if full:
+            # Before reading the live runs, so that a run reopened for its next stage is driven now.
+            carry_on_downstream_reruns(self.engine)
             with self.engine.read() as conn:
                 runs = list(live_runs(conn))
             self._look_at_runs(runs)

@@ -12,6 +12,8 @@ pause, a cancel or the process dying) says which tasks still need a rerun.
 What is redone: without --with-downstream, the downstream task runs the engine skipped (SKIPPED
 with no attempt and no operator's SKIP or MARK); with it, every downstream task run except those
 an operator skipped. Downstream tasks without a task run are planned by the supervisor as usual.
+A queued rerun (the HTTP API's and the web UI's) runs only the first stage here; with
+downstream, etl-craft server queues the later ones with ``next_stage`` (downstream_reruns).
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from etl_craft.core.enums import RunStatus, TaskRunStatus
-from etl_craft.core.errors import RunStateError, UsageError
+from etl_craft.core.errors import RunStateError
 from etl_craft.core.graph import RunState, TaskOutcome
 from etl_craft.core.time import utc_now
+from etl_craft.enginedb.downstream_reruns import record_downstream_rerun, settle_downstream_reruns
 from etl_craft.enginedb.interventions import ActionScope, operator_decisions
 from etl_craft.enginedb.runs import (
     RunRow,
@@ -81,7 +84,7 @@ def rerun(ctx: OperationContext, request: RerunRequest) -> Rerun:
     redone = {task_id}
     view = run_pipeline(ctx, RunRequest(request.pipeline_code, run_id=run_id))
     while view.status in (RunStatus.SUCCESS, RunStatus.FAILED):
-        stage = _next_stage(ctx, run_id, task_id, redone, request.with_downstream, reason)
+        stage = next_stage(ctx, run_id, task_id, redone, request.with_downstream, reason)
         if not stage:
             break
         stages.append(tuple(stage.values()))
@@ -94,26 +97,25 @@ def rerun(ctx: OperationContext, request: RerunRequest) -> Rerun:
 def queue_rerun(ctx: OperationContext, request: RerunRequest) -> Rerun:
     """Queue the task's next attempt and leave the run to etl-craft server (the HTTP API's rerun).
 
-    Only the first stage: the server runs the queued attempt and plans tasks that have no task
-    run, but it does not redo downstream task runs; rerun (the CLI) does that in the foreground.
+    The server runs the queued attempt and plans tasks that have no task run; with downstream,
+    the request is recorded in AUD_DOWNSTREAM_RERUNS and the server queues each later stage
+    (the same selection as rerun's) every time the run ends, until nothing is left to redo.
     """
     reason = require_reason(request.reason, "rerun")
-    if request.with_downstream:
-        raise UsageError(
-            f"a queued rerun of {request.task_code} can't redo its downstream tasks; run "
-            f"etl-craft run --pipeline_code {request.pipeline_code} --rerun --with-downstream "
-            "in the foreground instead"
-        )
     (run_id, _), action_id = perform(
         ctx,
         "run",
         _arguments(request, reason),
-        lambda acting: _first_stage(acting, request, reason),
+        lambda acting: _first_stage(acting, request, reason, carry_on=request.with_downstream),
     )
     view = view_of(ctx, run_id)
+    then = (
+        "then redoes its downstream task runs as they become ready"
+        if request.with_downstream
+        else "(downstream task runs are not redone: rerun with downstream for that)"
+    )
     message = (
-        f"queued a rerun of {request.task_code} in run {run_id}; etl-craft server runs it "
-        "(downstream task runs are not redone: rerun them one by one once it ends)"
+        f"queued a rerun of {request.task_code} in run {run_id}; etl-craft server runs it {then}"
     )
     return Rerun(action_id, message, ((request.task_code,),), (), view)
 
@@ -129,7 +131,9 @@ def _arguments(request: RerunRequest, reason: str) -> dict[str, object]:
     }
 
 
-def _first_stage(acting: Acting, request: RerunRequest, reason: str) -> tuple[int, int]:
+def _first_stage(
+    acting: Acting, request: RerunRequest, reason: str, *, carry_on: bool = False
+) -> tuple[int, int]:
     run = acting.run(request.pipeline_code, request.run_id)
     task_id = acting.task(run, request.task_code)
     _refuse_supervised(run)
@@ -152,11 +156,21 @@ def _first_stage(acting: Acting, request: RerunRequest, reason: str) -> tuple[in
             f"{run.pipeline_run_id} ({why}); rerun the upstream task with --with-downstream"
         )
     reopen_for_change(acting, run, reason)
+    # A new rerun of the run replaces the downstream rerun the server may still be carrying on.
+    settle_downstream_reruns(acting.conn, run.pipeline_run_id)
+    if carry_on:
+        record_downstream_rerun(
+            acting.conn,
+            acting.ctx.actor,
+            run_id=run.pipeline_run_id,
+            task_id=task_id,
+            reason=reason,
+        )
     _queue(acting, run, shape, [row], reason)
     return run.pipeline_run_id, task_id
 
 
-def _next_stage(
+def next_stage(
     ctx: OperationContext,
     run_id: int,
     task_id: int,

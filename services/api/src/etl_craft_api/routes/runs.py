@@ -11,7 +11,7 @@ from etl_craft.operations.history import pipeline_of_run, run_by_id, run_tasks
 from etl_craft.operations.interventions import MarkRequest, cancel, mark, reopen
 from etl_craft.operations.reruns import RerunRequest, queue_rerun, skip
 from etl_craft_api.auth import Operator, Viewer
-from etl_craft_api.bodies import RunMark, TaskMark, Why
+from etl_craft_api.bodies import Rerun, RunMark, TaskMark, Why
 from etl_craft_api.documents import document
 from etl_craft_api.routes.params import At, Id, TaskCode
 from etl_craft_api.routing import StrictRoute
@@ -68,10 +68,12 @@ def post_task_mark(run_id: Id, task: TaskCode, body: TaskMark, ctx: Operator) ->
 @router.post(
     "/{run_id}/tasks/{task}/rerun",
     status_code=202,
-    summary="queue the task's next attempt; etl-craft server runs it",
+    summary="queue the task's next attempt (and, with downstream, its downstream task runs "
+    "after it); etl-craft server runs them",
 )
-def post_rerun(run_id: Id, task: TaskCode, body: Why, ctx: Operator) -> JSONResponse:
-    request = RerunRequest(pipeline_of_run(ctx, run_id), task, body.reason, run_id)
+def post_rerun(run_id: Id, task: TaskCode, body: Rerun, ctx: Operator) -> JSONResponse:
+    pipeline = pipeline_of_run(ctx, run_id)
+    request = RerunRequest(pipeline, task, body.reason, run_id, body.with_downstream)
     return document(ctx, queue_rerun(ctx, request), status=202)
 
 

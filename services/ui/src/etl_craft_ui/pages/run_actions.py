@@ -1,6 +1,7 @@
 """What an operator does to a run from its page: cancel it, mark it or one of its tasks, rerun a
-task. Each form asks for the reason and calls the operation the API's route calls; the run page
-comes back with the operation's message, or with its refusal and the API's status for it."""
+task (with its downstream task runs or not). Each form asks for the reason and calls the
+operation the API's route calls; the run page comes back with the operation's message, or with
+its refusal and the API's status for it."""
 
 from __future__ import annotations
 
@@ -72,7 +73,10 @@ def post_rerun(
 ) -> HTMLResponse:
     def act() -> str:
         pipeline = pipeline_of_run(ctx, run_id)
-        wanted = RerunRequest(pipeline, form.get("task", ""), form.get("reason"), run_id)
+        # An unchecked checkbox sends nothing; a checked one sends its value, "on" by default.
+        downstream = form.get("with_downstream") == "on"
+        task = form.get("task", "")
+        wanted = RerunRequest(pipeline, task, form.get("reason"), run_id, downstream)
         return queue_rerun(ctx, wanted).message
 
     return _acted(request, session, ctx, run_id, act, done_status=202)
