@@ -90,6 +90,10 @@ SEED = [
     "INSERT INTO AUD_CATALOG_PUBLICATIONS (PROJECT_ID, PUBLIC_URL, HOSTING, FIRST_PUBLISHED_AT, "
     "PUBLISHED_AT, PUBLISHED_BY) SELECT PROJECT_ID, 'https://example.com/', 'BASE_URL', "
     "etl_craft_now(), etl_craft_now(), 't' FROM CFG_PROJECTS",
+    "INSERT INTO AUD_DOWNSTREAM_RERUNS (PIPELINE_RUN_ID, TASK_ID, SINCE_ATTEMPT_ID, REASON, "
+    "REQUESTED_AT, REQUESTED_BY, REQUESTED_BY_KIND) SELECT r.PIPELINE_RUN_ID, t.TASK_ID, 0, "
+    "'redo', etl_craft_now(), 't', 'HUMAN' FROM AUD_PIPELINES_RUN_LOG r, CFG_TASKS t "
+    "WHERE t.TASK_CODE = 'a'",
 ]
 
 
@@ -170,7 +174,7 @@ def _marker(plain: Plain) -> str:
 
 
 def test_every_reserved_table_is_guarded(tables: list[str]) -> None:
-    assert len(tables) == 27
+    assert len(tables) == 28
 
 
 def test_plain_inserts_are_refused(tables: list[str], plain: Plain) -> None:
