@@ -42,6 +42,7 @@ NAV = (
     NavItem("Backfills", "/backfills"),
     NavItem("Interventions", "/interventions"),
     NavItem("Workers", "/workers"),
+    NavItem("Metadata", "/metadata"),
 )
 
 

@@ -224,6 +224,23 @@ class EngineDB:
                     conn.unmark()
 
     @contextmanager
+    def rehearsal(
+        self, actor: Actor, *, migration: str | None = None
+    ) -> Iterator[EngineConnection]:
+        """A writing transaction marked like ``transaction`` that always rolls back: what it
+        writes is seen inside it (triggers included) and by nobody else."""
+        with self._translated(), self.engine.connect() as plain:
+            raw = plain.execution_options(**{WRITE_OPTION: True})
+            with raw.begin() as tx:
+                conn = EngineConnection(raw, self.dialect)
+                conn.mark(actor, migration)
+                try:
+                    yield conn
+                finally:
+                    conn.unmark()
+                    tx.rollback()
+
+    @contextmanager
     def read(self) -> Iterator[EngineConnection]:
         """A read-only transaction: one consistent snapshot on PostgreSQL."""
         with self._translated(), self.engine.connect() as raw, raw.begin() as tx:

@@ -138,6 +138,10 @@ def audit_metadata_changes(
     return conn.all("audit_metadata_changes", pipeline_id=pipeline_id, since=since, limit=limit)
 
 
+def metadata_changes_of_migration(conn: EngineConnection, migration: str) -> list[RowMapping]:
+    return conn.all("metadata_changes_of_migration", migration=migration)
+
+
 def _pause(row: RowMapping) -> PauseRow:
     paused_at = as_utc(row["paused_at"])
     assert paused_at is not None

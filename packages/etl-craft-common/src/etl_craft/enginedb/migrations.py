@@ -155,6 +155,50 @@ def migrate_project(
     return _migrate(db, actor, target, files, writer_role, check)
 
 
+def next_project_version(db: EngineDB, *, project_code: str, folder: Path) -> int:
+    """The number the project's next migration file gets: one past every file in ``folder``
+    and every version the Engine DB applied (a file another checkout applied counts too)."""
+    with db.read() as conn:
+        ledger = _ledger(conn, MigrationStream.PROJECT, project_code)
+    versions = [migration.version for migration in project_files(folder)]
+    return max([*versions, *ledger, 0]) + 1
+
+
+def rehearse_project_file(
+    db: EngineDB,
+    actor: Actor,
+    *,
+    project_code: str,
+    folder: Path,
+    migration: MigrationFile,
+    check: FileCheck,
+) -> None:
+    """Run ``migration`` as migrate would run it next, let ``check`` see it inside the file's
+    transaction, and roll everything back: nothing is written and no file is needed."""
+    files = project_files(folder)
+    target = (MigrationStream.PROJECT, project_code)
+    with db.rehearsal(actor, migration=migration.name) as conn:
+        conn.run("lock_migrations")
+        ledger = _ledger(conn, *target)
+        _verify(ledger, files, MigrationStream.PROJECT)
+        pending = [file.name for file in files if file.version not in ledger]
+        if pending:
+            raise MigrationError(
+                f"project migration(s) {', '.join(pending)} in {folder} are not applied yet, so "
+                f"{migration.name} can't be judged after them; run etl-craft migrate first"
+            )
+        newest = max([*ledger, *(file.version for file in files), 0])
+        if migration.version <= newest:
+            raise MigrationError(
+                f"migration {migration.name} has version {migration.version}, but the project "
+                f"is at version {newest} already; expected version {newest + 1}: start again "
+                "from the current metadata"
+            )
+        judge = check(conn)
+        _execute(conn, migration.name, migration.sql)
+        judge(migration)
+
+
 def _migrate(
     db: EngineDB,
     actor: Actor,

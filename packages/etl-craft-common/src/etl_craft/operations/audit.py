@@ -80,12 +80,13 @@ def audit(
             limit=limit,
         )
         changes = audit_metadata_changes(conn, pipeline_id=pipeline_id, since=start, limit=limit)
+    names = sensitive_names(ctx.connector)
     return Audit(
         project_code=ctx.project_code,
         pipeline_code=pipeline_code,
         since=since,
         actions=tuple(_action(row) for row in actions),
-        metadata_changes=tuple(_change(row, sensitive_names(ctx.connector)) for row in changes),
+        metadata_changes=tuple(change_entry(row, names) for row in changes),
     )
 
 
@@ -106,7 +107,8 @@ def _action(row: Any) -> ActionEntry:
     )
 
 
-def _change(row: Any, names: SensitiveNames) -> MetadataChangeEntry:
+def change_entry(row: Any, names: SensitiveNames) -> MetadataChangeEntry:
+    """One AUD_METADATA_CHANGES row, with secret-looking parameter values masked."""
     return MetadataChangeEntry(
         change_id=int(row["change_id"]),
         at=_instant(row["changed_at"]),

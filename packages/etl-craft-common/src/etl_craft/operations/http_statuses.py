@@ -16,6 +16,7 @@ from etl_craft.core.errors import (
     WaitingError,
     WriteGuardError,
 )
+from etl_craft.operations.metadata_edits import MigrationConflictError
 from etl_craft.operations.tokens import TokenNameTakenError
 
 STATUSES: dict[type[EtlCraftError], int] = {
@@ -26,6 +27,7 @@ STATUSES: dict[type[EtlCraftError], int] = {
     RunStateError: 409,
     StaleTransitionError: 409,
     MetadataError: 409,
+    MigrationConflictError: 409,  # another migration arrived since the edit's preview
     IncompleteError: 409,
     WaitingError: 409,
     WriteGuardError: 409,

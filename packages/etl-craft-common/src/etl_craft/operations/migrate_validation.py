@@ -14,7 +14,13 @@ from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from etl_craft.enginedb.migrations import MigrationFile
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.validate import Finding, Severity, subject_of, validate_metadata
+from etl_craft.operations.validate import (
+    Finding,
+    Severity,
+    ValidateReport,
+    subject_of,
+    validate_metadata,
+)
 
 
 class MigrationValidation:
@@ -24,27 +30,39 @@ class MigrationValidation:
         self.ctx = ctx
 
     def __call__(self, conn: EngineConnection) -> Callable[[MigrationFile], None]:
-        before = _pipelines(_metadata(conn, self.ctx.project_code))
+        before = project_metadata_or_none(conn, self.ctx.project_code)
 
         def judge(migration: MigrationFile) -> None:
-            metadata = read_project_metadata(conn, self.ctx.project_code)
-            after = _pipelines(metadata)
-            touched = frozenset(
-                pipeline_id
-                for pipeline_id, rows in after.items()
-                if before.get(pipeline_id) != rows
-            )
-            if not touched:
-                return
-            report = validate_metadata(subject_of(self.ctx, metadata, touched))
-            failures = [f for f in report.findings if f.severity is Severity.FAIL]
+            after = read_project_metadata(conn, self.ctx.project_code)
+            report = validate_changed(self.ctx, before, after)
+            failures = [] if report is None else failures_of(report)
             if failures:
                 raise MetadataError(_refusal(migration, failures))
 
         return judge
 
 
-def _metadata(conn: EngineConnection, project_code: str) -> ProjectMetadata | None:
+def validate_changed(
+    ctx: OperationContext, before: ProjectMetadata | None, after: ProjectMetadata
+) -> ValidateReport | None:
+    """validate's report on the pipelines whose rows differ between ``before`` and ``after``;
+    None when no pipeline differs."""
+    shapes = _pipelines(before)
+    touched = frozenset(
+        pipeline_id
+        for pipeline_id, rows in _pipelines(after).items()
+        if shapes.get(pipeline_id) != rows
+    )
+    if not touched:
+        return None
+    return validate_metadata(subject_of(ctx, after, touched))
+
+
+def failures_of(report: ValidateReport) -> list[Finding]:
+    return [f for f in report.findings if f.severity is Severity.FAIL]
+
+
+def project_metadata_or_none(conn: EngineConnection, project_code: str) -> ProjectMetadata | None:
     try:
         return read_project_metadata(conn, project_code)
     except NotFoundError:
@@ -70,17 +88,21 @@ def _pipelines(metadata: ProjectMetadata | None) -> dict[int, tuple[Any, ...]]:
     return shapes
 
 
-def _refusal(migration: MigrationFile, failures: list[Finding]) -> str:
-    listed = "\n".join(
+def refusal_lines(failures: list[Finding]) -> str:
+    """validate's failures, one indented line each: where, check, message and remedy."""
+    return "\n".join(
         f"  pipeline {f.pipeline_code}"
         + (f", task {f.task_code}" if f.task_code else "")
         + (f", parameter {f.parameter}" if f.parameter else "")
         + f": {f.check}: {f.message}; {f.remedy}"
         for f in failures
     )
+
+
+def _refusal(migration: MigrationFile, failures: list[Finding]) -> str:
     return (
         f"migration {migration.name} was rolled back: validate finds {len(failures)} "
-        f"failure(s) in the pipelines it changes:\n{listed}\nfix the file and run etl-craft "
-        "migrate again (files applied before it stay applied), or apply it as it is with "
-        "etl-craft migrate --no-validate, which is recorded"
+        f"failure(s) in the pipelines it changes:\n{refusal_lines(failures)}\nfix the file and "
+        "run etl-craft migrate again (files applied before it stay applied), or apply it as it "
+        "is with etl-craft migrate --no-validate, which is recorded"
     )

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from etl_craft_ui.pages import health, interventions, pipelines, projects, sign_in, workers
+from etl_craft_ui.pages import (
+    health,
+    interventions,
+    metadata,
+    pipelines,
+    projects,
+    sign_in,
+    workers,
+)
 
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
@@ -13,4 +21,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     pipelines.router,
     interventions.router,
     workers.router,
+    metadata.router,
 )

@@ -79,3 +79,13 @@ SELECT c.CHANGE_ID AS change_id, c.CHANGED_AT AS changed_at, c.ACTOR AS actor,
  ORDER BY c.CHANGE_ID DESC
  LIMIT :limit) newest
  ORDER BY change_id;
+
+-- name: metadata_changes_of_migration --
+-- The CFG_ rows one project migration file changed, in the order it changed them.
+SELECT c.CHANGE_ID AS change_id, c.CHANGED_AT AS changed_at, c.ACTOR AS actor,
+       c.ACTOR_KIND AS actor_kind, c.TABLE_NAME AS table_name, c.ROW_KEY AS row_key,
+       c.OPERATION AS operation, c.BEFORE_JSON AS before_json, c.AFTER_JSON AS after_json,
+       c.MIGRATION AS migration
+  FROM AUD_METADATA_CHANGES c
+ WHERE c.MIGRATION = :migration
+ ORDER BY c.CHANGE_ID;
