@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
 import re
 
 import pytest
@@ -199,3 +201,13 @@ def test_a_secret_typed_into_a_reason_is_masked_on_every_page(ui: Ui) -> None:
         assert SECRET_PIPELINE_PASSWORD not in page
         assert "retry with password *** &amp; &lt;again&gt;" in page
     ui.end_live_runs()
+
+
+def test_the_drawings_own_style_is_the_one_inline_style_the_policy_allows(ui: Ui) -> None:
+    answer = ui.get("viewer", "/pipelines/orders")
+    styles = set(re.findall(r"<style>(.*?)</style>", answer.text, re.DOTALL))
+    assert len(styles) == 1
+    digest = base64.b64encode(hashlib.sha256(styles.pop().encode()).digest()).decode()
+    policy = answer.headers["content-security-policy"]
+    assert f"style-src 'self' 'sha256-{digest}';" in policy
+    assert "unsafe-inline" not in policy
