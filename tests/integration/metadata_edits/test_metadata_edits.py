@@ -236,3 +236,103 @@ def test_a_change_to_a_row_someone_changed_meanwhile_is_refused(
 
     assert preview.refusal is not None
     assert "DESCRIPTION None now, not 'as the editor showed it'" in preview.refusal
+
+
+def apply_checked(ctx: OperationContext, edit: MetadataEdit) -> str:
+    preview = preview_edit(ctx, edit)
+    assert preview.refusal is None, preview.refusal
+    return apply_edit(ctx, edit, preview.file_name).file_name
+
+
+def test_every_kind_of_object_is_added_changed_or_removed_by_its_own_file(
+    project: ProjectOnDisk, ctx: OperationContext
+) -> None:
+    orders = {"pipeline": "orders"}
+    names = [
+        apply_checked(ctx, edit)
+        for edit in (
+            MetadataEdit(
+                EditKind.PIPELINE,
+                {"pipeline": "audit"},
+                after={"DESCRIPTION": "Audit trail", "RUN_SCHEDULE": "0 5 * * *", "PRIORITY": 3},
+            ),
+            MetadataEdit(
+                EditKind.PIPELINE,
+                {"pipeline": "audit"},
+                before={"PRIORITY": 3, "SLA_MINUTES": None},
+                after={"PRIORITY": 3, "SLA_MINUTES": 90},
+            ),
+            MetadataEdit(
+                EditKind.PIPELINE_DEPENDENCY,
+                {**orders, "upstream_pipeline": "audit"},
+                after={"DEPENDENCY_TYPE": "ALWAYS"},
+            ),
+            MetadataEdit(
+                EditKind.PIPELINE_PARAMETER,
+                {**orders, "parameter": "DAYS"},
+                after={"PARAMETER_VALUE": "3", "PARAMETER_TYPE": "INT"},
+            ),
+            MetadataEdit(
+                EditKind.BUSINESS_RULE,
+                {**orders, "task": "side", "rule": "positive"},
+                after={
+                    "RULE_TYPE": "REPORT",
+                    "TARGET_TABLE": "dm.side",
+                    "KEY_COLUMNS": "one",
+                    "RULE_SQL": "SELECT one FROM dm.side WHERE one < 0",
+                },
+            ),
+            MetadataEdit(
+                EditKind.TASK_PARAMETER,
+                {**orders, "task": "side", "parameter": "RETRIES"},
+                after={"PARAMETER_VALUE": "2"},
+            ),
+            MetadataEdit(
+                EditKind.TASK_PARAMETER,
+                {**orders, "task": "side", "parameter": "RETRIES"},
+                before={"PARAMETER_VALUE": "2"},
+            ),
+            MetadataEdit(
+                EditKind.TASK_DEPENDENCY,
+                {
+                    **orders,
+                    "task": "summary",
+                    "upstream_pipeline": "orders",
+                    "upstream_task": "land",
+                },
+                before={"CONSUME_REPAIRS": "Y"},
+                after={"CONSUME_REPAIRS": "N"},
+            ),
+        )
+    ]
+
+    assert names == [
+        "0002_add_pipeline_audit.sql",
+        "0003_change_pipeline_audit.sql",
+        "0004_add_pipeline_dependency_audit.sql",
+        "0005_add_pipeline_parameter_DAYS.sql",
+        "0006_add_business_rule_side_positive.sql",
+        "0007_add_task_parameter_side_RETRIES.sql",
+        "0008_remove_task_parameter_side_RETRIES.sql",
+        "0009_change_task_dependency_summary_orders_land.sql",
+    ]
+    found = rows(
+        project,
+        "SELECT p.PRIORITY AS priority, p.SLA_MINUTES AS sla, d.DEPENDENCY_TYPE AS dep, "
+        "pp.PARAMETER_VALUE AS days, r.KEY_COLUMNS AS rule_keys, "
+        "(SELECT count(*) FROM CFG_TASK_PARAMETERS WHERE PARAMETER_NAME = 'RETRIES') AS retries, "
+        "(SELECT min(CONSUME_REPAIRS) FROM CFG_TASK_DEPENDENCY) AS repairs "
+        "FROM CFG_PIPELINES p, CFG_PIPELINE_DEPENDENCY d, CFG_PIPELINE_PARAMETERS pp, "
+        "CFG_BUSINESS_RULES r WHERE p.PIPELINE_CODE = 'audit'",
+    )
+    assert found == [
+        {
+            "priority": 3,
+            "sla": 90,
+            "dep": "ALWAYS",
+            "days": "3",
+            "rule_keys": "one",
+            "retries": 0,
+            "repairs": "N",
+        }
+    ]
