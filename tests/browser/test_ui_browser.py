@@ -1,0 +1,264 @@
+"""The web UI's operator flows in Debian's chromium, against real processes on a PostgreSQL
+Engine DB: `etl-craft server --pool-provider queue`, one `etl-craft worker` and `etl-craft ui`,
+started once for the module. The tokens come from `etl-craft token create`; the scripted tasks
+wait until the test releases them. Each step leaves a screenshot under
+${ETL_CRAFT_TEST_ARTIFACTS:-<repo>/.artifacts}/browser/ for a person to look at."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from subprocess import Popen
+from typing import Any
+
+import pytest
+
+from tests.browser.test_catalog_browser import ARTIFACTS, CHROMIUM, _require_chromium
+from tests.chaos.harness import Done, Processes, rows
+from tests.contract.test_pools import chain
+from tests.fixtures.processes import scripted_project
+from tests.fixtures.projects import ProjectOnDisk
+from tests.integration.api.test_live_docs import free_port, wait_until_up
+from tests.integration.worker.queueing import python_pipeline, release, start_worker
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+ROLES = ("viewer", "operator", "admin")
+WAIT_MS = 30_000  # a condition the processes reach in a second or two, with room on a busy host
+
+# Prints a line when it starts and, while it runs, each line the test writes to say-<name>.
+CHATTY = """
+import time
+from pathlib import Path
+
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    folder = Path(context.input_params["folder"])
+    name = context.input_params["name"]
+    print(f"{name} is up", flush=True)
+    said = 0
+    while not (folder / f"release-{name}").exists():
+        say = folder / f"say-{name}"
+        lines = say.read_text().splitlines() if say.exists() else []
+        for line in lines[said:]:
+            print(line, flush=True)
+        said = len(lines)
+        time.sleep(0.05)
+    return ScriptResult(row_count=1)
+"""
+# Fails until the test writes fixed-<name>, as a source that comes back would.
+FLAKY = """
+from pathlib import Path
+
+from etl_craft.scripting import ScriptContext, ScriptResult
+
+
+def run(context: ScriptContext) -> ScriptResult:
+    folder = Path(context.input_params["folder"])
+    name = context.input_params["name"]
+    if not (folder / f"fixed-{name}").exists():
+        raise RuntimeError(f"the source of {name} answered 503 Service Unavailable")
+    return ScriptResult(row_count=2)
+"""
+
+
+@dataclass
+class Site:
+    """The live processes' project, the UI's address and a token per role."""
+
+    project: ProjectOnDisk
+    url: str
+    tokens: dict[str, str]
+    shots: Path
+    runs: int = 0
+
+    def queue(self, pipeline: str) -> int:
+        """A new MANUAL run of ``pipeline``, left QUEUED for the server to admit."""
+        self.runs += 1
+        return self.project.queued_run(pipeline, run_key=f"manual:{pipeline}:{self.runs}")
+
+    def run_status(self, run_id: int) -> str:
+        [(status,)] = rows(
+            self.project,
+            "SELECT STATUS FROM AUD_PIPELINES_RUN_LOG WHERE PIPELINE_RUN_ID = :r",
+            r=run_id,
+        )
+        return str(status)
+
+    def migrations(self) -> list[str]:
+        return sorted(path.name for path in (self.project.root / "migrations").glob("*.sql"))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, pg_engine_url: str) -> Iterator[Site]:
+    _require_chromium()
+    project = scripted_project(tmp_path_factory.mktemp("ui-browser") / "etl-craft", pg_engine_url)
+    processes = Processes(tmp_path_factory.mktemp("ui-browser-processes"))
+    try:
+        pipelines(project)
+        # Each start costs seconds of imports: every process starts at once.
+        port = free_port()
+        ui = processes.start(project, "ui", "--port", str(port))
+        processes.start(project, "server", "--pool-provider", "queue", "--metrics-port", "0")
+        makers = {role: start_token(processes, project, role) for role in ROLES}
+        start_worker(processes, project, "--ingestion-slots", "6")
+        tokens = {role: token_of(processes.finish(maker)) for role, maker in makers.items()}
+        url = f"http://127.0.0.1:{port}"
+        wait_until_up(url, ui)
+        shots = ARTIFACTS / "browser"
+        shots.mkdir(parents=True, exist_ok=True)
+        yield Site(project, url, tokens, shots)
+    finally:
+        release(project)  # whatever still waits ends, so no task outlives the module
+        processes.stop_all()
+        project.engine.dispose()
+
+
+def pipelines(project: ProjectOnDisk) -> None:
+    scripts = project.root / "ingestion_scripts"
+    (scripts / "chatty.py").write_text(CHATTY)
+    (scripts / "flaky.py").write_text(FLAKY)
+    python_pipeline(project, "grid", ["hold"])
+    python_pipeline(project, "failing", ["fetch"], script_of={"fetch": "flaky.py"})
+    python_pipeline(project, "talk", ["chatter"], script_of={"chatter": "chatty.py"})
+    python_pipeline(project, "doomed", ["stuck"])
+    python_pipeline(project, "shape", ["quick_first", "quick_second"])
+    chain(project, "shape", "quick_first", "quick_second")
+
+
+def start_token(processes: Processes, project: ProjectOnDisk, role: str) -> Popen[bytes]:
+    """Make a token as a person does, with `etl-craft token create`."""
+    name = f"{role}_in_browser"
+    return processes.start(
+        project, "token", "create", "--name", name, "--role", role, "--format", "json"
+    )
+
+
+def token_of(made: Done) -> str:
+    assert made.code == 0, made.output
+    document = json.loads(made.output[made.output.index("{") :])
+    assert document["schema"] == "etl-craft/token/1"
+    return str(document["token"])
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM))
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browse(site: Site, chromium: Any) -> Iterator[Any]:
+    """``browse(role)``: a page of a browser of its own, signed in with ``role``'s token."""
+    contexts: list[Any] = []
+
+    def signed_in(role: str) -> Any:
+        context = chromium.new_context(viewport={"width": 1300, "height": 900})
+        context.set_default_timeout(WAIT_MS)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(f"{site.url}/")
+        page.wait_for_url(re.compile(r"/sign-in"))
+        page.fill("#token", site.tokens[role])
+        page.click("main button[type=submit]")
+        page.wait_for_url(f"{site.url}/")
+        expect(page.locator("header .who")).to_contain_text(f"{role}_in_browser")
+        return page
+
+    yield signed_in
+    for context in contexts:
+        context.close()
+
+
+def shoot(site: Site, page: Any, step: str) -> None:
+    page.screenshot(path=site.shots / f"ui-flows-{step}.png", full_page=True)
+
+
+def forge(page: Any, path: str, fields: dict[str, str]) -> tuple[int, str]:
+    """POST ``fields`` from the page's own origin with its cookie, as a script on it could:
+    the answer's status and text."""
+    answer: dict[str, Any] = page.evaluate(
+        """async ([path, fields]) => {
+            const answer = await fetch(path, {method: "POST", body: new URLSearchParams(fields),
+                                               redirect: "manual", credentials: "same-origin"});
+            return {status: answer.status, text: await answer.text()};
+        }""",
+        [path, fields],
+    )
+    return int(answer["status"]), str(answer["text"])
+
+
+def test_an_operator_signs_in_with_a_token(site: Site, browse: Any) -> None:
+    page = browse("operator")
+    expect(page.locator("header .who")).to_contain_text("(operator)")
+    expect(page.locator("nav[aria-label=Main]")).to_contain_text("Runs")
+    shoot(site, page, "01-signed-in")
+
+
+def test_a_viewer_sees_no_action_and_a_forged_post_is_refused(site: Site, browse: Any) -> None:
+    page = browse("viewer")
+    page.goto(f"{site.url}/pipelines/grid")
+    expect(page.locator("svg.etl-drawing")).to_be_visible()
+    actions = page.locator("main form[method=post], main button")
+    expect(actions).to_have_count(0)
+    shoot(site, page, "07-viewer")
+    csrf = page.locator("header input[name=csrf_token]").input_value()
+    pause = "/pipelines/grid/pause"
+
+    assert forge(page, pause, {"reason": "forged"})[0] == 403  # no CSRF token
+    assert forge(page, pause, {"reason": "forged", "csrf_token": "x" + csrf})[0] == 403
+    status, text = forge(page, pause, {"reason": "forged", "csrf_token": csrf})
+    assert status == 403
+    assert "operator" in text  # names the role needed
+
+    assert rows(site.project, "SELECT PAUSE_ID FROM AUD_PIPELINE_PAUSES") == []
+    page.reload()
+    expect(page.locator("main")).not_to_contain_text("PAUSED")
+
+
+def test_a_cycle_is_refused_and_a_new_task_lands_as_the_next_migration(
+    site: Site, browse: Any
+) -> None:
+    page = browse("admin")
+    before = site.migrations()
+    page.goto(f"{site.url}/metadata/pipelines/shape")
+    page.get_by_role("link", name="Add a task dependency", exact=True).click()
+    page.fill("#key_task", "quick_first")
+    page.fill("#key_upstream_pipeline", "shape")
+    page.fill("#key_upstream_task", "quick_second")
+    page.click("main button[type=submit]")
+    refusal = page.locator(".refusal")
+    expect(refusal).to_contain_text("validate finds 1 failure")
+    expect(page.locator("main table").first).to_contain_text("the task dependencies form a cycle")
+    expect(page.locator("form[action='/metadata/apply']")).to_have_count(0)
+    shoot(site, page, "08-cycle-refused")
+    assert site.migrations() == before
+
+    page.goto(f"{site.url}/metadata/pipelines/shape")
+    page.get_by_role("link", name="Add a task", exact=True).click()
+    page.fill("#key_task", "quick_third")
+    page.select_option("#field_HANDLER", "PYTHON")
+    page.fill("#parameters", "SCRIPT=quick.py")
+    page.fill("#upstream", "quick_second")
+    page.click("main button[type=submit]")
+    name = f"{len(before) + 1:04d}_add_task_quick_third.sql"
+    expect(page.locator("h1")).to_contain_text(name)
+    shoot(site, page, "09-new-task-preview")
+    page.click("form[action='/metadata/apply'] button")
+    expect(page.locator("h1")).to_contain_text(f"Applied migration {name}")
+    shoot(site, page, "10-new-task-applied")
+
+    assert site.migrations() == [*before, name]
+    written = (site.project.root / "migrations" / name).read_text()
+    assert "quick_third" in written
+    page.get_by_role("link", name="Pipeline page", exact=True).click()
+    expect(page.locator("svg.etl-drawing")).to_contain_text("quick_third")
+    shoot(site, page, "11-pipeline-with-new-task")
