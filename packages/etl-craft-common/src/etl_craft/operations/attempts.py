@@ -32,6 +32,7 @@ class AttemptView:
     started_at: datetime | None
     ended_at: datetime | None
     owner_id: str | None
+    lease_expires_at: datetime | None  # while it runs: when its owner must renew it by
     host: str | None
     exit_code: int | None
     rows_written: int | None
@@ -45,7 +46,14 @@ class AttemptView:
 
 def attempt(ctx: OperationContext, attempt_id: int) -> AttemptView:
     row = _row(ctx, attempt_id)
-    times = ("queued_at", "not_before", "started_at", "ended_at", "cancel_requested_at")
+    times = (
+        "queued_at",
+        "not_before",
+        "started_at",
+        "ended_at",
+        "cancel_requested_at",
+        "lease_expires_at",
+    )
     fields: dict[str, Any] = {
         field.name: as_utc(row[field.name]) if field.name in times else row[field.name]
         for field in dataclasses.fields(AttemptView)

@@ -5,11 +5,15 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from etl_craft_ui.pages import (
+    attempts,
+    backfills,
     health,
     interventions,
     metadata,
     pipelines,
     projects,
+    run_actions,
+    runs,
     sign_in,
     workers,
 )
@@ -22,4 +26,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     interventions.router,
     workers.router,
     metadata.router,
+    runs.router,
+    run_actions.router,
+    attempts.router,
+    backfills.router,
 )

@@ -17,7 +17,8 @@ SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.STATUS 
        a.ENDED_AT AS ended_at, a.OWNER_ID AS owner_id, a.HOST AS host, a.EXIT_CODE AS exit_code,
        a.ROWS_WRITTEN AS rows_written, a.ERROR_MESSAGE AS error, a.OUTCOME_SOURCE AS outcome_source,
        a.REQUESTED_BY AS requested_by, a.ENDED_BY AS ended_by,
-       a.CANCEL_REQUESTED_AT AS cancel_requested_at, a.LOG_PATH AS log_path
+       a.CANCEL_REQUESTED_AT AS cancel_requested_at, a.LOG_PATH AS log_path,
+       a.LEASE_EXPIRES_AT AS lease_expires_at
   FROM AUD_TASK_ATTEMPTS a
   JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
   JOIN AUD_PIPELINES_RUN_LOG r ON r.PIPELINE_RUN_ID = t.PIPELINE_RUN_ID

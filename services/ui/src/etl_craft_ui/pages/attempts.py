@@ -1,0 +1,53 @@
+"""An attempt: its status, exit code, owner, host and lease, and a live tail of its log.
+
+The log is read as the API's log route reads it, masked by the project's secrets; the tail
+fragment is asked for from a byte offset, so each poll carries only what was written since,
+and only whole lines while the attempt runs, so a secret is never split between two reads.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import HTMLResponse
+
+from etl_craft.operations.attempt_logs import LogRead, read_lines
+from etl_craft.operations.attempts import AttemptView, attempt, attempt_log
+from etl_craft.operations.context import OperationContext
+from etl_craft.operations.masking import secrets_redactor
+from etl_craft_ui.rendering import render
+from etl_craft_ui.sessions import SignedIn, Viewer
+
+router = APIRouter(tags=["attempts"])
+
+MAX_ID = 2**62
+AttemptId = Annotated[int, Path(ge=1, le=MAX_ID, description="the attempt's id")]
+Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="the byte to read the log from")]
+
+
+@router.get("/attempts/{attempt_id}")
+def attempt_page(
+    request: Request, session: SignedIn, ctx: Viewer, attempt_id: AttemptId
+) -> HTMLResponse:
+    view = attempt(ctx, attempt_id)
+    return render(request, "attempts/attempt.html", session, attempt=view, read=_tail(ctx, view, 0))
+
+
+@router.get("/partials/attempts/{attempt_id}/log")
+def log_fragment(
+    request: Request, session: SignedIn, ctx: Viewer, attempt_id: AttemptId, offset: Offset = 0
+) -> HTMLResponse:
+    view = attempt(ctx, attempt_id)
+    return render(
+        request, "attempts/log.html", session, attempt=view, read=_tail(ctx, view, offset)
+    )
+
+
+def _tail(ctx: OperationContext, view: AttemptView, offset: int) -> LogRead:
+    """What the log holds from ``offset`` on; nothing yet while the attempt has no log."""
+    if not view.has_log:
+        return LogRead("", offset)
+    path = attempt_log(ctx, view.attempt_id)
+    start = min(offset, path.stat().st_size)
+    return read_lines(path, start, secrets_redactor(ctx), partial=view.status.terminal)

@@ -1,0 +1,187 @@
+"""The runs grid, a run's page with its explain panel, and an attempt's live log tail."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.run_history import FLAKY_ERROR, SECRET_VALUE, RunHistory
+from tests.integration.ui.conftest import Ui
+from tests.integration.ui.runs_ui import runs_ui
+
+pytestmark = pytest.mark.integration
+__all__ = ["runs_ui"]
+ROW = re.compile(r'<tr data-run="(\d+)">(.*?)</tr>', re.S)
+CELL = re.compile(r'data-task="([^"]+)">.*?class="status status-[a-z-]+">([A-Z -]+)</span>', re.S)
+
+
+def grid_rows(html: str) -> dict[int, dict[str, str]]:
+    """Each run's task statuses as the grid shows them, by run id and task code."""
+    return {int(run): dict(CELL.findall(cells)) for run, cells in ROW.findall(html)}
+
+
+def test_the_grid_shows_each_runs_task_statuses_as_words(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    page = ui.get("viewer", "/runs")
+
+    assert page.status_code == 200
+    rows = grid_rows(page.text)
+    assert set(rows) == set(history.all_runs)
+    assert rows[history.succeeded] == {"land": "SUCCESS", "summary": "SUCCESS", "side": "SUCCESS"}
+    assert rows[history.failed] == {"fetch": "FAILED", "after": "SKIPPED"}
+    assert rows[history.live] == {"land": "NOT RUN", "summary": "NOT RUN", "side": "SUCCESS"}
+    assert 'class="status status-failed">FAILED</span>' in page.text
+
+
+def test_the_grid_fragment_is_one_request_for_the_whole_grid_and_keeps_the_filters(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    fragment = ui.get("viewer", "/partials/runs-grid", status="FAILED")
+
+    assert fragment.status_code == 200
+    assert "<html" not in fragment.text
+    assert fragment.text.count('hx-trigger="every 2s"') == 1
+    assert 'hx-get="/partials/runs-grid?status=FAILED"' in fragment.text
+    assert set(grid_rows(fragment.text)) == {history.failed}
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"status": "CANCELLED"}, "cancelled"),
+        ({"kind": "BACKFILL"}, "backfills"),
+        ({"since": "2026-10-02", "until": "2026-10-02"}, "second_backfill"),
+        ({"pipeline": "flaky"}, "failed"),
+    ],
+)
+def test_the_grid_filters_by_status_kind_date_and_pipeline(
+    runs_ui: tuple[Ui, RunHistory], params: dict[str, str], expected: str
+) -> None:
+    ui, history = runs_ui
+    wanted = {
+        "cancelled": {history.cancelled},
+        "backfills": set(history.backfills),
+        "second_backfill": {history.backfills[1]},
+        "failed": {history.failed},
+    }
+
+    assert set(grid_rows(ui.get("viewer", "/runs", **params).text)) == wanted[expected]
+
+
+def test_the_grid_pages_by_run_id_with_links_to_older_runs(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    first = ui.get("viewer", "/runs", limit="3")
+    older = re.search(r'href="/runs\?([^"]+)" rel="next"', first.text)
+    assert older is not None
+    second = ui.client("viewer").get(f"/runs?{older[1].replace('&amp;', '&')}")
+
+    assert sorted(grid_rows(first.text), reverse=True) == list(history.all_runs[:3])
+    assert sorted(grid_rows(second.text), reverse=True) == list(history.all_runs[3:6])
+    assert "Newest runs" in second.text
+
+
+def test_a_bad_filter_is_refused_with_the_operations_message(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, _ = runs_ui
+    page = ui.get("viewer", "/runs", status="BROKEN")
+
+    assert page.status_code == 400
+    assert "status &#39;BROKEN&#39; is not a known value; expected one of" in page.text
+
+
+def test_a_run_page_shows_its_tasks_attempts_and_errors(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    page = ui.get("viewer", f"/runs/{history.failed}")
+    [attempt] = ui.rows(
+        "SELECT a.ATTEMPT_ID AS id, a.EXIT_CODE AS code FROM AUD_TASK_ATTEMPTS a "
+        "JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+        "WHERE t.PIPELINE_RUN_ID = :run",
+        run=history.failed,
+    )
+
+    assert page.status_code == 200
+    assert FLAKY_ERROR in page.text
+    assert f'<a href="/attempts/{attempt["id"]}">#1</a>' in page.text
+    assert f"exit {attempt['code']}" in page.text
+    assert f'hx-get="/partials/runs/{history.failed}/tasks"' in page.text
+    fragment = ui.get("viewer", f"/partials/runs/{history.failed}/tasks")
+    assert "<html" not in fragment.text
+    assert FLAKY_ERROR in fragment.text
+
+
+def test_a_tasks_explain_panel_is_a_fragment_of_the_explain_operation(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    failed = ui.get("viewer", f"/partials/runs/{history.failed}/tasks/fetch/explain")
+    skipped = ui.get("viewer", f"/partials/runs/{history.failed}/tasks/after/explain")
+
+    assert failed.status_code == 200
+    assert "<html" not in failed.text
+    assert "Why fetch is FAILED" in failed.text
+    assert FLAKY_ERROR in failed.text
+    assert "Why after is" in skipped.text
+    assert "fetch" in skipped.text  # its dependency, and whether it was met
+
+
+def test_a_run_of_no_such_id_is_a_404_page(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, _ = runs_ui
+    page = ui.get("viewer", "/runs/999999")
+
+    assert page.status_code == 404
+    assert "run 999999 does not exist" in page.text
+
+
+def test_an_attempts_page_shows_its_exit_code_owner_host_and_a_masked_log(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    attempt_id, path = failed_attempt(ui, history)
+    with path.open("a", encoding="utf-8") as sink:
+        sink.write(f"a script printed password={SECRET_VALUE} by mistake\n")
+    page = ui.get("viewer", f"/attempts/{attempt_id}")
+    [row] = ui.rows(
+        "SELECT EXIT_CODE AS code, HOST AS host FROM AUD_TASK_ATTEMPTS WHERE ATTEMPT_ID = :a",
+        a=attempt_id,
+    )
+
+    assert page.status_code == 200
+    assert SECRET_VALUE not in page.text
+    assert "a script printed password=*** by mistake" in page.text
+    assert "running PYTHON task fetch" in page.text
+    assert f"<dt>Exit code</dt><dd>{row['code']}</dd>" in page.text
+    assert f"<dt>Host</dt><dd>{row['host']}</dd>" in page.text
+    assert "End of the log" in page.text
+
+
+def test_the_log_tail_returns_only_what_follows_the_offset_masked(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    attempt_id, path = failed_attempt(ui, history)
+    end = path.stat().st_size
+    with path.open("a", encoding="utf-8") as sink:
+        sink.write(f"later: token {SECRET_VALUE} again\n")
+
+    tail = ui.get("viewer", f"/partials/attempts/{attempt_id}/log", offset=str(end))
+
+    assert tail.status_code == 200
+    assert "<html" not in tail.text
+    assert re.findall(r'<pre class="log-chunk">(.*?)</pre>', tail.text, re.S) == [
+        "later: token *** again\n"
+    ]
+    assert f'data-offset="{path.stat().st_size}"' in tail.text
+
+
+def failed_attempt(ui: Ui, history: RunHistory) -> tuple[int, Path]:
+    [row] = ui.rows(
+        "SELECT a.ATTEMPT_ID AS id, a.LOG_PATH AS path FROM AUD_TASK_ATTEMPTS a "
+        "JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+        "WHERE t.PIPELINE_RUN_ID = :run AND a.ERROR_MESSAGE IS NOT NULL",
+        run=history.failed,
+    )
+    return int(row["id"]), Path(str(row["path"]))
