@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from tests.browser.test_catalog_browser import ARTIFACTS, CHROMIUM, _require_chromium
-from tests.chaos.harness import Done, Processes, rows
+from tests.chaos.harness import Done, Processes, rows, wait_for
 from tests.contract.test_pools import chain
 from tests.fixtures.processes import scripted_project
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.api.test_live_docs import free_port, wait_until_up
-from tests.integration.worker.queueing import python_pipeline, release, start_worker
+from tests.integration.worker.queueing import python_pipeline, release, start_worker, starts
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -77,6 +77,7 @@ class Site:
     tokens: dict[str, str]
     shots: Path
     runs: int = 0
+    started: int = 0
 
     def queue(self, pipeline: str) -> int:
         """A new MANUAL run of ``pipeline``, left QUEUED for the server to admit."""
@@ -90,6 +91,11 @@ class Site:
             r=run_id,
         )
         return str(status)
+
+    def wait_started(self, task: str) -> None:
+        """Until one more waiting script has started: ``task``'s, as tests run one at a time."""
+        self.started += 1
+        wait_for(lambda: len(starts(self.project)) >= self.started, f"{task} to start", 60)
 
     def migrations(self) -> list[str]:
         return sorted(path.name for path in (self.project.root / "migrations").glob("*.sql"))
@@ -203,25 +209,114 @@ def test_an_operator_signs_in_with_a_token(site: Site, browse: Any) -> None:
     shoot(site, page, "01-signed-in")
 
 
+def test_the_grid_turns_a_running_task_to_success_without_a_reload(site: Site, browse: Any) -> None:
+    run_id = site.queue("grid")
+    site.wait_started("hold")
+    page = browse("operator")
+    page.goto(f"{site.url}/runs?pipeline=grid")
+    page.evaluate("window.loadedOnce = 'the grid page'")  # any navigation would drop it
+    cell = page.locator(f"tr[data-run='{run_id}'] td[data-task='hold']")
+    expect(cell).to_have_text("IN-PROGRESS")
+    shoot(site, page, "02-grid-running")
+
+    release(site.project, "hold")
+
+    expect(cell).to_have_text("SUCCESS")
+    expect(page.locator(f"tr[data-run='{run_id}'] td").first).to_have_text("SUCCESS")
+    assert page.evaluate("window.loadedOnce") == "the grid page"
+    shoot(site, page, "03-grid-success")
+
+
+def test_a_failed_task_is_explained_then_rerun_with_a_reason(site: Site, browse: Any) -> None:
+    run_id = site.queue("failing")
+    page = browse("operator")
+    page.goto(f"{site.url}/runs/{run_id}")
+    expect(page.locator("#run-tasks")).to_contain_text("Run status: FAILED")
+    page.get_by_role("button", name="Explain fetch").click()
+    panel = page.locator("#explain")
+    expect(panel.locator("h2")).to_have_text("Why fetch is FAILED")
+    expect(panel).to_contain_text("the source of fetch answered 503 Service Unavailable")
+    shoot(site, page, "04-explain-failed")
+
+    (site.project.root / "fixed-fetch").write_text("the source is back")
+    page.select_option("#rerun-task", "fetch")
+    page.fill("#rerun-reason", "the source is back after its outage")
+    page.get_by_role("button", name="Rerun", exact=True).click()
+    expect(page.locator("main .message")).to_be_visible()
+    expect(page.locator("#run-tasks tr[data-task='fetch']")).to_contain_text("SUCCESS")
+    shoot(site, page, "05-rerun-succeeded")
+
+    page.get_by_role("link", name="Interventions", exact=True).click()
+    listed = page.locator("main table tr", has_text="the source is back after its outage")
+    expect(listed).to_have_count(2)  # the rerun of the task, and the run it reopened
+    rerun = listed.filter(has_text="RERUN")
+    expect(rerun).to_contain_text("task fetch")
+    expect(rerun).to_contain_text("operator_in_browser")
+    shoot(site, page, "06-intervention-listed")
+
+
+def test_a_running_attempt_s_log_grows_without_a_reload(site: Site, browse: Any) -> None:
+    run_id = site.queue("talk")
+    page = browse("operator")
+    page.goto(f"{site.url}/runs/{run_id}")
+    page.locator("#run-tasks tr[data-task='chatter'] ol.attempts a").first.click()
+    page.wait_for_url(re.compile(r"/attempts/\d+$"))
+    log = page.get_by_role("log")
+    expect(log).to_contain_text("chatter is up")
+    page.evaluate("window.loadedOnce = 'the attempt page'")
+
+    line = f"row batch {run_id} landed"
+    (site.project.root / "say-chatter").write_text(f"{line}\n")
+
+    expect(log).to_contain_text(line)
+    assert page.evaluate("window.loadedOnce") == "the attempt page"
+    shoot(site, page, "07-log-tail")
+    release(site.project, "chatter")
+    expect(log).to_contain_text("End of the log: the attempt ended SUCCESS")
+
+
+def test_an_operator_cancels_a_run_with_a_reason(site: Site, browse: Any) -> None:
+    run_id = site.queue("doomed")
+    site.wait_started("stuck")
+    page = browse("operator")
+    page.goto(f"{site.url}/runs/{run_id}")
+    page.fill("#cancel-reason", "the upstream file is corrupt")
+    page.get_by_role("button", name="Cancel run").click()
+
+    expect(page.locator("#run-tasks")).to_contain_text("Run status: CANCELLED")
+    shoot(site, page, "08-cancelled")
+    assert site.run_status(run_id) == "CANCELLED"
+    [(by, reason)] = rows(
+        site.project,
+        "SELECT REQUESTED_BY, REASON FROM AUD_RUN_INTERVENTIONS "
+        "WHERE PIPELINE_RUN_ID = :r AND KIND = 'CANCEL'",
+        r=run_id,
+    )
+    assert (by, reason) == ("operator_in_browser", "the upstream file is corrupt")
+
+
 def test_a_viewer_sees_no_action_and_a_forged_post_is_refused(site: Site, browse: Any) -> None:
+    run_id = site.queue("doomed")
+    site.wait_started("stuck")
     page = browse("viewer")
-    page.goto(f"{site.url}/pipelines/grid")
-    expect(page.locator("svg.etl-drawing")).to_be_visible()
-    actions = page.locator("main form[method=post], main button")
-    expect(actions).to_have_count(0)
-    shoot(site, page, "07-viewer")
+    page.goto(f"{site.url}/runs/{run_id}")
+    expect(page.locator("#run-tasks")).to_contain_text("Run status: IN-PROGRESS")
+    expect(page.locator("main form[method=post]")).to_have_count(0)
+    expect(page.get_by_role("button", name=re.compile("Cancel|Rerun|Mark"))).to_have_count(0)
+    shoot(site, page, "09-viewer")
     csrf = page.locator("header input[name=csrf_token]").input_value()
-    pause = "/pipelines/grid/pause"
+    cancel = f"/runs/{run_id}/cancel"
 
-    assert forge(page, pause, {"reason": "forged"})[0] == 403  # no CSRF token
-    assert forge(page, pause, {"reason": "forged", "csrf_token": "x" + csrf})[0] == 403
-    status, text = forge(page, pause, {"reason": "forged", "csrf_token": csrf})
+    # A 403, not the 401 of no session: the cookie went with each.
+    assert forge(page, cancel, {"reason": "forged"})[0] == 403
+    assert forge(page, cancel, {"reason": "forged", "csrf_token": csrf[::-1]})[0] == 403
+    status, text = forge(page, cancel, {"reason": "forged", "csrf_token": csrf})
     assert status == 403
-    assert "operator" in text  # names the role needed
+    assert "operator" in text  # the role it needs
 
-    assert rows(site.project, "SELECT PAUSE_ID FROM AUD_PIPELINE_PAUSES") == []
-    page.reload()
-    expect(page.locator("main")).not_to_contain_text("PAUSED")
+    assert site.run_status(run_id) == "IN-PROGRESS"
+    release(site.project, "stuck")
+    expect(page.locator("#run-tasks")).to_contain_text("Run status: SUCCESS")
 
 
 def test_a_cycle_is_refused_and_a_new_task_lands_as_the_next_migration(
@@ -239,7 +334,7 @@ def test_a_cycle_is_refused_and_a_new_task_lands_as_the_next_migration(
     expect(refusal).to_contain_text("validate finds 1 failure")
     expect(page.locator("main table").first).to_contain_text("the task dependencies form a cycle")
     expect(page.locator("form[action='/metadata/apply']")).to_have_count(0)
-    shoot(site, page, "08-cycle-refused")
+    shoot(site, page, "10-cycle-refused")
     assert site.migrations() == before
 
     page.goto(f"{site.url}/metadata/pipelines/shape")
@@ -251,14 +346,14 @@ def test_a_cycle_is_refused_and_a_new_task_lands_as_the_next_migration(
     page.click("main button[type=submit]")
     name = f"{len(before) + 1:04d}_add_task_quick_third.sql"
     expect(page.locator("h1")).to_contain_text(name)
-    shoot(site, page, "09-new-task-preview")
+    shoot(site, page, "11-new-task-preview")
     page.click("form[action='/metadata/apply'] button")
     expect(page.locator("h1")).to_contain_text(f"Applied migration {name}")
-    shoot(site, page, "10-new-task-applied")
+    shoot(site, page, "12-new-task-applied")
 
     assert site.migrations() == [*before, name]
     written = (site.project.root / "migrations" / name).read_text()
     assert "quick_third" in written
     page.get_by_role("link", name="Pipeline page", exact=True).click()
     expect(page.locator("svg.etl-drawing")).to_contain_text("quick_third")
-    shoot(site, page, "11-pipeline-with-new-task")
+    shoot(site, page, "13-pipeline-with-new-task")
