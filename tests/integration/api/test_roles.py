@@ -107,6 +107,9 @@ ENDPOINTS = [
     Endpoint("GET", "/api/v1/attempts/{attempt}", "viewer", 200, "etl-craft/attempt/1", attempt),
     Endpoint("GET", "/api/v1/audit", "viewer", 200, "etl-craft/audit/1"),
     Endpoint("GET", "/api/v1/validate", "viewer", 200, "etl-craft/validate/1"),
+    Endpoint("GET", "/api/v1/project/health", "viewer", 200, "etl-craft/project-health/1"),
+    Endpoint("GET", "/api/v1/interventions", "viewer", 200, "etl-craft/interventions/1"),
+    Endpoint("GET", "/api/v1/pools", "viewer", 200, "etl-craft/pools/1"),
     Endpoint(
         "POST",
         "/api/v1/pipelines/orders/runs",

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from etl_craft.enginedb.transitions import claim_attempt
 from etl_craft.enginedb.workers import WorkerRegistration, register_worker
 from etl_craft.operations.interventions import MarkRequest, mark
 from etl_craft.operations.project_health import project_health
@@ -127,31 +128,41 @@ def test_tasks_and_tables_link_to_the_published_catalog(ui: Ui) -> None:
     assert 'href="tasks/' not in plain  # no link into a catalog the UI does not know
 
 
+def pool_row(page: str, pool: str, kind: str) -> tuple[int, int, int]:
+    """Capacity, slots in use and due queue of one pool's slot kind, as the page shows them."""
+    row = re.search(
+        rf"<tr><th scope=\"row\">{pool}</th><td>{kind}</td>"
+        r"<td class=\"num\">(\d+)</td>\s*<td class=\"num\">(\d+)</td><td class=\"num\">(\d+)</td>",
+        page,
+    )
+    assert row is not None, page
+    return int(row[1]), int(row[2]), int(row[3])
+
+
 def test_the_workers_page_shows_pools_queue_and_heartbeats(ui: Ui) -> None:
     ui.end_live_runs()
-    queued = queue_run(ui.project, "vault", ["fetch"], pool="etl_pool")
-    assert len(queued) == 1
-    if ui.project.engine.dialect == "postgresql":
+    postgres = ui.project.engine.dialect == "postgresql"
+    if postgres:
         with ui.project.engine.transaction(TESTER) as conn:
             register_worker(
                 conn,
                 WorkerRegistration("w-ui-test-1", "etl_pool", "host-a", 4242, "0.1", 1, 3, 2),
             )
+    queue_run(ui.project, "vault", ["fetch"], pool="etl_pool")
+    queued = queue_run(ui.project, "orders", ["land", "side"], pool="etl_pool")
+    with ui.project.engine.transaction(TESTER) as conn:
+        claim_attempt(conn, queued["land"], TESTER, owner_id="w-ui-test-1", lease_seconds=60)
     page = ui.get("viewer", "/workers").text
-    row = re.search(
-        r"<tr><th scope=\"row\">etl_pool</th><td>ingestion</td>"
-        r"<td class=\"num\">(\d+)</td>\s*<td class=\"num\">(\d+)</td><td class=\"num\">(\d+)</td>",
-        page,
-    )
-    assert row is not None, page
-    capacity = 3 if ui.project.engine.dialect == "postgresql" else 0
-    assert (int(row[1]), int(row[2]), int(row[3])) == (capacity, 0, 1)
-    if ui.project.engine.dialect == "postgresql":
-        assert "w-ui-test-1" in page
-        assert "host-a" in page
+    assert pool_row(page, "etl_pool", "ingestion") == (3 if postgres else 0, 0, 1)
+    assert pool_row(page, "etl_pool", "warehouse") == (2 if postgres else 0, 1, 1)
+    if postgres:
+        worker = page[page.index("<code>w-ui-test-1</code>") :]
+        assert "host-a" in worker
+        assert re.search(
+            r'<td class="num">3</td>\s*<td class="num">2</td><td class="num">1</td>', worker
+        )
     fragment = ui.get("viewer", "/partials/workers").text
     assert 'hx-get="/partials/workers"' in fragment
-    ui.end_live_runs()
 
 
 def test_the_interventions_page_lists_who_when_why_and_what(ui: Ui) -> None:

@@ -169,3 +169,14 @@ def test_health_needs_no_session_and_answers_carry_the_security_headers(ui: Ui) 
     assert page.headers["cache-control"] == "no-store"
     assert "server" not in page.headers
     assert ui.browser().get("/readyz").status_code == 200
+
+
+def test_static_files_are_served_without_a_session_and_may_be_cached(ui: Ui) -> None:
+    browser = ui.browser()
+    script = browser.get("/static/htmx.min.js")
+    assert script.status_code == 200
+    assert script.text.startswith("var htmx=")
+    assert script.headers["cache-control"] == "public, max-age=3600"
+    assert script.headers["x-content-type-options"] == "nosniff"
+    assert browser.get("/static/htmx.LICENSE").status_code == 200
+    assert browser.get("/").headers["cache-control"] == "no-store"

@@ -15,7 +15,16 @@ from etl_craft.runtime.http_tracing import instrument_app
 from etl_craft_api import problems
 from etl_craft_api.access_log import AccessLog
 from etl_craft_api.limits import BodyLimit
-from etl_craft_api.routes import attempts, health, metrics, pipelines, project, runs, tokens
+from etl_craft_api.routes import (
+    attempts,
+    health,
+    metrics,
+    overview,
+    pipelines,
+    project,
+    runs,
+    tokens,
+)
 from etl_craft_api.screening import Screening
 
 PREFIX = "/api/v1"
@@ -67,6 +76,6 @@ def create_app(
 
 def version_1() -> APIRouter:
     router = APIRouter(prefix=PREFIX)
-    for module in (pipelines, runs, attempts, project, tokens):
+    for module in (pipelines, runs, attempts, project, overview, tokens):
         router.include_router(module.router)
     return router

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from etl_craft import __version__
 from etl_craft.drawing.svg import STYLE
@@ -36,9 +36,24 @@ UI_HEADERS = (
 )
 
 
+# The static files (htmx, the style sheet, the logo) hold nothing private: a browser may keep
+# them an hour rather than fetch them with every page.
+STATIC_HEADERS = (
+    *((name, value) for name, value in UI_HEADERS if name != b"cache-control"),
+    (b"cache-control", b"public, max-age=3600"),
+)
+
+
 class UiApp(FastAPI):
     def build_middleware_stack(self) -> ASGIApp:
-        return SecurityHeaders(super().build_middleware_stack(), UI_HEADERS)
+        inner = super().build_middleware_stack()
+        pages, static = SecurityHeaders(inner, UI_HEADERS), SecurityHeaders(inner, STATIC_HEADERS)
+
+        async def secured(scope: Scope, receive: Receive, send: Send) -> None:
+            chosen = static if scope.get("path", "").startswith("/static/") else pages
+            await chosen(scope, receive, send)
+
+        return secured
 
 
 def create_app(context: OperationContext, settings: UiSettings) -> FastAPI:

@@ -79,26 +79,35 @@ def pools(ctx: OperationContext) -> Pools:
     return Pools(now, _slots(load, found, now), tuple(found), overseer)
 
 
+@dataclass
+class _Tally:
+    capacity: int = 0
+    in_use: int = 0
+    queued: int = 0
+    retries: int = 0
+    oldest: float = 0.0
+
+
 def _slots(load: list[Any], found: list[WorkerView], now: datetime) -> tuple[PoolSlots, ...]:
     names = sorted({str(row["pool"]) for row in load} | {w.pool for w in found})
-    slots = {(pool, kind): [0, 0, 0, 0, 0.0] for pool in names for kind in SlotKind}
+    tallies = {(pool, kind): _Tally() for pool in names for kind in SlotKind}
     for worker in found:
         if worker.status is WorkerStatus.ACTIVE:
-            slots[(worker.pool, SlotKind.INGESTION)][0] += worker.ingestion_slots
-            slots[(worker.pool, SlotKind.WAREHOUSE)][0] += worker.warehouse_slots
+            tallies[(worker.pool, SlotKind.INGESTION)].capacity += worker.ingestion_slots
+            tallies[(worker.pool, SlotKind.WAREHOUSE)].capacity += worker.warehouse_slots
     for row in load:
         if row["status"] is None:
-            continue
-        counts = slots[(str(row["pool"]), SlotKind(row["slot_kind"]))]
+            continue  # the row that lists a pool with no live attempt
+        tally = tallies[(str(row["pool"]), SlotKind(row["slot_kind"]))]
         if row["status"] in HELD:
-            counts[1] += int(row["attempts"])
+            tally.in_use += int(row["attempts"])
         elif row["status"] == AttemptStatus.QUEUED.value:
-            counts[2], counts[3] = int(row["due"]), int(row["retries"])
+            tally.queued, tally.retries = int(row["due"]), int(row["retries"])
             oldest = as_utc(row["oldest_due"])
-            counts[4] = 0.0 if oldest is None else _age(now, oldest)
+            tally.oldest = 0.0 if oldest is None else _age(now, oldest)
     return tuple(
-        PoolSlots(pool, kind, int(c[0]), int(c[1]), int(c[2]), int(c[3]), float(c[4]))
-        for (pool, kind), c in slots.items()
+        PoolSlots(pool, kind, t.capacity, t.in_use, t.queued, t.retries, t.oldest)
+        for (pool, kind), t in tallies.items()
     )
 
 

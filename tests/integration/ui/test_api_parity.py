@@ -1,0 +1,54 @@
+"""A page and the API never disagree: both render the same operation's view of the same state."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from etl_craft_api.app import create_app as create_api
+from tests.integration.ui.conftest import Ui
+
+pytestmark = pytest.mark.integration
+
+
+def api_document(ui: Ui, path: str) -> dict[str, Any]:
+    with TestClient(create_api(ui.ctx)) as api:
+        answer = api.get(path, headers={"Authorization": f"Bearer {ui.tokens['viewer']}"})
+    assert answer.status_code == 200, answer.text
+    found = answer.json()
+    assert isinstance(found, dict)
+    return found
+
+
+def test_the_projects_page_shows_the_apis_health_figures(ui: Ui) -> None:
+    ui.end_live_runs()
+    ui.project.new_run("orders", "manual:parity-running")
+    ui.project.queued_run("vault", "manual:parity-queued")
+    health = api_document(ui, "/api/v1/project/health")
+    page = ui.get("viewer", "/").text
+    figures = dict(
+        re.findall(r'<div class="muted">([^<]+)</div><div class="figure">(\d+)</div>', page)
+    )
+    assert health["running"] == 1
+    assert health["queued_runs"] == 1
+    assert figures["Running"] == str(health["running"])
+    assert figures["Failed today"] == str(health["failed_today"])
+    assert figures["Queued work"] == str(health["queued_runs"] + health["queued_attempts"])
+    assert figures["Pipelines"] == str(health["pipelines"])
+    ui.end_live_runs()
+
+
+def test_the_interventions_page_lists_what_the_api_lists(ui: Ui) -> None:
+    log = api_document(ui, "/api/v1/interventions?limit=500")
+    entries = log["entries"]
+    assert isinstance(entries, list)
+    assert entries  # the cancels of the test above, at least
+    page = ui.get("viewer", "/interventions").text
+    assert page.count("<strong>") == len(entries)
+    for entry in entries:
+        assert entry["actor"] in page
+        if entry["reason"]:
+            assert entry["reason"] in page
