@@ -185,3 +185,25 @@ def failed_attempt(ui: Ui, history: RunHistory) -> tuple[int, Path]:
         run=history.failed,
     )
     return int(row["id"]), Path(str(row["path"]))
+
+
+def test_an_attempt_whose_log_is_gone_still_shows_with_the_reason(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    [row] = ui.rows(
+        "SELECT a.ATTEMPT_ID AS id, a.LOG_PATH AS path FROM AUD_TASK_ATTEMPTS a "
+        "JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+        "WHERE t.PIPELINE_RUN_ID = :run AND a.ERROR_MESSAGE IS NULL ORDER BY a.ATTEMPT_ID",
+        run=history.succeeded,
+    )[:1]
+    Path(str(row["path"])).unlink()
+
+    page = ui.get("viewer", f"/attempts/{row['id']}")
+    tail = ui.get("viewer", f"/partials/attempts/{row['id']}/log", offset="0")
+
+    assert page.status_code == 200
+    assert "is gone from this host" in page.text
+    assert tail.status_code == 200
+    assert "is gone from this host" in tail.text
+    assert "hx-trigger" not in tail.text

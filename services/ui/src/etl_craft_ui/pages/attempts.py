@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
+from etl_craft.core.errors import NotFoundError
 from etl_craft.operations.attempt_logs import LogRead, read_lines
 from etl_craft.operations.attempts import AttemptView, attempt, attempt_log
 from etl_craft.operations.context import OperationContext
@@ -31,7 +32,10 @@ def attempt_page(
     request: Request, session: SignedIn, ctx: Viewer, attempt_id: AttemptId
 ) -> HTMLResponse:
     view = attempt(ctx, attempt_id)
-    return render(request, "attempts/attempt.html", session, attempt=view, read=_tail(ctx, view, 0))
+    read, problem = _tail(ctx, view, 0)
+    return render(
+        request, "attempts/attempt.html", session, attempt=view, read=read, problem=problem
+    )
 
 
 @router.get("/partials/attempts/{attempt_id}/log")
@@ -39,15 +43,18 @@ def log_fragment(
     request: Request, session: SignedIn, ctx: Viewer, attempt_id: AttemptId, offset: Offset = 0
 ) -> HTMLResponse:
     view = attempt(ctx, attempt_id)
-    return render(
-        request, "attempts/log.html", session, attempt=view, read=_tail(ctx, view, offset)
-    )
+    read, problem = _tail(ctx, view, offset)
+    return render(request, "attempts/log.html", session, attempt=view, read=read, problem=problem)
 
 
-def _tail(ctx: OperationContext, view: AttemptView, offset: int) -> LogRead:
-    """What the log holds from ``offset`` on; nothing yet while the attempt has no log."""
+def _tail(ctx: OperationContext, view: AttemptView, offset: int) -> tuple[LogRead, str | None]:
+    """What the log holds from ``offset`` on (nothing yet while the attempt has no log), or
+    why it can't be read here: a log on another host is no reason to hide the attempt."""
     if not view.has_log:
-        return LogRead("", offset)
-    path = attempt_log(ctx, view.attempt_id)
+        return LogRead("", offset), None
+    try:
+        path = attempt_log(ctx, view.attempt_id)
+    except NotFoundError as gone:
+        return LogRead("", offset), str(gone)
     start = min(offset, path.stat().st_size)
-    return read_lines(path, start, secrets_redactor(ctx), partial=view.status.terminal)
+    return read_lines(path, start, secrets_redactor(ctx), partial=view.status.terminal), None

@@ -1,0 +1,167 @@
+"""What an operator does from the run and backfill pages, recorded with the token's name as the
+actor and the reason; a viewer sees no action and is refused one; a form without CSRF is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fixtures.run_history import RunHistory
+from tests.integration.ui.conftest import Ui
+from tests.integration.ui.runs_ui import runs_ui
+
+pytestmark = pytest.mark.integration
+__all__ = ["runs_ui"]
+INTERVENTIONS = (
+    "SELECT i.KIND AS kind, i.REASON AS reason, i.REQUESTED_BY AS actor, i.TO_STATUS AS status, "
+    "i.ROWS_WRITTEN AS rows_written FROM AUD_RUN_INTERVENTIONS i "
+    "WHERE i.PIPELINE_RUN_ID = :run AND i.REQUESTED_BY <> 'tester@tests' ORDER BY i.INTERVENTION_ID"
+)
+COUNTS = (
+    "SELECT (SELECT count(*) FROM AUD_RUN_INTERVENTIONS) AS interventions, "
+    "(SELECT count(*) FROM AUD_ACTIONS) AS actions"
+)
+
+
+def recorded(ui: Ui, run_id: int) -> list[tuple[object, ...]]:
+    return [tuple(row.values()) for row in ui.rows(INTERVENTIONS, run=run_id)]
+
+
+def test_a_viewer_sees_no_action_and_is_refused_one(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    before = ui.rows(COUNTS)
+    page = ui.get("viewer", f"/runs/{history.live}")
+    backfills = ui.get("viewer", "/backfills")
+    refused = ui.post("viewer", f"/runs/{history.live}/cancel", {"reason": "a viewer tries"})
+
+    assert page.status_code == 200
+    assert 'method="post" action="/runs/' not in page.text
+    assert 'action="/backfills' not in backfills.text
+    assert refused.status_code == 403
+    assert "this request needs operator" in refused.text
+    assert ui.rows(COUNTS) == before
+    assert operator_page_has_actions(ui, history.live)
+
+
+def operator_page_has_actions(ui: Ui, run_id: int) -> bool:
+    page = ui.get("operator", f"/runs/{run_id}").text
+    return all(
+        f'action="/runs/{run_id}/{action}"' in page for action in ("cancel", "rerun", "mark-task")
+    )
+
+
+def test_a_post_without_the_sessions_csrf_token_is_refused(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    before = ui.rows(COUNTS)
+    answer = ui.post("operator", f"/runs/{history.live}/cancel", {"reason": "forged"}, csrf=False)
+
+    assert answer.status_code == 403
+    assert "CSRF token is missing" in answer.text
+    assert ui.rows(COUNTS) == before
+
+
+def test_an_operator_marks_a_task_with_rows_and_a_reason(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    fields = {"task": "land", "status": "SUCCESS", "rows": "5", "reason": "loaded by hand"}
+    answer = ui.post("operator", f"/runs/{history.live}/mark-task", fields)
+
+    assert answer.status_code == 200, answer.text
+    assert 'class="message info"' in answer.text
+    assert recorded(ui, history.live) == [
+        ("MARK", "loaded by hand", "operator_token", "SUCCESS", 5)
+    ]
+
+
+def test_an_operator_cancels_a_live_run_with_a_reason(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    answer = ui.post("operator", f"/runs/{history.live}/cancel", {"reason": "wrong day"})
+    [run] = ui.rows(
+        "SELECT STATUS AS status FROM AUD_PIPELINES_RUN_LOG WHERE PIPELINE_RUN_ID = :r",
+        r=history.live,
+    )
+
+    assert answer.status_code == 200, answer.text
+    assert f"run {history.live} cancelled" in answer.text
+    assert run["status"] == "CANCELLED"
+    assert recorded(ui, history.live)[-1] == (
+        "CANCEL",
+        "wrong day",
+        "operator_token",
+        "CANCELLED",
+        None,
+    )
+
+
+def test_an_operator_reruns_a_failed_task_and_its_next_attempt_is_queued(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    answer = ui.post(
+        "operator", f"/runs/{history.failed}/rerun", {"task": "fetch", "reason": "source is back"}
+    )
+    attempts = ui.rows(
+        "SELECT a.ATTEMPT_NUMBER AS n, a.STATUS AS status, a.REQUESTED_BY AS actor "
+        "FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+        "JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID "
+        "WHERE t.PIPELINE_RUN_ID = :r AND k.TASK_CODE = 'fetch' ORDER BY a.ATTEMPT_NUMBER",
+        r=history.failed,
+    )
+
+    assert answer.status_code == 202, answer.text
+    assert f"queued a rerun of fetch in run {history.failed}" in answer.text
+    assert [(a["n"], a["status"], a["actor"]) for a in attempts] == [
+        (1, "FAILED", "tester@tests"),
+        (2, "QUEUED", "operator_token"),
+    ]
+    assert ("RERUN", "source is back", "operator_token") in [
+        row[:3] for row in recorded(ui, history.failed)
+    ]
+
+
+def test_an_operator_marks_an_ended_run_and_a_refusal_shows_the_operations_message(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    marked = ui.post(
+        "operator", f"/runs/{history.succeeded}/mark", {"status": "FAILED", "reason": "bad totals"}
+    )
+    refused = ui.post("operator", f"/runs/{history.succeeded}/cancel", {"reason": "too late"})
+    no_reason = ui.post(
+        "operator", f"/runs/{history.succeeded}/mark", {"status": "SUCCESS", "reason": " "}
+    )
+
+    assert marked.status_code == 200, marked.text
+    assert recorded(ui, history.succeeded) == [
+        ("MARK", "bad totals", "operator_token", "FAILED", None)
+    ]
+    assert refused.status_code == 409
+    assert "there is nothing to cancel" in refused.text
+    assert 'class="message error"' in refused.text
+    assert no_reason.status_code == 400
+    assert "needs a reason" in no_reason.text
+
+
+def test_the_backfills_page_shows_progress_and_an_operator_stops_and_starts_one(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    page = ui.get("operator", "/backfills")
+    stopped = ui.post("operator", "/backfills/solo/stop", {"reason": "October is wrong"})
+    started = ui.post(
+        "operator",
+        "/backfills",
+        {"pipeline": "solo", "from": "2026-09-01", "to": "2026-09-02", "reason": "September"},
+    )
+    fragment = ui.get("viewer", "/partials/backfills")
+
+    assert page.status_code == 200
+    assert "0 of 3 date(s) finished" in page.text
+    assert 'action="/backfills/solo/stop"' in page.text
+    assert stopped.status_code == 200, stopped.text
+    assert "cancel requested for 3 run(s)" in stopped.text
+    assert [recorded(ui, run)[-1][:3] for run in history.backfills] == [
+        ("CANCEL", "October is wrong", "operator_token")
+    ] * 3
+    assert started.status_code == 202, started.text
+    assert "queued 2 backfill run(s) of solo, 2026-09-01 to 2026-09-02" in started.text
+    assert "<html" not in fragment.text
+    assert "2026-09-01 to 2026-10-03" in fragment.text
