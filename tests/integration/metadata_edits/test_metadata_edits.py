@@ -10,6 +10,7 @@ import pytest
 
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.errors import MetadataError
+from etl_craft.enginedb.migrations import PendingMigrationsError
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.metadata_edit_kinds import EditKind
 from etl_craft.operations.metadata_edits import (
@@ -336,3 +337,16 @@ def test_every_kind_of_object_is_added_changed_or_removed_by_its_own_file(
             "repairs": "N",
         }
     ]
+
+
+def test_a_file_the_engine_db_has_not_applied_yet_is_named_and_the_edit_waits_for_it(
+    project: ProjectOnDisk, ctx: OperationContext
+) -> None:
+    (project.root / "migrations" / "0002_from_git.sql").write_text(
+        "UPDATE CFG_PIPELINES SET PRIORITY = 5 WHERE PIPELINE_CODE = 'orders';"
+    )
+    untouched = footprint(project)
+
+    with pytest.raises(PendingMigrationsError, match="0002_from_git.sql .* run etl-craft migrate"):
+        preview_edit(ctx, ENRICH)
+    assert footprint(project) == untouched

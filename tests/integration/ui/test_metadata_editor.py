@@ -84,6 +84,7 @@ def test_a_dependency_that_would_make_a_cycle_is_refused_with_validates_message(
 
 def test_a_new_task_is_previewed_then_applied_as_the_next_migration_file(ui: Ui) -> None:
     files = migration_files(ui)
+    assert "enrich" not in ui.get("viewer", "/pipelines/orders").text
     form = ui.get("admin", "/metadata/edit", kind="task", mode="add", key_pipeline="orders")
     assert form.status_code == 200
     assert 'name="field_HANDLER"' in form.text
@@ -102,7 +103,12 @@ def test_a_new_task_is_previewed_then_applied_as_the_next_migration_file(ui: Ui)
     written = (ui.project.root / "migrations" / "0003_add_task_enrich.sql").read_text()
     assert "SELECT t.TASK_ID, 'TARGET_OBJECT', 'dm.enriched'" in written
     assert "enrich" in [task.task_code for task in pipeline_graph(ui.ctx, "orders").tasks]
-    assert "<code>enrich</code>" in ui.get("viewer", "/metadata/pipelines/orders").text
+    listed = ui.get("viewer", "/metadata/pipelines/orders").text
+    assert "<code>enrich</code>" in listed
+    assert "Task dependencies</h2>" in listed
+    pipeline_page = ui.get("viewer", "/pipelines/orders")
+    assert pipeline_page.status_code == 200
+    assert "enrich" in pipeline_page.text
     actors = ui.rows(
         "SELECT DISTINCT ACTOR AS actor FROM AUD_METADATA_CHANGES WHERE MIGRATION = :m",
         m="0003_add_task_enrich.sql",
@@ -167,3 +173,59 @@ def test_the_editor_never_shows_a_secret_and_refuses_to_write_its_mask(ui: Ui) -
     assert answer.status_code == 400
     assert "how the editor masks a secret" in answer.text
     assert migration_files(ui) == files
+
+
+def test_a_migration_that_arrives_after_the_preview_refuses_the_confirm(ui: Ui) -> None:
+    change = {
+        "kind": "pipeline_parameter",
+        "mode": "add",
+        "key_pipeline": "orders",
+        "key_parameter": "REGION",
+        "field_PARAMETER_VALUE": "eu",
+    }
+    preview = ui.post("admin", "/metadata/preview", change)
+    assert preview.status_code == 200, preview.text
+    colleague = f"{len(migration_files(ui)) + 1:04d}_colleague.sql"
+    ui.project.migrate(
+        colleague, "UPDATE CFG_PIPELINES SET DESCRIPTION = 'theirs' WHERE PIPELINE_CODE = 'orders';"
+    )
+    files = migration_files(ui)
+
+    answer = ui.post("admin", "/metadata/apply", confirm_fields(preview.text))
+
+    assert answer.status_code == 409
+    assert "another migration arrived meanwhile" in answer.text
+    assert migration_files(ui) == files
+    assert ui.rows("SELECT 1 FROM CFG_PIPELINE_PARAMETERS WHERE PARAMETER_NAME = 'REGION'") == []
+
+
+def test_a_text_area_sent_back_unchanged_with_crlf_line_breaks_changes_nothing(ui: Ui) -> None:
+    lines = "first line\nsecond line"
+    change = {
+        "kind": "task",
+        "mode": "change",
+        "key_pipeline": "orders",
+        "key_task": "land",
+        "field_HANDLER": "SQL",
+        "field_RUN_CONDITION": "ALL",
+        "field_ACTIVE_FLAG": "Y",
+        "field_DESCRIPTION": lines,
+    }
+    preview = ui.post("admin", "/metadata/preview", change)
+    assert ui.post("admin", "/metadata/apply", confirm_fields(preview.text)).status_code == 200
+    form = ui.get(
+        "admin",
+        "/metadata/edit",
+        kind="task",
+        mode="change",
+        key_pipeline="orders",
+        key_task="land",
+    )
+    assert f'cols="70">\n{lines}</textarea>' in form.text
+
+    answer = ui.post(
+        "admin", "/metadata/preview", {**change, "field_DESCRIPTION": "first line\r\nsecond line"}
+    )
+
+    assert answer.status_code == 400
+    assert "changes no field of the task" in answer.text

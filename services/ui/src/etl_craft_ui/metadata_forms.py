@@ -62,7 +62,8 @@ def edits_of(ctx: OperationContext, form: Mapping[str, str]) -> tuple[MetadataEd
 
 
 def _value(spec: FieldSpec, form: Mapping[str, str]) -> FieldValue:
-    text = form.get(f"field_{spec.column}", "")
+    # Browsers send a text area's line breaks as CRLF: an unchanged value must stay unchanged.
+    text = form.get(f"field_{spec.column}", "").replace("\r\n", "\n")
     if not spec.long_text:
         text = text.strip()
     if text == "":

@@ -33,6 +33,11 @@ DEFAULT_POOL = "default"
 FileCheck = Callable[[EngineConnection], Callable[["MigrationFile"], None]]
 
 
+class PendingMigrationsError(MigrationError):
+    """The project's folder holds files the Engine DB has not applied, so a new file can't be
+    judged after them."""
+
+
 @dataclass(frozen=True)
 class MigrationFile:
     version: int
@@ -183,7 +188,7 @@ def rehearse_project_file(
         _verify(ledger, files, MigrationStream.PROJECT)
         pending = [file.name for file in files if file.version not in ledger]
         if pending:
-            raise MigrationError(
+            raise PendingMigrationsError(
                 f"project migration(s) {', '.join(pending)} in {folder} are not applied yet, so "
                 f"{migration.name} can't be judged after them; run etl-craft migrate first"
             )

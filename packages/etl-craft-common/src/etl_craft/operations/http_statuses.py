@@ -16,6 +16,7 @@ from etl_craft.core.errors import (
     WaitingError,
     WriteGuardError,
 )
+from etl_craft.enginedb.migrations import PendingMigrationsError
 from etl_craft.operations.metadata_edits import MigrationConflictError
 from etl_craft.operations.tokens import TokenNameTakenError
 
@@ -28,6 +29,7 @@ STATUSES: dict[type[EtlCraftError], int] = {
     StaleTransitionError: 409,
     MetadataError: 409,
     MigrationConflictError: 409,  # another migration arrived since the edit's preview
+    PendingMigrationsError: 409,  # the project's files are ahead of the Engine DB
     IncompleteError: 409,
     WaitingError: 409,
     WriteGuardError: 409,

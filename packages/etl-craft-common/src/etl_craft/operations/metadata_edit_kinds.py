@@ -51,6 +51,10 @@ class KindSpec:
     has_active_flag: bool = True
     removable: bool = False  # parameters have no ACTIVE_FLAG: removing deletes the row
 
+    @property
+    def plural(self) -> str:
+        return self.label[:-1] + "ies" if self.label.endswith("y") else self.label + "s"
+
     def field(self, column: str) -> FieldSpec | None:
         return next((f for f in self.fields if f.column == column), None)
 
