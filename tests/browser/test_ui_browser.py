@@ -30,7 +30,8 @@ expect = playwright_api.expect
 ROLES = ("viewer", "operator", "admin")
 WAIT_MS = 30_000  # a condition the processes reach in a second or two, with room on a busy host
 
-# Prints a line when it starts and, while it runs, each line the test writes to say-<name>.
+# Prints a line when it starts and, until released as WAIT is, each line the test writes to
+# say-<name>.
 CHATTY = """
 import time
 from pathlib import Path
@@ -43,7 +44,7 @@ def run(context: ScriptContext) -> ScriptResult:
     name = context.input_params["name"]
     print(f"{name} is up", flush=True)
     said = 0
-    while not (folder / f"release-{name}").exists():
+    while not any((folder / f"release-{end}").exists() for end in (name, "all")):
         say = folder / f"say-{name}"
         lines = say.read_text().splitlines() if say.exists() else []
         for line in lines[said:]:
@@ -163,14 +164,20 @@ def chromium() -> Iterator[Any]:
 
 @pytest.fixture
 def browse(site: Site, chromium: Any) -> Iterator[Any]:
-    """``browse(role)``: a page of a browser of its own, signed in with ``role``'s token."""
+    """``browse(role)``: a page of a browser of its own, signed in with ``role``'s token. No page
+    may log a console error (a script or style the content security policy refused, say) nor
+    fail to load a static file or a live fragment."""
     contexts: list[Any] = []
+    errors: list[str] = []
 
     def signed_in(role: str) -> Any:
         context = chromium.new_context(viewport={"width": 1300, "height": 900})
         context.set_default_timeout(WAIT_MS)
         contexts.append(context)
         page = context.new_page()
+        page.on("console", lambda said: errors.extend(console_error(said)))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("response", lambda answer: errors.extend(failed_part(answer)))
         page.goto(f"{site.url}/")
         page.wait_for_url(re.compile(r"/sign-in"))
         page.fill("#token", site.tokens[role])
@@ -182,6 +189,19 @@ def browse(site: Site, chromium: Any) -> Iterator[Any]:
     yield signed_in
     for context in contexts:
         context.close()
+    assert errors == []
+
+
+def console_error(said: Any) -> list[str]:
+    # A refused POST is logged as a failed load: the tests make some on purpose.
+    failed_load = said.text.startswith("Failed to load resource")
+    return [said.text] if said.type == "error" and not failed_load else []
+
+
+def failed_part(answer: Any) -> list[str]:
+    """A static file or live fragment the page could not load."""
+    part = re.search(r"//[^/]+/(static|partials)/", answer.url)
+    return [f"{answer.status} {answer.url}"] if part and answer.status >= 400 else []
 
 
 def shoot(site: Site, page: Any, step: str) -> None:
@@ -316,7 +336,11 @@ def test_a_viewer_sees_no_action_and_a_forged_post_is_refused(site: Site, browse
     assert (status, "CSRF token" in text, "operator" in text) == (403, False, True)
 
     assert site.run_status(run_id) == "IN-PROGRESS"
+    page.goto(f"{site.url}/pipelines/doomed")
+    expect(page.locator("svg.etl-drawing")).to_be_visible()
+    expect(page.locator("main form[method=post], main button")).to_have_count(0)
     release(site.project, "stuck")
+    page.goto(f"{site.url}/runs/{run_id}")
     expect(page.locator("#run-tasks")).to_contain_text("Run status: SUCCESS")
 
 
