@@ -108,6 +108,7 @@ def test_a_run_page_shows_its_tasks_attempts_and_errors(runs_ui: tuple[Ui, RunHi
     assert f'<a href="/attempts/{attempt["id"]}">#1</a>' in page.text
     assert f"exit {attempt['code']}" in page.text
     assert f'hx-get="/partials/runs/{history.failed}/tasks"' in page.text
+    assert f'href="/pipelines/flaky?run={history.failed}"' in page.text
     fragment = ui.get("viewer", f"/partials/runs/{history.failed}/tasks")
     assert "<html" not in fragment.text
     assert FLAKY_ERROR in fragment.text
