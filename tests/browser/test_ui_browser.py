@@ -164,13 +164,14 @@ def chromium() -> Iterator[Any]:
 
 @pytest.fixture
 def browse(site: Site, chromium: Any) -> Iterator[Any]:
-    """``browse(role)``: a page of a browser of its own, signed in with ``role``'s token. No page
+    """``browse(role)``: a page of a browser of its own, signed in with ``role``'s token (the
+    filled form shot as ``form_shot`` when given). No page
     may log a console error (a script or style the content security policy refused, say) nor
     fail to load a static file or a live fragment."""
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def signed_in(role: str) -> Any:
+    def signed_in(role: str, form_shot: str | None = None) -> Any:
         context = chromium.new_context(viewport={"width": 1300, "height": 900})
         context.set_default_timeout(WAIT_MS)
         contexts.append(context)
@@ -181,6 +182,8 @@ def browse(site: Site, chromium: Any) -> Iterator[Any]:
         page.goto(f"{site.url}/")
         page.wait_for_url(re.compile(r"/sign-in"))
         page.fill("#token", site.tokens[role])
+        if form_shot:
+            shoot(site, page, form_shot)
         page.click("main button[type=submit]")
         page.wait_for_url(f"{site.url}/")
         expect(page.locator("header .who")).to_contain_text(f"{role}_in_browser")
@@ -223,7 +226,7 @@ def forge(page: Any, path: str, fields: dict[str, str]) -> tuple[int, str]:
 
 
 def test_an_operator_signs_in_with_a_token(site: Site, browse: Any) -> None:
-    page = browse("operator")
+    page = browse("operator", form_shot="00-sign-in")
     expect(page.locator("header .who")).to_contain_text("(operator)")
     expect(page.locator("nav[aria-label=Main]")).to_contain_text("Runs")
     shoot(site, page, "01-signed-in")
