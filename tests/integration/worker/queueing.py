@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Mapping
 from typing import Any
 
 from etl_craft.core.enums import SlotKind
@@ -33,9 +34,14 @@ def run(context: ScriptContext) -> ScriptResult:
 
 
 def python_pipeline(
-    project: ProjectOnDisk, code: str, tasks: list[str], timeout_seconds: int | None = None
+    project: ProjectOnDisk,
+    code: str,
+    tasks: list[str],
+    timeout_seconds: int | None = None,
+    script_of: Mapping[str, str] | None = None,
 ) -> None:
-    """Pipeline ``code`` of PYTHON tasks; a task named quick* runs QUICK, the others WAIT."""
+    """Pipeline ``code`` of PYTHON tasks; a task named quick* runs QUICK, the others WAIT, unless
+    ``script_of`` names its script (a file the caller wrote into ingestion_scripts)."""
     scripts = project.root / "ingestion_scripts"
     (scripts / "wait.py").write_text(WAIT)
     (scripts / "quick.py").write_text(QUICK)
@@ -44,7 +50,7 @@ def python_pipeline(
         "FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';"
     ]
     for task in tasks:
-        script = "quick.py" if task.startswith("quick") else "wait.py"
+        script = (script_of or {}).get(task, "quick.py" if task.startswith("quick") else "wait.py")
         params = {"SCRIPT": script, "INPUT_PARAMS": json.dumps(wait_params(project, task))}
         if timeout_seconds is not None:
             params["TASK_TIMEOUT_SECONDS"] = str(timeout_seconds)

@@ -67,8 +67,15 @@ def render(
     return HTMLResponse(page_redactor(request)(text), status_code=status_code)
 
 
+# Pages reached from a section's page, not from the navigation, that belong to that section.
+SECTION_OF = {"/attempts": "/runs"}
+
+
 def current_nav(path: str) -> str:
     """The href of the navigation item ``path`` belongs to."""
+    for prefix, section in SECTION_OF.items():
+        if path.startswith(prefix):
+            return section
     found = [item.href for item in NAV if item.href != "/" and path.startswith(item.href)]
     return found[0] if found else "/"
 
