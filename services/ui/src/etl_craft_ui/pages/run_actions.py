@@ -1,14 +1,14 @@
 """What an operator does to a run from its page: cancel it, mark it or one of its tasks, rerun a
 task (with its downstream task runs or not). Each form asks for the reason and calls the
-operation the API's route calls; the run page comes back with the operation's message, or with
-its refusal and the API's status for it."""
+operation the API's route calls. Done, it redirects to the run page, which shows the operation's
+message once; refused, the run page comes back with the refusal and the API's status for it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import Response
 
 from etl_craft.core.errors import EtlCraftError, UsageError
 from etl_craft.operations.context import OperationContext
@@ -17,6 +17,7 @@ from etl_craft.operations.http_statuses import status_of
 from etl_craft.operations.interventions import MarkRequest, cancel, mark
 from etl_craft.operations.reruns import RerunRequest, queue_rerun
 from etl_craft.operations.run_detail import run_detail
+from etl_craft_ui.flash import redirect_with_message
 from etl_craft_ui.forms import Form
 from etl_craft_ui.pages.runs import RunId
 from etl_craft_ui.rendering import render
@@ -29,7 +30,7 @@ MAX_ROWS = 2**62
 @router.post("/runs/{run_id}/cancel")
 def post_cancel(
     request: Request, session: SignedIn, ctx: Operator, run_id: RunId, form: Form
-) -> HTMLResponse:
+) -> Response:
     def act() -> str:
         return cancel(ctx, pipeline_of_run(ctx, run_id), run_id, form.get("reason")).message
 
@@ -39,7 +40,7 @@ def post_cancel(
 @router.post("/runs/{run_id}/mark")
 def post_mark(
     request: Request, session: SignedIn, ctx: Operator, run_id: RunId, form: Form
-) -> HTMLResponse:
+) -> Response:
     def act() -> str:
         pipeline = pipeline_of_run(ctx, run_id)
         wanted = MarkRequest(pipeline, form.get("status", ""), form.get("reason", ""), run_id)
@@ -51,7 +52,7 @@ def post_mark(
 @router.post("/runs/{run_id}/mark-task")
 def post_mark_task(
     request: Request, session: SignedIn, ctx: Operator, run_id: RunId, form: Form
-) -> HTMLResponse:
+) -> Response:
     def act() -> str:
         pipeline = pipeline_of_run(ctx, run_id)
         wanted = MarkRequest(
@@ -70,7 +71,7 @@ def post_mark_task(
 @router.post("/runs/{run_id}/rerun")
 def post_rerun(
     request: Request, session: SignedIn, ctx: Operator, run_id: RunId, form: Form
-) -> HTMLResponse:
+) -> Response:
     def act() -> str:
         pipeline = pipeline_of_run(ctx, run_id)
         # An unchecked checkbox sends nothing; a checked one sends its value, "on" by default.
@@ -79,7 +80,7 @@ def post_rerun(
         wanted = RerunRequest(pipeline, task, form.get("reason"), run_id, downstream)
         return queue_rerun(ctx, wanted).message
 
-    return _acted(request, session, ctx, run_id, act, done_status=202)
+    return _acted(request, session, ctx, run_id, act)
 
 
 def _acted(
@@ -88,26 +89,26 @@ def _acted(
     ctx: OperationContext,
     run_id: int,
     act: Callable[[], str],
-    *,
-    done_status: int = 200,
-) -> HTMLResponse:
-    """The run page after ``act``: its message, or its refusal with the API's status."""
+) -> Response:
+    """A redirect to the run page, which then shows what ``act`` said; or the run page with
+    ``act``'s refusal and the API's status for it."""
     try:
-        said, kind, status = act(), "info", done_status
+        said = act()
     except EtlCraftError as refusal:
-        said, kind, status = str(refusal), "error", status_of(refusal)
+        status = status_of(refusal)
         if status >= 500:
             raise
-    detail = run_detail(ctx, run_id)
-    return render(
-        request,
-        "runs/run_page.html",
-        session,
-        status_code=status,
-        detail=detail,
-        said=said,
-        said_kind=kind,
-    )
+        detail = run_detail(ctx, run_id)
+        return render(
+            request,
+            "runs/run_page.html",
+            session,
+            status_code=status,
+            detail=detail,
+            said=str(refusal),
+            said_kind="error",
+        )
+    return redirect_with_message(request, f"/runs/{run_id}", said)
 
 
 def _rows(text: str) -> int | None:

@@ -15,6 +15,7 @@ from etl_craft.operations.explain import explain_task
 from etl_craft.operations.history import pipeline_of_run
 from etl_craft.operations.run_detail import run_detail
 from etl_craft.operations.runs_grid import DEFAULT_PAGE, GridFilter, parse_filter, runs_grid
+from etl_craft_ui.flash import forget_message, message_for
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import SignedIn, Viewer
 
@@ -112,8 +113,12 @@ def runs_grid_fragment(
 
 @router.get("/runs/{run_id}")
 def run_page(request: Request, session: SignedIn, ctx: Viewer, run_id: RunId) -> HTMLResponse:
-    detail = run_detail(ctx, run_id)
-    return render(request, "runs/run_page.html", session, detail=detail, said=None, said_kind="")
+    detail, said = run_detail(ctx, run_id), message_for(request)
+    page = render(
+        request, "runs/run_page.html", session, detail=detail, said=said, said_kind="info"
+    )
+    forget_message(request, page)
+    return page
 
 
 @router.get("/partials/runs/{run_id}/tasks")
