@@ -151,3 +151,23 @@ def run_status(project: ProjectOnDisk, run_id: int) -> str:
             project, "SELECT STATUS FROM AUD_PIPELINES_RUN_LOG WHERE PIPELINE_RUN_ID = :r", r=run_id
         )
     )
+
+
+def mark(cli: Cli, run_id: int, task: str, status: str, *extra: str) -> str:
+    """Marks a task of an orders run by hand, asserting the CLI accepted it; what it said."""
+    done = cli(
+        "mark",
+        "--pipeline_code",
+        "orders",
+        "--run-id",
+        str(run_id),
+        "--task_code",
+        task,
+        "--status",
+        status,
+        "--reason",
+        "loaded by hand",
+        *extra,
+    )
+    assert done.code == 0, done.err
+    return done.out
