@@ -12,6 +12,7 @@ from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import (
     ACTOR,
+    BREAK_LAND,
     Cli,
     actions,
     interventions,
@@ -21,7 +22,6 @@ from tests.integration.control.conftest import (
     run_status,
     task_runs,
 )
-from tests.integration.control.test_rerun_and_skip import BREAK_LAND
 from tests.integration.running.test_supervisor_sql import CHAIN
 
 pytestmark = pytest.mark.integration

@@ -11,6 +11,7 @@ from etl_craft.core.errors import ExitCode
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import (
     ACTOR,
+    BREAK_LAND,
     Cli,
     interventions,
     mark,
@@ -18,7 +19,7 @@ from tests.integration.control.conftest import (
     run_status,
     task_runs,
 )
-from tests.integration.control.test_rerun_and_skip import BREAK_LAND, REPORT
+from tests.integration.control.test_rerun_and_skip import REPORT
 from tests.integration.running.test_supervisor_sql import CHAIN
 
 pytestmark = pytest.mark.integration
