@@ -66,10 +66,10 @@ class GridTaskRow:
 
 
 @dataclass(frozen=True)
-class AttemptRow:
+class AttemptFacts:
+    """One attempt as the run page shows it, whichever task it belongs to."""
+
     attempt_id: int
-    task_run_id: int
-    task_code: str
     attempt_number: int
     status: AttemptStatus
     queued_at: datetime | None
@@ -81,6 +81,12 @@ class AttemptRow:
     host: str | None
     error: str | None
     requested_by: str
+
+
+@dataclass(frozen=True)
+class AttemptRow(AttemptFacts):
+    task_run_id: int
+    task_code: str
 
 
 def _date(value: Any) -> date:
