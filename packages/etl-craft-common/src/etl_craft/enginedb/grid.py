@@ -34,10 +34,10 @@ class GridQuery:
 
 
 @dataclass(frozen=True)
-class GridRunRow:
+class RunFacts:
+    """One pipeline run as the history and the runs grid list it."""
+
     run_id: int
-    pipeline_id: int
-    pipeline_code: str
     run_key: str
     trigger_kind: str
     run_date: date
@@ -45,6 +45,12 @@ class GridRunRow:
     started_at: datetime | None
     ended_at: datetime | None
     started_by: str
+
+
+@dataclass(frozen=True)
+class GridRunRow(RunFacts):
+    pipeline_id: int
+    pipeline_code: str
 
 
 @dataclass(frozen=True)
