@@ -15,10 +15,16 @@ from typing import Any
 import pytest
 
 from etl_craft.cli.main import run as run_cli
+from etl_craft.core.errors import ExitCode
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.integration.running.test_supervisor_sql import CHAIN
 
 ACTOR = "github:alice"
+BREAK_LAND = """
+UPDATE CFG_TASK_PARAMETERS SET PARAMETER_VALUE = 'SELECT CAST(''x'' AS INTEGER) AS order_id'
+ WHERE PARAMETER_NAME = 'SOURCE_SQL' AND TASK_ID = (SELECT TASK_ID FROM CFG_TASKS WHERE TASK_CODE = 'land');
+"""
 ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 
 
@@ -151,3 +157,34 @@ def run_status(project: ProjectOnDisk, run_id: int) -> str:
             project, "SELECT STATUS FROM AUD_PIPELINES_RUN_LOG WHERE PIPELINE_RUN_ID = :r", r=run_id
         )
     )
+
+
+def mark(cli: Cli, run_id: int, task: str, status: str, *extra: str) -> str:
+    """Marks a task of an orders run by hand, asserting the CLI accepted it; what it said."""
+    done = cli(
+        "mark",
+        "--pipeline_code",
+        "orders",
+        "--run-id",
+        str(run_id),
+        "--task_code",
+        task,
+        "--status",
+        status,
+        "--reason",
+        "loaded by hand",
+        *extra,
+    )
+    assert done.code == 0, done.err
+    return done.out
+
+
+def failed_orders_run(project: ProjectOnDisk, cli: Cli, *more_tasks: str) -> int:
+    """Runs orders (CHAIN and `more_tasks`) with land broken; the id of the run, which failed."""
+    project.migrate("0001_orders.sql", CHAIN)
+    for number, sql in enumerate(more_tasks, start=2):
+        project.migrate(f"{number:04d}_more_tasks.sql", sql)
+    project.migrate(f"{len(more_tasks) + 2:04d}_break_land.sql", BREAK_LAND)
+    done = cli.json("run", "--pipeline_code", "orders")
+    assert done.code == ExitCode.FAILURE, done.err
+    return int(done.document()["run_id"])

@@ -12,15 +12,16 @@ from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import (
     ACTOR,
+    BREAK_LAND,
     Cli,
     actions,
     interventions,
+    mark,
     one,
     rows,
     run_status,
     task_runs,
 )
-from tests.integration.control.test_rerun_and_skip import BREAK_LAND
 from tests.integration.running.test_supervisor_sql import CHAIN
 
 pytestmark = pytest.mark.integration
@@ -50,24 +51,9 @@ def test_marking_a_task_of_an_ended_run_reopens_it_for_a_later_run(
     run_id = int(cli.json("run", "--pipeline_code", "orders").document()["run_id"])
     assert run_status(orders, run_id) == "FAILED"
 
-    done = cli(
-        "mark",
-        "--pipeline_code",
-        "orders",
-        "--run-id",
-        str(run_id),
-        "--task_code",
-        "land",
-        "--status",
-        "SUCCESS",
-        "--rows",
-        "3",
-        "--reason",
-        "loaded by hand",
-    )
+    said = mark(cli, run_id, "land", "SUCCESS", "--rows", "3")
 
-    assert done.code == 0, done.err
-    assert "reopened" in done.out
+    assert "reopened" in said
     assert run_status(orders, run_id) == "IN-PROGRESS"
     land = rows(
         orders,

@@ -11,13 +11,15 @@ from etl_craft.core.errors import ExitCode
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import (
     ACTOR,
+    BREAK_LAND,
     Cli,
     interventions,
+    mark,
     rows,
     run_status,
     task_runs,
 )
-from tests.integration.control.test_rerun_and_skip import BREAK_LAND, REPORT
+from tests.integration.control.test_rerun_and_skip import REPORT
 from tests.integration.running.test_supervisor_sql import CHAIN
 
 pytestmark = pytest.mark.integration
@@ -84,25 +86,6 @@ def _load_by_hand(orders: ProjectOnDisk) -> None:
         )
 
 
-def _mark(cli: Cli, run_id: int, task: str, status: str, *extra: str) -> str:
-    done = cli(
-        "mark",
-        "--pipeline_code",
-        "orders",
-        "--run-id",
-        str(run_id),
-        "--task_code",
-        task,
-        "--status",
-        status,
-        "--reason",
-        "loaded by hand",
-        *extra,
-    )
-    assert done.code == 0, done.err
-    return done.out
-
-
 def _messages(orders: ProjectOnDisk, run_id: int) -> dict[str, Any]:
     found = rows(
         orders,
@@ -124,7 +107,7 @@ def test_marking_a_failed_task_success_runs_what_its_failure_skipped(
     run_id = _failed_land(orders, cli)
     _load_by_hand(orders)
 
-    said = _mark(cli, run_id, "land", "SUCCESS", "--rows", "3")
+    said = mark(cli, run_id, "land", "SUCCESS", "--rows", "3")
 
     assert "runnable again: summary, big" in said
     changed = f"runnable again: land was marked SUCCESS by {ACTOR}: loaded by hand"
@@ -160,7 +143,7 @@ def test_a_has_data_dependency_is_judged_on_the_row_count_the_mark_states(
     run_id = _failed_land(orders, cli)
     _load_by_hand(orders)
 
-    said = _mark(cli, run_id, "land", "SUCCESS", "--rows", "0")
+    said = mark(cli, run_id, "land", "SUCCESS", "--rows", "0")
 
     assert "runnable again: summary;" in said
     assert task_runs(orders, run_id)["big"] == ("SKIPPED", 0)
@@ -182,7 +165,7 @@ def test_marking_a_succeeded_task_failed_runs_its_failure_path_and_fails_the_run
     run_id = int(done.document()["run_id"])
     assert task_runs(orders, run_id)["rescue"] == ("SKIPPED", 0)
 
-    said = _mark(cli, run_id, "land", "FAILED")
+    said = mark(cli, run_id, "land", "FAILED")
 
     assert "runnable again: rescue;" in said
     assert _messages(orders, run_id)["rescue"] == (

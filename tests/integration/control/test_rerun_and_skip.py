@@ -8,8 +8,10 @@ from etl_craft.core.errors import ExitCode
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import (
     ACTOR,
+    BREAK_LAND,
     Cli,
     actions,
+    failed_orders_run,
     interventions,
     rows,
     run_status,
@@ -19,10 +21,6 @@ from tests.integration.running.test_supervisor_sql import CHAIN
 
 pytestmark = pytest.mark.integration
 
-BREAK_LAND = """
-UPDATE CFG_TASK_PARAMETERS SET PARAMETER_VALUE = 'SELECT CAST(''x'' AS INTEGER) AS order_id'
- WHERE PARAMETER_NAME = 'SOURCE_SQL' AND TASK_ID = (SELECT TASK_ID FROM CFG_TASKS WHERE TASK_CODE = 'land');
-"""
 FIX_LAND = """
 UPDATE CFG_TASK_PARAMETERS
    SET PARAMETER_VALUE = 'SELECT * FROM (VALUES (1, 10.5), (2, 20.0), (3, 7.25)) v(order_id, amount)'
@@ -47,12 +45,7 @@ SELECT TASK_ID, x.N, x.V FROM CFG_TASKS, (
 @pytest.fixture
 def failed_run(project: ProjectOnDisk, cli: Cli) -> int:
     """A run of orders where land failed: summary and report were skipped, side succeeded."""
-    project.migrate("0001_orders.sql", CHAIN)
-    project.migrate("0002_report.sql", REPORT)
-    project.migrate("0003_break_land.sql", BREAK_LAND)
-    done = cli.json("run", "--pipeline_code", "orders")
-    assert done.code == ExitCode.FAILURE, done.err
-    run_id = int(done.document()["run_id"])
+    run_id = failed_orders_run(project, cli, REPORT)
     assert task_runs(project, run_id) == {
         "land": ("FAILED", 1),
         "summary": ("SKIPPED", 0),

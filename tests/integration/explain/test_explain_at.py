@@ -14,7 +14,7 @@ from etl_craft.core.errors import ExitCode
 from etl_craft.core.time import as_utc
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk
-from tests.integration.control.conftest import ACTOR, Cli
+from tests.integration.control.conftest import ACTOR, Cli, mark
 from tests.integration.explain.test_explain_cli import rerun_command
 from tests.integration.running.test_gates import CROSS, supervise
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
@@ -257,22 +257,7 @@ def test_explain_at_before_at_and_after_a_mark(
 ) -> None:
     run_id = failed_run
     (land,) = attempts_of(project, run_id, "land")
-    marked = cli(
-        "mark",
-        "--pipeline_code",
-        "orders",
-        "--run-id",
-        str(run_id),
-        "--task_code",
-        "land",
-        "--status",
-        "SUCCESS",
-        "--rows",
-        "3",
-        "--reason",
-        "loaded by hand",
-    )
-    assert marked.code == 0, marked.err
+    mark(cli, run_id, "land", "SUCCESS", "--rows", "3")
     with project.engine.read() as conn:
         reopened, mark_at = (
             moment(row[0])

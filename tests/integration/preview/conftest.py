@@ -8,32 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.databases import create_database, drop_database, unique_name
-from tests.fixtures.projects import make_project
+from tests.fixtures.warehouse_sites import SITE_IDS, SITES, project_on_site
 from tests.integration.preview.preview_site import PROJECT_TASKS, SQL_FILES, load_sources
-from tests.integration.rehash.rehash_site import Site, use_postgres_warehouse
-
-SITES = [("duckdb", "sqlite"), ("postgresql", "postgresql")]
+from tests.integration.rehash.rehash_site import Site
 
 
-@pytest.fixture(params=SITES, ids=["-".join(pair) for pair in SITES])
+@pytest.fixture(params=SITES, ids=SITE_IDS)
 def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
-    warehouse_kind, engine_kind = request.param
-    engine_url = None if engine_kind == "sqlite" else str(request.getfixturevalue("pg_fresh_url"))
-    project = make_project(tmp_path / "etl-craft", engine_url)
-    admin_url = ""
-    warehouse_name = unique_name("etl_craft_preview")
-    if warehouse_kind == "postgresql":
-        admin_url = str(request.getfixturevalue("pg_admin_url"))
-        use_postgres_warehouse(project, create_database(admin_url, warehouse_name))
-    folder = project.root / "sql_files"
-    folder.mkdir()
-    for name, text in SQL_FILES.items():
-        (folder / name).write_text(text)
-    project.migrate("0001_tasks.sql", PROJECT_TASKS)
-    made = Site(project, warehouse_kind)
-    load_sources(made)
-    yield made
-    project.engine.dispose()
-    if admin_url:
-        drop_database(admin_url, warehouse_name)
+    with project_on_site(request, tmp_path, "etl_craft_preview") as (project, warehouse_kind):
+        folder = project.root / "sql_files"
+        folder.mkdir()
+        for name, text in SQL_FILES.items():
+            (folder / name).write_text(text)
+        project.migrate("0001_tasks.sql", PROJECT_TASKS)
+        made = Site(project, warehouse_kind)
+        load_sources(made)
+        yield made

@@ -34,10 +34,10 @@ class GridQuery:
 
 
 @dataclass(frozen=True)
-class GridRunRow:
+class RunFacts:
+    """One pipeline run as the history and the runs grid list it."""
+
     run_id: int
-    pipeline_id: int
-    pipeline_code: str
     run_key: str
     trigger_kind: str
     run_date: date
@@ -45,6 +45,12 @@ class GridRunRow:
     started_at: datetime | None
     ended_at: datetime | None
     started_by: str
+
+
+@dataclass(frozen=True)
+class GridRunRow(RunFacts):
+    pipeline_id: int
+    pipeline_code: str
 
 
 @dataclass(frozen=True)
@@ -66,10 +72,10 @@ class GridTaskRow:
 
 
 @dataclass(frozen=True)
-class AttemptRow:
+class AttemptFacts:
+    """One attempt as the run page shows it, whichever task it belongs to."""
+
     attempt_id: int
-    task_run_id: int
-    task_code: str
     attempt_number: int
     status: AttemptStatus
     queued_at: datetime | None
@@ -81,6 +87,12 @@ class AttemptRow:
     host: str | None
     error: str | None
     requested_by: str
+
+
+@dataclass(frozen=True)
+class AttemptRow(AttemptFacts):
+    task_run_id: int
+    task_code: str
 
 
 def _date(value: Any) -> date:

@@ -15,12 +15,13 @@ from etl_craft.handlers.sql.source_errors import located
 from etl_craft.handlers.sql.spec import SqlActionSpec
 from etl_craft.handlers.sql_task import (
     MERGES,
+    check_source_select,
     hashed_target,
     refuse_outdated_hash,
     source_name,
     sql_action_spec,
 )
-from etl_craft.warehouse import connect, parse_select
+from etl_craft.warehouse import connect
 from etl_craft.warehouse.connection import WarehouseConnection
 
 
@@ -35,12 +36,7 @@ class SqlPreview:
 def preview_sql_task(task: Task, limit: int) -> SqlPreview:
     spec = sql_action_spec(task)
     with connect(task.environment.connector.warehouse) as conn:
-        if spec.source_sql is not None:
-            parse_select(
-                spec.source_sql,
-                conn.dialect.sqlglot_name,
-                subject=f"the SELECT of task {task.invocation.task_code}",
-            )
+        check_source_select(task, conn, spec)
         sample = None if spec.source_sql is None else _sample(task, conn, spec, limit)
         outdated = _outdated_hash(task, conn, spec)
         if outdated is not None:

@@ -41,12 +41,7 @@ STAMPS_HASH_KEY = MERGES | REPLACES | {Action.APPEND_TABLE}
 def run_sql_task(task: Task) -> HandlerResult:
     spec = sql_action_spec(task)
     with connect(task.environment.connector.warehouse) as conn:
-        if spec.source_sql is not None:
-            parse_select(
-                spec.source_sql,
-                conn.dialect.sqlglot_name,
-                subject=f"the SELECT of task {task.invocation.task_code}",
-            )
+        check_source_select(task, conn, spec)
         target = hashed_target(conn, spec.target)
         if spec.action in MERGES:
             refuse_outdated_hash(task, target, spec)
@@ -108,6 +103,16 @@ def _keep_hash_version(task: Task, target: HashedTarget, spec: SqlActionSpec) ->
             spec.action,
             error,
             spec.target,
+        )
+
+
+def check_source_select(task: Task, conn: WarehouseConnection, spec: SqlActionSpec) -> None:
+    """Refuses a task's SELECT the warehouse's dialect cannot parse, before anything runs it."""
+    if spec.source_sql is not None:
+        parse_select(
+            spec.source_sql,
+            conn.dialect.sqlglot_name,
+            subject=f"the SELECT of task {task.invocation.task_code}",
         )
 
 

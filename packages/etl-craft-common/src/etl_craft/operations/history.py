@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import ClassVar
 
 from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import NotFoundError, RunStateError
 from etl_craft.core.time import as_utc
+from etl_craft.enginedb.grid import RunFacts
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, TaskRunView, pipeline_id_of, read_run_view
 
 
 @dataclass(frozen=True)
-class RunSummary:
-    run_id: int
-    run_key: str
-    trigger_kind: str
-    run_date: date
-    status: RunStatus
-    started_at: datetime | None
-    ended_at: datetime | None
-    started_by: str
+class RunSummary(RunFacts):
+    """A run of the pipeline whose history is asked for."""
 
 
 @dataclass(frozen=True)

@@ -2,32 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, fields
 from typing import ClassVar
 
-from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import NotFoundError
-from etl_craft.enginedb.grid import AttemptRow, read_run_attempts
+from etl_craft.enginedb.grid import AttemptFacts, AttemptRow, read_run_attempts
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, read_run_view
 
 
 @dataclass(frozen=True)
-class AttemptSummary:
-    attempt_id: int
-    attempt_number: int
-    status: AttemptStatus
-    queued_at: datetime | None
-    started_at: datetime | None
-    ended_at: datetime | None
-    exit_code: int | None
-    rows_written: int | None
-    owner_id: str | None
-    host: str | None
-    error: str | None
-    requested_by: str
-
+class AttemptSummary(AttemptFacts):
     @property
     def seconds(self) -> float | None:
         """How long it ran; None until it has both started and ended."""
@@ -72,17 +57,4 @@ def run_detail(ctx: OperationContext, run_id: int) -> RunDetail:
 
 
 def _summary(row: AttemptRow) -> AttemptSummary:
-    return AttemptSummary(
-        attempt_id=row.attempt_id,
-        attempt_number=row.attempt_number,
-        status=row.status,
-        queued_at=row.queued_at,
-        started_at=row.started_at,
-        ended_at=row.ended_at,
-        exit_code=row.exit_code,
-        rows_written=row.rows_written,
-        owner_id=row.owner_id,
-        host=row.host,
-        error=row.error,
-        requested_by=row.requested_by,
-    )
+    return AttemptSummary(**{f.name: getattr(row, f.name) for f in fields(AttemptFacts)})

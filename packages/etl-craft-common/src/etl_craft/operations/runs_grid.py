@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import ClassVar, TypeVar
 
 from etl_craft.core.enums import RunStatus, TaskRunStatus, TriggerKind
@@ -20,6 +20,7 @@ from etl_craft.enginedb.grid import (
     GridRunRow,
     GridTaskRow,
     GridTaskRunRow,
+    RunFacts,
     read_grid_runs,
     read_grid_task_runs,
     read_grid_tasks,
@@ -52,16 +53,8 @@ class GridCell:
 
 
 @dataclass(frozen=True)
-class GridRun:
-    run_id: int
+class GridRun(RunFacts):
     pipeline_code: str
-    run_key: str
-    trigger_kind: str
-    run_date: date
-    status: RunStatus
-    started_at: datetime | None
-    ended_at: datetime | None
-    started_by: str
     cells: tuple[GridCell, ...]  # one per column of its pipeline, in column order
 
 
