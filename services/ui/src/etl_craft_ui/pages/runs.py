@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
 from etl_craft.core.enums import RunStatus, TriggerKind
@@ -51,6 +51,10 @@ def grid_filter(
     )
 
 
+# The page and its live fragment take the same filter from the same query parameters.
+Wanted = Annotated[GridFilter, Depends(grid_filter)]
+
+
 def filter_query(wanted: GridFilter, *, before: int | None) -> str:
     """The query string of ``wanted`` with the page starting before ``before``."""
     fields = {
@@ -81,15 +85,8 @@ def runs_page(
     request: Request,
     session: SignedIn,
     ctx: Viewer,
-    status: Text = None,
-    kind: Text = None,
-    since: Text = None,
-    until: Text = None,
-    pipeline: Text = None,
-    limit: Limit = DEFAULT_PAGE,
-    before: Before = None,
+    wanted: Wanted,
 ) -> HTMLResponse:
-    wanted = grid_filter(status, kind, since, until, pipeline, limit, before)
     values = _grid_values(ctx, wanted)
     return render(request, "runs/grid_page.html", session, statuses=STATUSES, kinds=KINDS, **values)
 
@@ -99,15 +96,8 @@ def runs_grid_fragment(
     request: Request,
     session: SignedIn,
     ctx: Viewer,
-    status: Text = None,
-    kind: Text = None,
-    since: Text = None,
-    until: Text = None,
-    pipeline: Text = None,
-    limit: Limit = DEFAULT_PAGE,
-    before: Before = None,
+    wanted: Wanted,
 ) -> HTMLResponse:
-    wanted = grid_filter(status, kind, since, until, pipeline, limit, before)
     return render(request, "runs/grid.html", session, **_grid_values(ctx, wanted))
 
 
