@@ -80,15 +80,6 @@ class RunStateError(EtlCraftError):
     retryable = False
 
 
-class TaskTimeoutError(EtlCraftError):
-    exit_code = ExitCode.TIMEOUT
-
-
-class CancelledError(EtlCraftError):
-    exit_code = ExitCode.CANCELLED
-    retryable = False
-
-
 class AlertError(EtlCraftError):
     exit_code = ExitCode.ALERT
 

@@ -6,13 +6,7 @@ import dataclasses
 from datetime import date, datetime
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
-
-
-class Document(Protocol):
-    """A view that is a JSON document of its own kind."""
-
-    schema: ClassVar[str]
+from typing import Any
 
 
 def to_json(value: Any) -> Any:

@@ -81,13 +81,6 @@ SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.NOT_BEF
  WHERE t.PIPELINE_RUN_ID = :pipeline_run_id AND a.STATUS = 'QUEUED'
  ORDER BY a.PRIORITY DESC, a.QUEUED_AT, a.ATTEMPT_ID;
 
--- name: expired_runs --
--- Live runs whose supervisor's lease has expired.
-SELECT PIPELINE_RUN_ID AS pipeline_run_id, OWNER_ID AS owner_id, LEASE_EXPIRES_AT AS lease_expires_at
-  FROM AUD_PIPELINES_RUN_LOG
- WHERE STATUS IN ('QUEUED', 'IN-PROGRESS') AND OWNER_ID IS NOT NULL
-   AND LEASE_EXPIRES_AT < etl_craft_now();
-
 -- name: pipeline_task_parameters --
 -- Every parameter of one pipeline's active tasks.
 SELECT p.TASK_ID AS task_id, p.PARAMETER_NAME AS name, p.PARAMETER_VALUE AS value
