@@ -300,3 +300,14 @@ def _instant(value: object) -> datetime:
     instant = as_utc(value if isinstance(value, datetime | str) else str(value))
     assert instant is not None
     return instant
+
+
+def active_project_id(conn: EngineConnection, project_code: str) -> int | None:
+    """The id of the active project with this code; None when the Engine DB has none."""
+    row = conn.one("metadata_project", project_code=project_code)
+    return None if row is None else int(row["project_id"])
+
+
+def read_pipelines(conn: EngineConnection, project_id: int) -> tuple[PipelineRow, ...]:
+    """Every pipeline of the project, active or not, by code."""
+    return _rows(conn, "metadata_pipelines", project_id, _pipeline)

@@ -11,6 +11,7 @@ from etl_craft.core.errors import NotFoundError
 from etl_craft.core.redaction import SensitiveNames, mask_parameter
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.interventions import audit_actions, audit_metadata_changes
+from etl_craft.enginedb.metadata import active_project_id
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import pipeline_id_of
@@ -63,8 +64,8 @@ def audit(
 ) -> Audit:
     start = BEGINNING if since is None else datetime.combine(since, time(), tzinfo=UTC)
     with ctx.engine.read() as conn:
-        project = conn.one("metadata_project", project_code=ctx.project_code)
-        if project is None:
+        project_id = active_project_id(conn, ctx.project_code)
+        if project_id is None:
             raise NotFoundError(
                 f"the Engine DB has no active project {ctx.project_code}; create it with "
                 "etl-craft init-db, or check Orchestration.project in craft-connector.yml"
@@ -74,7 +75,7 @@ def audit(
             pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code)
         actions = audit_actions(
             conn,
-            project_id=int(project["project_id"]),
+            project_id=project_id,
             pipeline_id=pipeline_id,
             since=start,
             limit=limit,

@@ -15,6 +15,7 @@ from typing import ClassVar
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.core.errors import RunStateError
 from etl_craft.enginedb.grid import GridQuery, GridRunRow, read_grid_runs
+from etl_craft.enginedb.run_lists import live_runs
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Intervention, cancel, require_reason
 from etl_craft.operations.run_views import pipeline_id_of
@@ -85,12 +86,8 @@ def stop_backfill(ctx: OperationContext, pipeline_code: str, reason: str | None)
     why = require_reason(reason, "stop backfill")
     with ctx.engine.read() as conn:
         pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code, inactive=True)
-        live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
-    run_ids = [
-        int(row["pipeline_run_id"])
-        for row in live
-        if row["trigger_kind"] == TriggerKind.BACKFILL.value
-    ]
+        live = live_runs(conn, pipeline_id)
+    run_ids = [row.pipeline_run_id for row in live if row.trigger_kind == TriggerKind.BACKFILL]
     if not run_ids:
         raise RunStateError(
             f"pipeline {pipeline_code} has no live BACKFILL run, so there is no backfill to "

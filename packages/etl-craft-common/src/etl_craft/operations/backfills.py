@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.core.errors import RunStateError, UsageError
+from etl_craft.enginedb.run_lists import live_runs, lock_pipeline_runs
 from etl_craft.enginedb.transitions import create_run
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform, require_reason, view_of
@@ -123,10 +124,10 @@ def queue_backfill(ctx: OperationContext, request: BackfillRequest) -> Backfill:
 
     def body(acting: Acting) -> list[int]:
         pipeline_id = acting.pipeline(request.pipeline_code)
-        acting.conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
-        live = acting.conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
+        lock_pipeline_runs(acting.conn, pipeline_id)
+        live = live_runs(acting.conn, pipeline_id)
         if live:
-            listed = ", ".join(f"run {row['pipeline_run_id']} ({row['status']})" for row in live)
+            listed = ", ".join(f"run {row.pipeline_run_id} ({row.status})" for row in live)
             raise RunStateError(
                 f"pipeline {request.pipeline_code} has {listed} live; a backfill is queued only "
                 "when none is: let them end, or cancel them, then ask again"

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 from etl_craft.core.errors import NotFoundError, UsageError
+from etl_craft.enginedb.metadata import active_project_id
 from etl_craft.enginedb.publications import (
     PublicationRow,
     PublicationTarget,
@@ -106,13 +107,13 @@ def url_change_refusal(project_code: str, found: PublicationRow, url: str) -> st
 
 
 def _project_id(acting: Acting) -> int:
-    project = acting.conn.one("metadata_project", project_code=acting.ctx.project_code)
-    if project is None:
+    project_id = active_project_id(acting.conn, acting.ctx.project_code)
+    if project_id is None:
         raise NotFoundError(
             f"the Engine DB has no active project {acting.ctx.project_code}; create it with "
             "etl-craft init-db, or check Orchestration.project in craft-connector.yml"
         )
-    return int(project["project_id"])
+    return project_id
 
 
 def _read(acting: Acting, project_id: int) -> PublicationRow:

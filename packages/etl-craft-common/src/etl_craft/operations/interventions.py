@@ -11,8 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus, TaskRunStatus
 from etl_craft.core.errors import (
     NotFoundError,
@@ -24,6 +22,7 @@ from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.controls import record_intervention
 from etl_craft.enginedb.interventions import REFUSED, ActionScope, record_scoped_action
+from etl_craft.enginedb.run_lists import ListedRun, live_runs, newest_runs
 from etl_craft.enginedb.runs import (
     RunRow,
     TaskRunRow,
@@ -158,10 +157,10 @@ def select_run(
                 "check the --run-id"
             )
         return run
-    live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
+    live = live_runs(conn, pipeline_id)
     if len(live) == 1:
-        return read_run(conn, int(live[0]["pipeline_run_id"]))
-    candidates = live or conn.all("runs_of_pipeline", pipeline_id=pipeline_id, limit=5)
+        return read_run(conn, live[0].pipeline_run_id)
+    candidates: Sequence[ListedRun] = live or newest_runs(conn, pipeline_id, limit=5)
     raise RunStateError(
         f"pipeline {pipeline_code} has {len(live)} runs in progress, so no run is implied; "
         f"name one with --run-id. Candidates: {_listed(candidates)}"
@@ -208,8 +207,8 @@ def reopen_for_change(acting: Acting, run: RunRow, reason: str) -> None:
 def refuse_other_live_run(conn: EngineConnection, run: RunRow) -> None:
     live = [
         row
-        for row in conn.all("live_runs_of_pipeline", pipeline_id=run.pipeline_id)
-        if int(row["pipeline_run_id"]) != run.pipeline_run_id
+        for row in live_runs(conn, run.pipeline_id)
+        if row.pipeline_run_id != run.pipeline_run_id
     ]
     if live:
         raise RunStateError(
@@ -399,9 +398,5 @@ def _arguments(request: MarkRequest) -> dict[str, object]:
     }
 
 
-def _listed(rows: Sequence[RowMapping]) -> str:
-    listed = (
-        f"run {row['pipeline_run_id']} key {row['run_key']} ({row['status']}, {row['run_date']})"
-        for row in rows
-    )
-    return "; ".join(listed) or "none"
+def _listed(rows: Sequence[ListedRun]) -> str:
+    return "; ".join(row.listed() for row in rows) or "none"

@@ -19,6 +19,8 @@ from etl_craft.enginedb.interventions import (
     read_open_pause,
     read_pause,
 )
+from etl_craft.enginedb.metadata import active_project_id, read_pipelines
+from etl_craft.enginedb.run_lists import live_runs
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform, require_reason
 
@@ -93,27 +95,25 @@ def resume(ctx: OperationContext, request: PauseRequest) -> Pause:
 
 
 def _scope(acting: Acting, request: PauseRequest) -> tuple[int, int | None]:
-    project = acting.conn.one("metadata_project", project_code=acting.ctx.project_code)
-    if project is None:
+    project_id = active_project_id(acting.conn, acting.ctx.project_code)
+    if project_id is None:
         raise NotFoundError(
             f"the Engine DB has no active project {acting.ctx.project_code}; create it with "
             "etl-craft init-db, or check Orchestration.project in craft-connector.yml"
         )
     if request.pipeline_code is None:
-        return int(project["project_id"]), None
-    return int(project["project_id"]), acting.pipeline(request.pipeline_code)
+        return project_id, None
+    return project_id, acting.pipeline(request.pipeline_code)
 
 
 def _live_runs(conn: EngineConnection, project_id: int, pipeline_id: int | None) -> tuple[int, ...]:
     """The runs the change affects that are in progress now (a supervisor may be running them)."""
     if pipeline_id is not None:
-        rows = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
-        return tuple(int(row["pipeline_run_id"]) for row in rows)
-    pipelines = conn.all("metadata_pipelines", project_id=project_id)
+        return tuple(row.pipeline_run_id for row in live_runs(conn, pipeline_id))
     return tuple(
         run
-        for pipeline in pipelines
-        for run in _live_runs(conn, project_id, int(pipeline["pipeline_id"]))
+        for pipeline in read_pipelines(conn, project_id)
+        for run in _live_runs(conn, project_id, pipeline.pipeline_id)
     )
 
 

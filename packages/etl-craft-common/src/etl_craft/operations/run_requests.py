@@ -15,6 +15,8 @@ from datetime import datetime
 from typing import ClassVar
 
 from etl_craft.enginedb.interventions import PauseRow, read_open_pause
+from etl_craft.enginedb.metadata import active_project_id
+from etl_craft.enginedb.run_lists import live_runs, run_id_by_key
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform
 from etl_craft.operations.run_views import RunView
@@ -65,19 +67,16 @@ def _pause_blocking_a_new_run(
 ) -> tuple[PauseRow, str] | None:
     """The open pause of the pipeline (else its project) when the request would create a run."""
     conn = acting.conn
-    project = conn.one("metadata_project", project_code=acting.ctx.project_code)
-    if project is None or request.run_id is not None:
+    project_id = active_project_id(conn, acting.ctx.project_code)
+    if project_id is None or request.run_id is not None:
         return None
-    project_id = int(project["project_id"])
     pipeline_pause = read_open_pause(conn, project_id, pipeline_id)
     found = pipeline_pause or read_open_pause(conn, project_id, None)
     if found is None:
         return None
-    if conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id):
+    if live_runs(conn, pipeline_id):
         return None  # a live run is continued: it stops at the pause, INCOMPLETE
-    if request.run_key is not None and conn.one(
-        "run_by_key", pipeline_id=pipeline_id, run_key=request.run_key
-    ):
+    if request.run_key is not None and run_id_by_key(conn, pipeline_id, request.run_key):
         return None  # the named run exists: continuing it creates nothing
     return found, "pipeline" if pipeline_pause is not None else "project"
 

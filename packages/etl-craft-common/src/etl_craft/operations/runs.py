@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import RowMapping
-
 from etl_craft.config.rules import GatePolicy
 from etl_craft.config.settings import load_settings
 from etl_craft.core.actor import SYSTEM
@@ -25,6 +23,7 @@ from etl_craft.core.errors import (
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.interventions import ActionScope, record_scoped_action
+from etl_craft.enginedb.run_lists import LiveRun, live_runs, lock_pipeline_runs, run_id_by_key
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import claim_run_lease, create_run, release_run_lease
 from etl_craft.operations.blocking import refuse_blocked
@@ -219,21 +218,21 @@ def find_or_create_run(
     # A graph that cannot be built would leave a run no one can supervise.
     refuse_blocked(conn, ctx.project_code, request.pipeline_code)
     # Two callers at once must find the same run, never create one each.
-    conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
+    lock_pipeline_runs(conn, pipeline_id)
     if request.run_id is not None:
         return _owned_run(conn, request.run_id, pipeline_id, request.pipeline_code)
-    live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline_id)
+    live = live_runs(conn, pipeline_id)
     if request.run_key is not None:
-        found = conn.one("run_by_key", pipeline_id=pipeline_id, run_key=request.run_key)
+        found = run_id_by_key(conn, pipeline_id, request.run_key)
         if found is not None:
-            return read_run(conn, int(found["pipeline_run_id"]))
+            return read_run(conn, found)
         _refuse_other_kind(conn, request, live)
         return _create(conn, ctx, pipeline_id, request, request.run_key)
     _refuse_other_kind(conn, request, live)
     if len(live) > 1:
         raise RunStateError(_ambiguous(request.pipeline_code, live))
     if live:
-        return read_run(conn, int(live[0]["pipeline_run_id"]))
+        return read_run(conn, live[0].pipeline_run_id)
     return _create(conn, ctx, pipeline_id, request, _new_key(ctx, request))
 
 
@@ -244,11 +243,11 @@ def _new_key(ctx: OperationContext, request: RunRequest) -> str:
 
 
 def _refuse_other_kind(
-    conn: EngineConnection, request: RunRequest, live: Sequence[RowMapping]
+    conn: EngineConnection, request: RunRequest, live: Sequence[LiveRun]
 ) -> None:
     backfill = request.trigger_kind is TriggerKind.BACKFILL
     for row in live:
-        other = read_run(conn, int(row["pipeline_run_id"]))
+        other = read_run(conn, row.pipeline_run_id)
         if other.trigger_kind == TriggerKind.BACKFILL:
             if backfill and other.run_date == request.run_date:
                 continue  # the same backfill date, resumed
@@ -301,11 +300,8 @@ def _owned_run(conn: EngineConnection, run_id: int, pipeline_id: int, pipeline_c
     return run
 
 
-def _ambiguous(pipeline_code: str, live: Sequence[RowMapping]) -> str:
-    listed = "; ".join(
-        f"run {row['pipeline_run_id']} key {row['run_key']} ({row['status']}, {row['run_date']})"
-        for row in live
-    )
+def _ambiguous(pipeline_code: str, live: Sequence[LiveRun]) -> str:
+    listed = "; ".join(row.listed() for row in live)
     return (
         f"pipeline {pipeline_code} has {len(live)} runs in progress: {listed}; "
         "name the one to act on with --run-id or --run-key"

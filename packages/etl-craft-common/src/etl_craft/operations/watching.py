@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from etl_craft.core.errors import EtlCraftError
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
+from etl_craft.enginedb.run_lists import run_id_by_key
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, pipeline_id_of, read_run_view
 
@@ -58,5 +59,4 @@ class RunWatcher:
         assert self.pipeline_code is not None
         assert self.run_key is not None
         pipeline_id = pipeline_id_of(conn, self.ctx.project_code, self.pipeline_code)
-        found = conn.one("run_by_key", pipeline_id=pipeline_id, run_key=self.run_key)
-        return None if found is None else int(found["pipeline_run_id"])
+        return run_id_by_key(conn, pipeline_id, self.run_key)

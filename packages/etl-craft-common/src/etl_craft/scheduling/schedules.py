@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-from sqlalchemy import RowMapping
 
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.cron import CronExpression, next_after, ticks_between
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.core.errors import RunStateError
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
+from etl_craft.enginedb.run_lists import LiveRun, live_runs, lock_pipeline_runs
 from etl_craft.enginedb.schedules import (
     ScheduledPipeline,
     first_overseer_start,
@@ -218,11 +218,11 @@ def _create_ticks(
     # every caller that finds or creates this pipeline's runs.
     due = _due(schedule, after, now, keep, unmissed)
     with engine.transaction(SCHEDULE_ACTOR) as conn:
-        conn.run("lock_pipeline_runs", pipeline_id=pipeline.pipeline_id)
+        lock_pipeline_runs(conn, pipeline.pipeline_id)
         latest = latest_schedule_run_key(conn, pipeline.pipeline_id)
         if latest != pipeline.latest_run_key:  # another caller created ticks meanwhile
             due = _due(schedule, _after(pipeline, schedule, latest), now, keep, unmissed)
-        live = conn.all("live_runs_of_pipeline", pipeline_id=pipeline.pipeline_id)
+        live = live_runs(conn, pipeline.pipeline_id)
         return _record(conn, pipeline, schedule, due, _blocking_run(live))
 
 
@@ -254,12 +254,12 @@ def _window(schedule: _Schedule, after: datetime, now: datetime, keep: int) -> _
     return _Due(ticks[split:], ticks[:split], unrecorded, span)
 
 
-def _blocking_run(live: list[RowMapping]) -> int | None:
+def _blocking_run(live: Sequence[LiveRun]) -> int | None:
     """The live run a new tick would overlap: the one in progress, else the oldest queued."""
     for row in live:
-        if row["status"] == RunStatus.IN_PROGRESS:
-            return int(row["pipeline_run_id"])
-    return int(live[0]["pipeline_run_id"]) if live else None
+        if row.status is RunStatus.IN_PROGRESS:
+            return row.pipeline_run_id
+    return live[0].pipeline_run_id if live else None
 
 
 def _record(
