@@ -100,6 +100,11 @@ def _ordered(where: str, entries: Sequence[tuple[str, str]]) -> list[MigrationFi
     return [by_version[version] for version in sorted(by_version)]
 
 
+def lock_migrations(conn: EngineConnection) -> None:
+    """Hold back every other migration runner until this transaction ends."""
+    conn.run("lock_migrations")
+
+
 def initialize(
     db: EngineDB,
     actor: Actor,
@@ -110,7 +115,7 @@ def initialize(
 ) -> MigrationReport:
     """Create the current schema on an empty Engine DB, or bring an existing one up to date."""
     with db.transaction(actor) as conn:
-        conn.run("lock_migrations")
+        lock_migrations(conn)
         fresh = not conn.scalar("ledger_exists")
         if fresh:
             _execute(conn, "schema.sql", schema_sql(db.dialect))
@@ -183,7 +188,7 @@ def rehearse_project_file(
     files = project_files(folder)
     target = (MigrationStream.PROJECT, project_code)
     with db.rehearsal(actor, migration=migration.name) as conn:
-        conn.run("lock_migrations")
+        lock_migrations(conn)
         ledger = _ledger(conn, *target)
         _verify(ledger, files, MigrationStream.PROJECT)
         pending = [file.name for file in files if file.version not in ledger]
@@ -218,7 +223,7 @@ def _migrate(
     for migration in migrations:
         label = migration.name if stream is MigrationStream.PROJECT else None
         with db.transaction(actor, migration=label) as conn:
-            conn.run("lock_migrations")
+            lock_migrations(conn)
             ledger = _ledger(conn, stream, scope)
             _verify(ledger, migrations, stream)
             if migration.version in ledger:

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from sqlalchemy import RowMapping
 from sqlalchemy import exc as sa_exc
 
 from etl_craft import __version__
@@ -19,9 +18,16 @@ from etl_craft.core.errors import EtlCraftError
 from etl_craft.core.text import quoted_identifier
 from etl_craft.enginedb.connection import EngineDB, safe_url
 from etl_craft.enginedb.guards import APPEND_ONLY_TABLES, TERMINAL_IMMUTABLE_TABLES, reserved_tables
+from etl_craft.enginedb.migration_ledger import applied_migrations, compare, ledger_exists
 from etl_craft.enginedb.migrations import ENGINE_SCOPE, engine_files, project_files
+from etl_craft.enginedb.server_checks import (
+    connection_budget,
+    foreign_write_grants,
+    foreign_write_logins,
+    guard_triggers,
+    server_version,
+)
 from etl_craft.operations.blocking import describe, project_blocking_findings
-from etl_craft.operations.ledger import compare
 
 
 class CheckStatus(StrEnum):
@@ -141,7 +147,7 @@ def _reach(db: EngineDB) -> Check:
         )
     try:
         with db.read() as conn:
-            version = conn.scalar("server_version")
+            version = server_version(conn)
     except EtlCraftError as error:
         return Check(
             ENGINE_DB,
@@ -162,14 +168,14 @@ def _sqlite_file(db: EngineDB) -> Path | None:
 def _initialised(db: EngineDB) -> bool:
     try:
         with db.read() as conn:
-            return bool(conn.scalar("ledger_exists"))
+            return ledger_exists(conn)
     except (EtlCraftError, sa_exc.SQLAlchemyError):
         return False
 
 
 def _schema(db: EngineDB) -> Check:
     with db.read() as conn:
-        if not conn.scalar("ledger_exists"):
+        if not ledger_exists(conn):
             return Check(
                 SCHEMA,
                 CheckStatus.FAIL,
@@ -177,9 +183,7 @@ def _schema(db: EngineDB) -> Check:
                 "(no SCHEMA_MIGRATIONS ledger)",
                 INIT_REMEDY,
             )
-        ledger = conn.all(
-            "applied_migrations", stream=MigrationStream.ENGINE.value, scope=ENGINE_SCOPE
-        )
+        ledger = applied_migrations(conn, MigrationStream.ENGINE, ENGINE_SCOPE)
     files = engine_files(db.dialect)
     diff = compare(ledger, files)
     problems = [
@@ -206,7 +210,7 @@ def _project_migrations(db: EngineDB, target: Target) -> Check:
     folder, code = target.migrations_dir, target.project_code
     files = project_files(folder)
     with db.read() as conn:
-        ledger = conn.all("applied_migrations", stream=MigrationStream.PROJECT.value, scope=code)
+        ledger = applied_migrations(conn, MigrationStream.PROJECT, code)
     diff = compare(ledger, files)
     if diff.changed or diff.missing:
         problems = [
@@ -230,9 +234,9 @@ def _write_guards(db: EngineDB) -> Check:
         tables = reserved_tables(conn)
         found: defaultdict[str, Counter[str]] = defaultdict(Counter)
         disabled = []
-        for row in conn.all("guard_triggers"):
-            table, trigger = str(row["table_name"]), str(row["trigger_name"])
-            if row["disabled"]:
+        for row in guard_triggers(conn):
+            table, trigger = row.table_name, row.trigger_name
+            if row.disabled:
                 disabled.append(f"trigger {trigger} on {table} is disabled")
             else:
                 found[table][_trigger_kind(trigger)] += 1
@@ -286,8 +290,8 @@ def _grants(db: EngineDB, writer_role: str) -> Check:
     if db.dialect != "postgresql":
         return Check(GRANTS, CheckStatus.SKIP, "skipped: a SQLite Engine DB has no logins")
     with db.read() as conn:
-        grants = _by_table_and_role(conn.all("foreign_write_grants", writer_role=writer_role))
-        logins = _by_table_and_role(conn.all("foreign_write_logins", writer_role=writer_role))
+        grants = foreign_write_grants(conn, writer_role)
+        logins = foreign_write_logins(conn, writer_role)
     if not grants and not logins:
         return Check(
             GRANTS,
@@ -317,13 +321,6 @@ def _grants(db: EngineDB, writer_role: str) -> Check:
     )
 
 
-def _by_table_and_role(rows: list[RowMapping]) -> dict[tuple[str, str], list[str]]:
-    held: defaultdict[tuple[str, str], list[str]] = defaultdict(list)
-    for row in rows:
-        held[(str(row["table_name"]), str(row["grantee"]))].append(str(row["privilege"]))
-    return dict(held)
-
-
 def _role(name: str) -> str:
     if name == "PUBLIC":
         return name
@@ -334,13 +331,10 @@ def _connections(db: EngineDB) -> Check:
     if db.dialect != "postgresql":
         return Check(CONNECTIONS, CheckStatus.SKIP, "skipped: SQLite has no connection limit")
     with db.read() as conn:
-        row = conn.one("connection_budget")
-        demand = conn.one("connection_demand")
-    assert row is not None
-    assert demand is not None
-    limit, used = int(row["max_connections"]), int(row["connections"])
-    overseers = max(1, int(demand["overseers"]))  # the budget plans for the server
-    workers, tasks = int(demand["workers"]), int(demand["tasks"])
+        found = connection_budget(conn)
+    limit, used = found.max_connections, found.connections
+    overseers = max(1, found.overseers)  # the budget plans for the server
+    workers, tasks = found.workers, found.tasks
     budget = (
         overseers * OVERSEER_CONNECTIONS + workers * WORKER_CONNECTIONS + tasks * TASK_CONNECTIONS
     )

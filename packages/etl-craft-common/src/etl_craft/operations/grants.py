@@ -15,6 +15,7 @@ from etl_craft.core.defaults import READER_ROLE
 from etl_craft.core.errors import ConfigurationError, MigrationError
 from etl_craft.core.text import ROLE_RULE, is_role_name, quoted_identifier
 from etl_craft.enginedb.connection import EngineDB, safe_url
+from etl_craft.enginedb.server_checks import table_owner
 
 WRITER_TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
 WRITER_SEQUENCE_PRIVILEGES = "USAGE, SELECT, UPDATE"
@@ -73,13 +74,13 @@ def _table_owner(db: EngineDB) -> tuple[str, str]:
             "Engine DB for roles"
         )
     with db.read() as conn:
-        row = conn.one("table_owner")
-    if row is None or row["owner"] is None:
+        found = table_owner(conn)
+    if found is None:
         raise MigrationError(
             f"the Engine DB {where} has no etl-craft schema to grant on; run etl-craft init-db "
             "first"
         )
-    return str(row["schema_name"]), str(row["owner"])
+    return found.schema_name, found.owner
 
 
 def _role(schema: str, owner: str, role: str, tables: str, sequences: str) -> list[str]:

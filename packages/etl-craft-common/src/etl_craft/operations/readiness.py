@@ -8,9 +8,9 @@ from typing import ClassVar
 from etl_craft import __version__
 from etl_craft.core.enums import MigrationStream
 from etl_craft.core.errors import EtlCraftError
+from etl_craft.enginedb.migration_ledger import applied_migrations, compare, ledger_exists
 from etl_craft.enginedb.migrations import ENGINE_SCOPE, engine_files
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.ledger import compare
 
 
 @dataclass(frozen=True)
@@ -33,11 +33,9 @@ def readiness(ctx: OperationContext) -> Readiness:
 
 def _schema_problems(ctx: OperationContext) -> tuple[str, ...]:
     with ctx.engine.read() as conn:
-        if not conn.scalar("ledger_exists"):
+        if not ledger_exists(conn):
             return ("the Engine DB has no etl-craft schema; run etl-craft init-db",)
-        ledger = conn.all(
-            "applied_migrations", stream=MigrationStream.ENGINE.value, scope=ENGINE_SCOPE
-        )
+        ledger = applied_migrations(conn, MigrationStream.ENGINE, ENGINE_SCOPE)
     diff = compare(ledger, engine_files(ctx.engine.dialect))
     return (
         *(f"applied migration {name} is not in etl-craft {__version__}" for name in diff.missing),

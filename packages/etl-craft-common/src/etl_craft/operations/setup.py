@@ -10,9 +10,11 @@ from etl_craft.core.time import utc_now
 from etl_craft.enginedb.actions import record_action
 from etl_craft.enginedb.connection import safe_url
 from etl_craft.enginedb.guards import install_guards
+from etl_craft.enginedb.migration_ledger import ledger_exists
 from etl_craft.enginedb.migrations import (
     MigrationReport,
     initialize,
+    lock_migrations,
     migrate_engine,
     migrate_project,
 )
@@ -53,7 +55,7 @@ def init_db(ctx: OperationContext) -> InitReport:
         writer_role=ctx.writer_role,
     )
     with ctx.engine.transaction(ctx.actor) as conn:
-        conn.run("lock_migrations")
+        lock_migrations(conn)
         # A guard dropped by hand comes back here, which is the remedy doctor gives for it.
         guarded = install_guards(conn, ctx.writer_role)
         action_id = record_action(
@@ -108,7 +110,7 @@ def _record_request(
     # Recorded before the work, so a request that then fails is still on record.
     started_at = utc_now()
     with ctx.engine.transaction(ctx.actor) as conn:
-        if not conn.scalar("ledger_exists"):
+        if not ledger_exists(conn):
             raise MigrationError(
                 f"the Engine DB at {safe_url(ctx.engine.url)} has no etl-craft schema, so "
                 f"there is nothing to migrate; run etl-craft init-db first"
