@@ -16,6 +16,7 @@ from datetime import date
 from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, RunStatus, TaskRunStatus, TriggerKind
 from etl_craft.core.errors import RunStateError, UsageError
 from etl_craft.core.time import utc_now
+from etl_craft.enginedb.gate_records import consume_decisions
 from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run, read_task_runs
 from etl_craft.enginedb.transitions import (
@@ -186,7 +187,7 @@ def _finalize(acting: Acting, request: RemoteRequest) -> int:
     )
     finalize_remote_run(conn, run.pipeline_run_id, actor, status=status, message=message)
     # What the run consumed comes from the decisions that admitted its tasks, never re-judged.
-    conn.run("gate_consume_decisions", pipeline_run_id=run.pipeline_run_id)
+    consume_decisions(conn, run.pipeline_run_id)
     return run.pipeline_run_id
 
 

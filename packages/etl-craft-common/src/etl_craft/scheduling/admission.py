@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 from etl_craft.config.rules import GatePolicy
 from etl_craft.core.actor import SYSTEM
-from etl_craft.core.enums import DependencyType, RunStatus
+from etl_craft.core.enums import RunStatus
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.gate_records import pipeline_gate_dependencies
 from etl_craft.enginedb.runs import read_run
 from etl_craft.enginedb.transitions import admit_run, skip_run
 from etl_craft.scheduling.gatekeeper import Bypass, Dependency, Gatekeeper
@@ -17,16 +18,16 @@ from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES, GateResult
 
 def pipeline_dependencies(engine: EngineDB, pipeline_id: int) -> list[Dependency]:
     with engine.read() as conn:
-        rows = conn.all("pipeline_dependencies_of", pipeline_id=pipeline_id)
+        rows = pipeline_gate_dependencies(conn, pipeline_id)
     return [
         Dependency(
             task_id=None,
-            upstream_pipeline_id=int(row["upstream_id"]),
+            upstream_pipeline_id=row.upstream_id,
             upstream_task_id=None,
-            dependency_type=DependencyType(row["dependency_type"]),
-            consume_repairs=row["consume_repairs"] == "Y",
-            name=str(row["upstream_code"]),
-            pipeline_dependency_id=int(row["pipeline_dependency_id"]),
+            dependency_type=row.dependency_type,
+            consume_repairs=row.consume_repairs,
+            name=row.upstream_code,
+            pipeline_dependency_id=row.pipeline_dependency_id,
         )
         for row in rows
     ]

@@ -25,6 +25,7 @@ from etl_craft.core.graph import TaskOutcome
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.controls import read_controls
+from etl_craft.enginedb.gate_records import consume_decisions
 from etl_craft.enginedb.interventions import operator_decisions
 from etl_craft.enginedb.limits import project_load
 from etl_craft.enginedb.runs import (
@@ -306,7 +307,7 @@ class RunDriver:
                 new_revision=reopened and status is RunStatus.SUCCESS,
             )
             # What the run consumed comes from the decisions that admitted it, never re-judged.
-            conn.run("gate_consume_decisions", pipeline_run_id=run.pipeline_run_id)
+            consume_decisions(conn, run.pipeline_run_id)
         fault_point("after_finalize")
         with self.engine.read() as conn:
             return read_run(conn, run.pipeline_run_id)

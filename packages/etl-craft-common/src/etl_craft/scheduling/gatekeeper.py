@@ -20,14 +20,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import RowMapping
-
 from etl_craft.config.rules import GatePolicy
 from etl_craft.core.actor import SYSTEM
-from etl_craft.core.enums import DependencyType, RunStatus, TaskRunStatus, TriggerKind
+from etl_craft.core.enums import DependencyType, TaskRunStatus, TriggerKind
 from etl_craft.core.graph import TaskOutcome
-from etl_craft.core.time import as_utc, utc_now
+from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
+from etl_craft.enginedb.gate_records import (
+    Decision,
+    OpenWait,
+    last_consumption,
+    look_again,
+    open_wait,
+    record_decision,
+    start_wait,
+    upstream_run,
+    upstream_task_run,
+)
 from etl_craft.enginedb.runs import read_run
 from etl_craft.scheduling.gates import (
     DEFAULT_WAIT_MINUTES,
@@ -107,10 +116,8 @@ class Gatekeeper:
             return unjudged
         now = utc_now()
         with self.engine.transaction(SYSTEM) as conn:
-            wait = conn.one(
-                "gate_open_wait", pipeline_run_id=self.run_id, task_id=dependency.task_id or 0
-            )
-            if wait is not None and now < (as_utc(wait["next_check_at"]) or now):
+            wait = open_wait(conn, self.run_id, dependency.task_id)
+            if wait is not None and now < (wait.next_check_at or now):
                 return Judgement(GateResult.WAIT, f"waiting for {dependency.name}")
             upstream = _upstream(conn, dependency)
             found = judge(
@@ -178,26 +185,26 @@ class Gatekeeper:
         self,
         conn: EngineConnection,
         dependency: Dependency,
-        wait: RowMapping | None,
+        wait: OpenWait | None,
         found: Judgement,
         now: datetime,
     ) -> Judgement:
         if wait is None:
-            conn.run(
-                "gate_start_wait",
-                pipeline_run_id=self.run_id,
-                task_id=dependency.task_id,
+            start_wait(
+                conn,
+                self.run_id,
+                dependency.task_id,
                 next_in_seconds=next_look_seconds(1),
                 wait_seconds=self.wait_minutes * 60,
                 reason=found.reason,
             )
             return found
-        if now >= (as_utc(wait["wait_until"]) or now):
+        if now >= (wait.wait_until or now):
             return timed_out(dependency.name, self.wait_minutes, found)
-        conn.run(
-            "gate_look_again",
-            gate_wait_id=wait["gate_wait_id"],
-            next_in_seconds=next_look_seconds(int(wait["looks"]) + 1),
+        look_again(
+            conn,
+            wait.gate_wait_id,
+            next_in_seconds=next_look_seconds(wait.looks + 1),
             reason=found.reason,
         )
         return found
@@ -209,32 +216,18 @@ class Gatekeeper:
             if decided is None:
                 continue  # not needed: the task's condition was met without it
             judgement, upstream = decided
-            conn.run(
-                "gate_record_decision",
-                pipeline_run_id=self.run_id,
+            satisfied = judgement.result is GateResult.SATISFIED
+            decision = Decision(
                 task_id=dependency.task_id,
                 pipeline_dependency_id=dependency.pipeline_dependency_id,
                 task_dependency_id=dependency.task_dependency_id,
-                selected_run_id=upstream.run_id
-                if judgement.result is GateResult.SATISFIED
-                else None,
-                selected_task_run_id=(
-                    upstream.task_run_id if judgement.result is GateResult.SATISFIED else None
-                ),
-                selected_revision=(
-                    upstream.revision if judgement.result is GateResult.SATISFIED else None
-                ),
+                selected_run_id=upstream.run_id if satisfied else None,
+                selected_task_run_id=upstream.task_run_id if satisfied else None,
+                selected_revision=upstream.revision if satisfied else None,
                 result=judgement.result.value,
                 reason=judgement.reason,
-                actor=SYSTEM.name,
-                actor_kind=SYSTEM.kind.value,
             )
-            conn.run(
-                "gate_resolve_wait",
-                pipeline_run_id=self.run_id,
-                task_id=dependency.task_id or 0,
-                reason=judgement.reason,
-            )
+            record_decision(conn, self.run_id, decision, SYSTEM)
 
 
 def outcome_of(judgement: Judgement) -> TaskOutcome | None:
@@ -246,22 +239,18 @@ def outcome_of(judgement: Judgement) -> TaskOutcome | None:
 
 
 def _upstream(conn: EngineConnection, dependency: Dependency) -> Upstream:
-    run = conn.one("gate_upstream_run", pipeline_id=dependency.upstream_pipeline_id)
+    run = upstream_run(conn, dependency.upstream_pipeline_id)
     if run is None:
         return Upstream(None, None, 1, 0)
     upstream = Upstream(
-        run_id=int(run["pipeline_run_id"]),
-        run_status=RunStatus(run["status"]),
-        revision=int(run["revision"]),
-        rows_written=int(run["rows_written"] or 0),
+        run_id=run.pipeline_run_id,
+        run_status=run.status,
+        revision=run.revision,
+        rows_written=run.rows_written,
     )
     if dependency.upstream_task_id is None:
         return upstream
-    task = conn.one(
-        "gate_upstream_task_run",
-        pipeline_run_id=upstream.run_id,
-        task_id=dependency.upstream_task_id,
-    )
+    task = upstream_task_run(conn, run.pipeline_run_id, dependency.upstream_task_id)
     if task is None:
         return upstream
     return Upstream(
@@ -269,16 +258,12 @@ def _upstream(conn: EngineConnection, dependency: Dependency) -> Upstream:
         upstream.run_status,
         upstream.revision,
         upstream.rows_written,
-        task_run_id=int(task["task_run_id"]),
-        task_status=TaskRunStatus(task["status"]),
-        task_rows=task["rows_written"],
+        task_run_id=task.task_run_id,
+        task_status=task.status,
+        task_rows=task.rows_written,
     )
 
 
 def _consumed(conn: EngineConnection, dependency: Dependency) -> Consumed | None:
-    row = conn.one(
-        "gate_last_consumption",
-        task_dependency_id=dependency.task_dependency_id,
-        pipeline_dependency_id=dependency.pipeline_dependency_id,
-    )
-    return None if row is None else Consumed(int(row["pipeline_run_id"]), int(row["revision"]))
+    found = last_consumption(conn, dependency.task_dependency_id, dependency.pipeline_dependency_id)
+    return None if found is None else Consumed(found.pipeline_run_id, found.revision)
