@@ -130,3 +130,9 @@ def cancel_requests(conn: EngineConnection, owner_id: str) -> list[int]:
     return [
         int(row["attempt_id"]) for row in conn.all("cancel_requests_of_owner", owner_id=owner_id)
     ]
+
+
+def attempt_status(conn: EngineConnection, attempt_id: int) -> AttemptStatus | None:
+    """The attempt's current status; None when there is no such attempt."""
+    row = conn.one("attempt_status", attempt_id=attempt_id)
+    return None if row is None else AttemptStatus(row["status"])

@@ -25,7 +25,7 @@ from etl_craft.core.actor import Actor
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import EngineDBError, ExitCode, StaleTransitionError
 from etl_craft.core.faults import fault_point
-from etl_craft.enginedb.attempts import AttemptInvocation, encode_invocation
+from etl_craft.enginedb.attempts import AttemptInvocation, attempt_status, encode_invocation
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.offsets import finish_with_offset
 from etl_craft.enginedb.transitions import (
@@ -228,8 +228,8 @@ def settle_exit(
                 hand_over(path, handed)  # for the next try, once the Engine DB answers
                 raise
         with engine.read() as conn:
-            found = conn.one("attempt_status", attempt_id=running.attempt_id)
-        if found is None or AttemptStatus(found["status"]).terminal:
+            found = attempt_status(conn, running.attempt_id)
+        if found is None or found.terminal:
             return None
         _settle_exit(engine, running, actor, ledger)
         return None
