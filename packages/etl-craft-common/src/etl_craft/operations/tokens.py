@@ -11,13 +11,21 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError, NotFoundError, UsageError
 from etl_craft.core.text import CODE_RULE, is_code
-from etl_craft.core.time import as_utc, utc_now
+from etl_craft.core.time import utc_now
+from etl_craft.enginedb.api_tokens import (
+    TokenRow,
+    insert_token,
+    live_token_by_name,
+    project_tokens,
+    revoke_live_token,
+    token_by_sha256,
+)
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform
 
@@ -122,14 +130,14 @@ def create_token(ctx: OperationContext, request: TokenRequest) -> CreatedToken:
     expires_at = None if lifetime is None else utc_now() + lifetime
 
     def body(acting: Acting) -> None:
-        found = acting.conn.one("live_api_token_by_name", name=request.name)
+        found = live_token_by_name(acting.conn, request.name)
         if found is not None:
             raise _name_taken(ctx, request.name, found)
-        acting.conn.run(
-            "insert_api_token",
+        insert_token(
+            acting.conn,
             name=request.name,
             token_sha256=hash_token(token),
-            role=role.value,
+            role=role,
             project_code=ctx.project_code,
             expires_at=expires_at,
         )
@@ -139,19 +147,19 @@ def create_token(ctx: OperationContext, request: TokenRequest) -> CreatedToken:
     return CreatedToken(action_id, request.name, role, ctx.project_code, expires_at, token)
 
 
-def _name_taken(ctx: OperationContext, name: str, found: Any) -> TokenNameTakenError:
-    if found["project_code"] != ctx.project_code:
+def _name_taken(ctx: OperationContext, name: str, found: TokenRow) -> TokenNameTakenError:
+    if found.project_code != ctx.project_code:
         # Another project's token: say nothing about it, not even that it is another project's.
         return TokenNameTakenError(f"token name {name} is taken; choose another name")
     return TokenNameTakenError(
-        f"token {name} exists already (role {found['role']}, created by {found['created_by']}); "
+        f"token {name} exists already (role {found.role}, created by {found.created_by}); "
         f"revoke it first (etl-craft token revoke --name {name}) or choose another name"
     )
 
 
 def revoke_token(ctx: OperationContext, name: str) -> RevokedToken:
-    def body(acting: Acting) -> Any:
-        row = acting.conn.one("revoke_api_token", name=name, project_code=ctx.project_code)
+    def body(acting: Acting) -> TokenRow:
+        row = revoke_live_token(acting.conn, name, ctx.project_code)
         if row is None:
             raise NotFoundError(
                 f"project {ctx.project_code} has no live token named {name[:140]!r}; "
@@ -160,23 +168,22 @@ def revoke_token(ctx: OperationContext, name: str) -> RevokedToken:
         return row
 
     row, action_id = perform(ctx, "token", {"action": "revoke", "name": name}, body)
-    revoked_at = as_utc(row["revoked_at"])
-    assert revoked_at is not None
-    return RevokedToken(action_id, str(row["name"]), Role(row["role"]), revoked_at)
+    assert row.revoked_at is not None
+    return RevokedToken(action_id, row.name, row.role, row.revoked_at)
 
 
 def list_tokens(ctx: OperationContext) -> TokenList:
     with ctx.engine.read() as conn:
-        rows = conn.all("api_tokens", project_code=ctx.project_code)
+        rows = project_tokens(conn, ctx.project_code)
     views = tuple(
         TokenView(
-            name=str(row["name"]),
-            role=Role(row["role"]),
-            project_code=row["project_code"],
-            created_by=row["created_by"],
-            created_at=as_utc(row["created_at"]),
-            expires_at=as_utc(row["expires_at"]),
-            revoked_at=as_utc(row["revoked_at"]),
+            name=row.name,
+            role=row.role,
+            project_code=row.project_code,
+            created_by=row.created_by,
+            created_at=row.created_at,
+            expires_at=row.expires_at,
+            revoked_at=row.revoked_at,
         )
         for row in rows
     )
@@ -199,20 +206,19 @@ class IdentifiedToken:
 def identify(ctx: OperationContext, presented: str) -> IdentifiedToken:
     """``authenticate``, keeping which token row answered."""
     with ctx.engine.read() as conn:
-        row = conn.one("api_token_by_sha256", token_sha256=hash_token(presented))
+        row = token_by_sha256(conn, hash_token(presented))
     if row is None:
         raise AuthenticationError(
             "the bearer token is not known; ask an admin for one (etl-craft token create)"
         )
-    name = str(row["name"])
-    revoked_at = as_utc(row["revoked_at"])
+    name, revoked_at = row.name, row.revoked_at
     if revoked_at is not None:
         raise AuthenticationError(
             f"token {name} was revoked at {revoked_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a "
             "new one"
         )
     _refuse_unusable(ctx, name, row)
-    return IdentifiedToken(int(row["token_id"]), TokenIdentity(name, Role(row["role"])))
+    return IdentifiedToken(row.token_id, TokenIdentity(name, row.role))
 
 
 def live_identity(ctx: OperationContext, token_id: int, name: str) -> TokenIdentity:
@@ -220,23 +226,23 @@ def live_identity(ctx: OperationContext, token_id: int, name: str) -> TokenIdent
     opened with a token ends when the token is revoked, expires or is replaced by another of
     the same name, and it takes the token's current role."""
     with ctx.engine.read() as conn:
-        row = conn.one("live_api_token_by_name", name=name)
-    if row is None or int(row["token_id"]) != token_id:
+        row = live_token_by_name(conn, name)
+    if row is None or row.token_id != token_id:
         raise AuthenticationError(
             f"token {name[:140]} was revoked since this session began; sign in again with a "
             "live token (etl-craft token list shows them)"
         )
     _refuse_unusable(ctx, name, row)
-    return TokenIdentity(name, Role(row["role"]))
+    return TokenIdentity(name, row.role)
 
 
-def _refuse_unusable(ctx: OperationContext, name: str, row: Any) -> None:
-    expires_at = as_utc(row["expires_at"])
+def _refuse_unusable(ctx: OperationContext, name: str, row: TokenRow) -> None:
+    expires_at = row.expires_at
     if expires_at is not None and expires_at <= utc_now():
         raise AuthenticationError(
             f"token {name} expired at {expires_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a new one"
         )
-    if row["project_code"] not in (None, ctx.project_code):
+    if row.project_code not in (None, ctx.project_code):
         raise AuthenticationError(
             f"token {name} is not a token of project {ctx.project_code}; use one of this "
             "project's tokens (etl-craft token create in its folder)"
