@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from types import MappingProxyType
+from typing import Any
 
 from etl_craft.core.enums import AttemptStatus, Handler
 from etl_craft.core.errors import NotFoundError
@@ -136,3 +137,22 @@ def attempt_status(conn: EngineConnection, attempt_id: int) -> AttemptStatus | N
     """The attempt's current status; None when there is no such attempt."""
     row = conn.one("attempt_status", attempt_id=attempt_id)
     return None if row is None else AttemptStatus(row["status"])
+
+
+def latest_attempt_id(
+    conn: EngineConnection, run_id: int, task_code: str, project_code: str
+) -> int | None:
+    """The newest attempt of the task in a run of the project; None before its first."""
+    row = conn.one(
+        "latest_attempt_of_task", run_id=run_id, task_code=task_code, project_code=project_code
+    )
+    return None if row is None else int(row["attempt_id"])
+
+
+def attempt_record(
+    conn: EngineConnection, attempt_id: int, project_code: str
+) -> Mapping[str, Any] | None:
+    """Everything the attempt view shows of an attempt of the project, by column; None when the
+    project has no such attempt."""
+    row = conn.one("attempt_view", attempt_id=attempt_id, project_code=project_code)
+    return None if row is None else dict(row)

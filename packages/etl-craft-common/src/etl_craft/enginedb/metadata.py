@@ -311,3 +311,11 @@ def active_project_id(conn: EngineConnection, project_code: str) -> int | None:
 def read_pipelines(conn: EngineConnection, project_id: int) -> tuple[PipelineRow, ...]:
     """Every pipeline of the project, active or not, by code."""
     return _rows(conn, "metadata_pipelines", project_id, _pipeline)
+
+
+def project_parameter_values(
+    conn: EngineConnection, project_code: str
+) -> tuple[tuple[str, str | None], ...]:
+    """Every (name, value) of the project's task and pipeline parameters."""
+    rows = conn.all("project_parameter_values", project_code=project_code)
+    return tuple((str(row["name"]), row["value"]) for row in rows)

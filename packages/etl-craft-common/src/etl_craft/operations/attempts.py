@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any, ClassVar
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
+from etl_craft.enginedb.attempts import attempt_record, latest_attempt_id
 from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.identity import HOST
 
@@ -91,27 +93,22 @@ def attempt_log(ctx: OperationContext, attempt_id: int) -> Path:
 def latest_attempt(ctx: OperationContext, run_id: int, task_code: str) -> int:
     """The id of the newest attempt of task ``task_code`` in run ``run_id``."""
     with ctx.engine.read() as conn:
-        row = conn.one(
-            "latest_attempt_of_task",
-            run_id=run_id,
-            task_code=task_code,
-            project_code=ctx.project_code,
-        )
-    if row is None:
+        found = latest_attempt_id(conn, run_id, task_code, ctx.project_code)
+    if found is None:
         raise NotFoundError(
             f"run {run_id} of project {ctx.project_code} has no attempt of task {task_code}; "
             "etl-craft status --run-id shows the run's tasks, and a task that has not started "
             "has no log yet"
         )
-    return int(row["attempt_id"])
+    return found
 
 
-def _row(ctx: OperationContext, attempt_id: int) -> dict[str, Any]:
+def _row(ctx: OperationContext, attempt_id: int) -> Mapping[str, Any]:
     with ctx.engine.read() as conn:
-        row = conn.one("attempt_view", attempt_id=attempt_id, project_code=ctx.project_code)
+        row = attempt_record(conn, attempt_id, ctx.project_code)
     if row is None:
         raise NotFoundError(
             f"project {ctx.project_code} has no attempt {attempt_id}; etl-craft status shows a "
             "run's tasks, and explain a task's attempts"
         )
-    return dict(row)
+    return row

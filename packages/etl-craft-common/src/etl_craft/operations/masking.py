@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from etl_craft.core.redaction import Redactor, parameter_secrets
+from etl_craft.enginedb.metadata import project_parameter_values
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.context import OperationContext
 
@@ -11,8 +12,7 @@ def secrets_redactor(ctx: OperationContext) -> Redactor:
     """Masks, in any text, every value of a parameter with a secret-looking name (S7.C) and
     every secret the configuration resolved."""
     with ctx.engine.read() as conn:
-        rows = conn.all("project_parameter_values", project_code=ctx.project_code)
-    names = sensitive_names(ctx.connector)
-    found = parameter_secrets(((str(row["name"]), row["value"]) for row in rows), names)
+        values = project_parameter_values(conn, ctx.project_code)
+    found = parameter_secrets(values, sensitive_names(ctx.connector))
     resolved = ctx.connector.secrets if ctx.connector else frozenset()
     return Redactor(found | resolved)
