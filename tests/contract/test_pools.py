@@ -22,10 +22,10 @@ from etl_craft.enginedb.transitions import (
 )
 from etl_craft.pools.base import AttemptSpec, HandleStatus, Pool
 from etl_craft.pools.local import LocalPool, LocalSettings
-from etl_craft.pools.queue import QueuePool
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.launcher import TaskSetup
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
+from etl_craft_overseer.queue_pool import QueuePool
 from tests.chaos.harness import Processes, rows, scalar, task_processes, wait_for
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk

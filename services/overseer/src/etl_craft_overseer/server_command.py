@@ -16,10 +16,10 @@ from etl_craft.operations.context import OperationContext
 from etl_craft.operations.runs import ledger_lookup, supervisor_settings
 from etl_craft.pools.base import Pool
 from etl_craft.pools.local import LocalPool, LocalSettings
-from etl_craft.pools.queue import QueuePool
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.launcher import TaskSetup
 from etl_craft_overseer.overseer import Overseer, OverseerSettings
+from etl_craft_overseer.queue_pool import QueuePool
 
 log = logging.getLogger(__name__)
 OVERSEER_LOGGER = "etl_craft_overseer"
