@@ -45,18 +45,18 @@ from etl_craft.pools.base import Pool
 from etl_craft.pools.dispatch import submit_queued
 from etl_craft.runtime.heartbeat import Heartbeat
 from etl_craft.runtime.identity import owner_id
-from etl_craft.runtime.metrics import (
-    ADMISSION_SECONDS,
-    OVERSEER_LEADING,
-    PIPELINE_BLOCKING_FINDINGS,
-    RUNS_ENDED,
-)
 from etl_craft.runtime.reconcile import LedgerLookup, reconcile
 from etl_craft.runtime.starter import prepare_task_start
 from etl_craft.runtime.tracing import RunSpans
 from etl_craft.scheduling.admission import Admission
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
 from etl_craft.scheduling.schedules import create_due_runs
+from etl_craft_overseer.overseer_series import (
+    ADMISSION_SECONDS,
+    OVERSEER_LEADING,
+    PIPELINE_BLOCKING_FINDINGS,
+    RUNS_ENDED,
+)
 
 log = logging.getLogger(__name__)
 OVERSEER = Actor("overseer", ActorKind.ORCHESTRATOR)

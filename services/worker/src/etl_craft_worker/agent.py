@@ -60,15 +60,11 @@ from etl_craft.runtime.launcher import (
     stop_unowned,
 )
 from etl_craft.runtime.leases import LeaseWatch
-from etl_craft.runtime.metrics import (
-    DISPATCH_SECONDS,
-    WORKER_CLAIMS,
-    WORKER_ENDED,
-    WORKER_RUNNING,
-)
+from etl_craft.runtime.metrics import DISPATCH_SECONDS
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
 from etl_craft.runtime.starter import prepare_task_start
 from etl_craft.scheduling.shape import RunShape, TaskSettings, build_shape
+from etl_craft_worker.worker_series import WORKER_CLAIMS, WORKER_ENDED, WORKER_RUNNING
 
 log = logging.getLogger(__name__)
 SHAPES_KEPT = 32  # runs whose task settings are kept between claims

@@ -2,7 +2,8 @@
 
 Gauges of the shared tables (queues, live runs, workers) are read at scrape time by
 ``etl_craft.enginedb.metrics``; what is here is counted where it happens, in the process
-that saw it: an admission, a dispatch, a lease that expired, an attempt a worker ran. Engine
+that saw it: a dispatch, a lease that expired. A series only one service observes (an
+admission, an attempt a worker ran) is defined in that service. Engine
 DB statement latency is timed in ``etl_craft.enginedb.connection``. Counters start at zero
 when a process starts; Prometheus's rate() and increase() read a restart as a reset.
 """
@@ -12,23 +13,12 @@ from __future__ import annotations
 import logging
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from prometheus_client import Counter, Histogram, start_http_server
 
 log = logging.getLogger(__name__)
 # Queue waits and admissions range from milliseconds (an idle pool) to hours (a full one).
 WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 3600.0)
 
-RUNS_ENDED = Counter(
-    "etl_craft_runs_ended",
-    "Runs this overseer drove to a terminal status, by project and status",
-    ["project", "status"],
-)
-ADMISSION_SECONDS = Histogram(
-    "etl_craft_admission_latency_seconds",
-    "From a run's QUEUED_AT to its pipeline gate's decision, by decision (admitted, skipped)",
-    ["decision"],
-    buckets=WAIT_BUCKETS,
-)
 DISPATCH_SECONDS = Histogram(
     "etl_craft_dispatch_latency_seconds",
     "From an attempt being due (QUEUED_AT, or NOT_BEFORE of a delayed retry) to an owner "
@@ -41,28 +31,6 @@ LEASE_EXPIRIES = Counter(
     "Attempts the reconciler settled after their owner stopped renewing the lease: LOST, or "
     "SUCCESS recovered from the warehouse ledger",
     ["outcome"],
-)
-PIPELINE_BLOCKING_FINDINGS = Gauge(
-    "etl_craft_pipeline_blocking_findings",
-    "Findings that keep a pipeline from running (a cycle, an inactive upstream, an unusable "
-    "schedule, an invalid parameter value), by project and pipeline; absent when it has none",
-    ["project", "pipeline"],
-)
-OVERSEER_LEADING = Gauge(
-    "etl_craft_overseer_leading", "1 while this overseer holds the leadership lock, else 0"
-)
-WORKER_CLAIMS = Counter(
-    "etl_craft_worker_claims", "Attempts this worker claimed from its pool", ["pool", "slot_kind"]
-)
-WORKER_RUNNING = Gauge(
-    "etl_craft_worker_attempts_running",
-    "Attempts whose task process this worker runs now, by slot kind",
-    ["pool", "slot_kind"],
-)
-WORKER_ENDED = Counter(
-    "etl_craft_worker_attempts_ended",
-    "Attempts of this worker that reached a terminal status, by status",
-    ["pool", "status"],
 )
 
 
