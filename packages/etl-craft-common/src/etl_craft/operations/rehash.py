@@ -221,17 +221,14 @@ def _rewrite(
 ) -> tuple[int, int]:
     """Count the rows and, unless a dry run, rewrite the HASH_KEY values that differ."""
     table = target.sql
-    differs = f"t.HASH_KEY IS DISTINCT FROM {expression}"
-    counting = (
-        f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {differs} THEN 1 ELSE 0 END), 0) FROM {table} t"
-    )
+    counting = statements.count_hash_changes(table, expression)
     # One transaction under the mutation lock: no merge or append interleaves with the rewrite.
     with warehouse.mutation(target):
-        found = warehouse.fetch_all(f"count the HASH_KEY values of {table} to change", counting)
+        found = warehouse.fetch_all(
+            f"count the HASH_KEY values of {table} to change", counting.sql, counting.params
+        )
         scanned, changed = int(found[0][0]), int(found[0][1])
         if changed and not dry_run:
-            rewrite = statements.update_where(
-                table, {"HASH_KEY": statements.Value(expression)}, differs
-            )
+            rewrite = statements.rewrite_hash_keys(table, expression)
             warehouse.execute(f"recompute HASH_KEY of {table}", rewrite.sql, rewrite.params)
     return scanned, changed

@@ -212,6 +212,23 @@ def hash_changed(*, soft_deletes: bool) -> str:
     return f"{changed} OR t.DELETE_FLAG = 'Y'" if soft_deletes else changed
 
 
+def hash_key_differs(expression: str) -> str:
+    """A row whose stored HASH_KEY is not what ``expression`` computes now."""
+    return f"t.HASH_KEY IS DISTINCT FROM {expression}"
+
+
+def count_hash_changes(table: str, expression: str) -> Statement:
+    """The rows of ``table`` and how many of them ``expression`` would give a new HASH_KEY."""
+    differs = hash_key_differs(expression)
+    return Statement(
+        f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {differs} THEN 1 ELSE 0 END), 0) FROM {table} t"
+    )
+
+
+def rewrite_hash_keys(table: str, expression: str) -> Statement:
+    return update_where(table, {"HASH_KEY": Value(expression)}, hash_key_differs(expression))
+
+
 def current_version(condition: str = "") -> str:
     return f"t.ACTIVE_FLAG = 'Y' AND ({condition})" if condition else "t.ACTIVE_FLAG = 'Y'"
 

@@ -16,13 +16,13 @@ from etl_craft.enginedb.rule_flags import (
     standing_keys,
 )
 from etl_craft.handlers.rules.model import Rule, RulesRun, RuleType, decode_key, encode_key
-from etl_craft.handlers.rules.queries import (
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.rule_sql import (
     Scope,
     broken_keys,
     judge_current_versions,
     present_keys,
 )
-from etl_craft.warehouse.connection import WarehouseConnection
 
 
 @dataclass(frozen=True)

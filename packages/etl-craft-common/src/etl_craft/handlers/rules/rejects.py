@@ -20,7 +20,9 @@ import hashlib
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.rule_flags import CHUNK, chunks, standing_reject_keys
 from etl_craft.handlers.rules.model import Rule, decode_key
+from etl_craft.warehouse import statements
 from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.rule_sql import empty_rejects_table, fill_rejects_table
 
 # PostgreSQL cuts longer names silently, and two cut names could then collide.
 MAX_NAME = 63
@@ -40,28 +42,15 @@ def refresh_rejected(
     """Rebuild the table of ``rule.target``'s rejected keys; returns its name and row count."""
     table = rejected_table(rule, ledger_schema)
     keys = standing_reject_keys(engine, rule.row.target_table)
-    columns = ", ".join(f"t.{key}" for key in rule.keys)
-    match = " AND ".join(f"CAST(t.{key} AS VARCHAR) = v.k{i}" for i, key in enumerate(rule.keys))
     placeholder = warehouse.dialect.placeholder
     with warehouse.transaction():
-        warehouse.execute(
-            "create the ledger schema", f"CREATE SCHEMA IF NOT EXISTS {ledger_schema}"
-        )
-        warehouse.execute(f"drop {table}", f"DROP TABLE IF EXISTS {table}")
-        warehouse.execute(
-            f"create {table}",
-            f"CREATE TABLE {table} AS SELECT {columns} FROM {rule.target.sql} t WHERE 1 = 0",
-        )
+        warehouse.execute("create the ledger schema", statements.create_schema(ledger_schema).sql)
+        warehouse.execute(f"drop {table}", statements.drop_table(table).sql)
+        warehouse.execute(f"create {table}", empty_rejects_table(table, rule.target, rule.keys))
         for chunk in chunks(keys, CHUNK):
-            values = ",\n".join(
-                "(" + ", ".join(f"CAST({placeholder} AS VARCHAR)" for _ in rule.keys) + ")"
-                for _ in chunk
-            )
-            names = ", ".join(f"k{i}" for i in range(len(rule.keys)))
             warehouse.execute(
                 f"fill {table}",
-                f"INSERT INTO {table} SELECT DISTINCT {columns} FROM {rule.target.sql} t\n"
-                f"JOIN (VALUES\n{values}\n) AS v({names}) ON {match}",
+                fill_rejects_table(table, rule.target, rule.keys, len(chunk), placeholder),
                 [value for key in chunk for value in decode_key(key)],
             )
     return table, len(keys)

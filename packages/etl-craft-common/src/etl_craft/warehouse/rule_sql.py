@@ -1,4 +1,5 @@
-"""The warehouse SQL of a rule: which keys break it, and which flagged keys still have rows.
+"""The warehouse SQL of business rules: which keys break a rule, which flagged keys still have
+rows, and the table of REJECT keys a downstream task excludes.
 
 Keys are compared as text (CAST ... AS VARCHAR): the same text the flags store, so a key read
 from the Engine DB matches its row whatever the column's type.
@@ -76,6 +77,27 @@ def present_keys(scope: Scope, count: int, placeholder: str) -> str:
         f"JOIN {scope.target.sql} t ON {match}\n"
         f"WHERE {_where(scope.live('t'))}\n"
         f"GROUP BY {selected}"
+    )
+
+
+def empty_rejects_table(table: str, target: TargetObject, keys: Sequence[str]) -> str:
+    """A table with the target's key columns, typed as there, and no rows."""
+    columns = ", ".join(f"t.{key}" for key in keys)
+    return f"CREATE TABLE {table} AS SELECT {columns} FROM {target.sql} t WHERE 1 = 0"
+
+
+def fill_rejects_table(
+    table: str, target: TargetObject, keys: Sequence[str], count: int, placeholder: str
+) -> str:
+    """Copy into ``table`` the target's key columns of ``count`` keys, each bound as text."""
+    columns = ", ".join(f"t.{key}" for key in keys)
+    match = " AND ".join(f"CAST(t.{key} AS VARCHAR) = v.k{i}" for i, key in enumerate(keys))
+    row = "(" + ", ".join(f"CAST({placeholder} AS VARCHAR)" for _ in keys) + ")"
+    names = ", ".join(f"k{i}" for i in range(len(keys)))
+    values = ",\n".join([row] * count)
+    return (
+        f"INSERT INTO {table} SELECT DISTINCT {columns} FROM {target.sql} t\n"
+        f"JOIN (VALUES\n{values}\n) AS v({names}) ON {match}"
     )
 
 
