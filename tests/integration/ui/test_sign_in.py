@@ -8,7 +8,7 @@ from http.cookies import SimpleCookie
 import pytest
 
 from etl_craft.core.enums import Role
-from etl_craft.operations.tokens import revoke_token
+from etl_craft.operations.api_tokens import revoke_token
 from etl_craft_ui.app import create_app
 from etl_craft_ui.sessions import SESSION_COOKIE, UiSession, encode_session
 from tests.integration.ui.conftest import Ui, csrf_of, settings_of, sign_in

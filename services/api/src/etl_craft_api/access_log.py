@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlencode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from etl_craft.core.redaction import DEFAULT_NAMES, MASK
-from etl_craft.operations.tokens import TOKEN_PREFIX
+from etl_craft.operations.api_tokens import TOKEN_PREFIX
 
 ACCESS_LOGGER = "etl_craft_api.access"
 ACTOR = "etl_craft_actor"  # the key of scope["state"] where authentication leaves the token's name

@@ -16,8 +16,8 @@ from starlette.exceptions import HTTPException
 
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
+from etl_craft.operations.api_tokens import TokenIdentity, authenticate
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.tokens import TokenIdentity, authenticate
 from etl_craft_api.access_log import ACTOR
 
 bearer = HTTPBearer(auto_error=False, description="an etl-craft API token")

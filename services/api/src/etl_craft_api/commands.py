@@ -11,7 +11,7 @@ import uvicorn
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
-from etl_craft.operations.tokens import (
+from etl_craft.operations.api_tokens import (
     CreatedToken,
     TokenList,
     TokenRequest,

@@ -20,8 +20,8 @@ from starlette.exceptions import HTTPException
 
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
+from etl_craft.operations.api_tokens import IdentifiedToken, TokenIdentity, live_identity
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.tokens import IdentifiedToken, TokenIdentity, live_identity
 from etl_craft_ui.forms import form_fields
 from etl_craft_ui.settings import UiSettings
 from etl_craft_ui.signing import sign, unsign

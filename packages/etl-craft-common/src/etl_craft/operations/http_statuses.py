@@ -17,8 +17,8 @@ from etl_craft.core.errors import (
     WriteGuardError,
 )
 from etl_craft.enginedb.migrations import PendingMigrationsError
+from etl_craft.operations.api_tokens import TokenNameTakenError
 from etl_craft.operations.metadata_edits import MigrationConflictError
-from etl_craft.operations.tokens import TokenNameTakenError
 
 STATUSES: dict[type[EtlCraftError], int] = {
     UsageError: 400,

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.tokens import identify
+from etl_craft.operations.api_tokens import identify
 from etl_craft_ui.forms import Form
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import (
