@@ -12,7 +12,7 @@ from etl_craft.handlers.parameters import (
     ParameterType,
     declarations_for,
 )
-from etl_craft.warehouse.tokens import TOKEN_NAMES
+from etl_craft.warehouse.substitution import TOKEN_NAMES
 
 SOURCE = "etl_craft.handlers.parameters and etl_craft.handlers.sql.parameters"
 INTRO = (

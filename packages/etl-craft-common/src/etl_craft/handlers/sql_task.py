@@ -28,8 +28,8 @@ from etl_craft.handlers.sql.spec import (
 from etl_craft.warehouse import connect, parse_select
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import CHANGE_HASH_VERSION
+from etl_craft.warehouse.substitution import TokenValues, substitute
 from etl_craft.warehouse.targets import TargetObject
-from etl_craft.warehouse.tokens import TokenValues, substitute
 
 FILTER_NAME = "pipeline_id_filter"
 MERGES = frozenset({Action.SCD1_MERGE, Action.SCD2_MERGE})

@@ -11,7 +11,7 @@ from etl_craft.config.project import Project, relative_path_problem
 from etl_craft.core.enums import Handler
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow
 from etl_craft.lineage.trace import table_key
-from etl_craft.warehouse.tokens import substitute
+from etl_craft.warehouse.substitution import substitute
 
 # Values that make the SQL parse the way a run's would; their own values don't matter.
 PLACEHOLDERS = {

@@ -22,7 +22,7 @@ from etl_craft.operations.catalog_views import (
     TaskRunEntry,
     Upstream,
 )
-from etl_craft.warehouse.tokens import substitute
+from etl_craft.warehouse.substitution import substitute
 
 KEY_PARAMETERS = ("MERGE_KEY", "MERGE_COMPARE_COLUMNS", "MERGE_DEDUPE_ORDER", "ROW_ID")
 

@@ -25,8 +25,8 @@ from etl_craft.operations.validate_findings import Finding, Subject
 from etl_craft.operations.validate_parameters import sql_action
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.parsing import ParsedSelect, parse_select
+from etl_craft.warehouse.substitution import substitute
 from etl_craft.warehouse.targets import is_identifier
-from etl_craft.warehouse.tokens import substitute
 
 _MANAGED = frozenset(name.upper() for name in MANAGED_NAMES)
 _MERGES = (Action.SCD1_MERGE, Action.SCD2_MERGE)

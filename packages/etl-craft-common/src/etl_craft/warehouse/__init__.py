@@ -10,8 +10,8 @@ from etl_craft.warehouse.dialect import Capabilities, Column, Dialect
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.parsing import ParsedSelect, parse_select
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
+from etl_craft.warehouse.substitution import TokenValues, substitute
 from etl_craft.warehouse.targets import TargetObject
-from etl_craft.warehouse.tokens import TokenValues, substitute
 
 
 def connect(warehouse: Warehouse) -> WarehouseConnection:

@@ -9,7 +9,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from etl_craft.core.errors import SqlGuardError
-from etl_craft.warehouse.tokens import without_terminator
+from etl_craft.warehouse.substitution import without_terminator
 
 _WRITES: tuple[type[exp.Expr], ...] = (
     exp.Insert,

@@ -10,8 +10,8 @@ from enum import StrEnum
 from etl_craft.core.errors import MetadataError
 from etl_craft.enginedb.rule_flags import RuleRow
 from etl_craft.warehouse.parsing import parse_select
+from etl_craft.warehouse.substitution import TokenValues, substitute
 from etl_craft.warehouse.targets import TargetObject, is_identifier
-from etl_craft.warehouse.tokens import TokenValues, substitute
 
 KeyText = tuple[str, ...]
 

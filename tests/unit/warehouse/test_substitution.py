@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from etl_craft.warehouse.tokens import TokenValues, substitute, without_terminator
+from etl_craft.warehouse.substitution import TokenValues, substitute, without_terminator
 
 VALUES = TokenValues(7, 70, 700, date(2024, 3, 1), full_refresh=False)
 
