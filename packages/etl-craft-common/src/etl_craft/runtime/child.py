@@ -36,9 +36,9 @@ from etl_craft.enginedb.attempts import AttemptInvocation, decode_invocation, re
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.offsets import Offset, finish_with_offset
 from etl_craft.enginedb.transitions import AttemptOutcome
-from etl_craft.handlers.dispatch import run_handler
 from etl_craft.handlers.invocation import HandlerResult, Task, TaskEnvironment
 from etl_craft.handlers.secrets import attempt_redactor
+from etl_craft.handlers.task_kinds import run_handler
 from etl_craft.runtime.context_logging import configure_task_logging
 from etl_craft.runtime.handover import OUTCOME_PATH_VARIABLE, HandedOutcome, hand_over
 from etl_craft.runtime.identity import alive_here, parse_owner
