@@ -13,7 +13,7 @@ from sqlalchemy import RowMapping
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.actions import mask_arguments
+from etl_craft.enginedb.action_log import mask_arguments
 from etl_craft.enginedb.connection import EngineConnection
 
 REQUESTED = "REQUESTED"

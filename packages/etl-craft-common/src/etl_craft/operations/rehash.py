@@ -21,7 +21,7 @@ from etl_craft.core.errors import (
     WarehouseError,
 )
 from etl_craft.core.time import utc_now
-from etl_craft.enginedb.actions import record_action
+from etl_craft.enginedb.action_log import record_action
 from etl_craft.enginedb.hash_versions import HashedTarget, record_version, recorded_version
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow, read_project_metadata
 from etl_craft.handlers.sql.spec import Action, ValidFrom

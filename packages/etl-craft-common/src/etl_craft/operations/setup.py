@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from etl_craft.core.errors import MigrationError
 from etl_craft.core.time import utc_now
-from etl_craft.enginedb.actions import record_action
+from etl_craft.enginedb.action_log import record_action
 from etl_craft.enginedb.connection import safe_url
 from etl_craft.enginedb.guards import install_guards
 from etl_craft.enginedb.migration_ledger import ledger_exists
