@@ -14,7 +14,7 @@ from etl_craft.enginedb.hash_versions import (
 )
 from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.handlers.invocation import HandlerResult, Task
-from etl_craft.handlers.sql.actions import run_sql_action
+from etl_craft.handlers.sql.apply import run_sql_action
 from etl_craft.handlers.sql.source_errors import located
 from etl_craft.handlers.sql.spec import (
     Action,

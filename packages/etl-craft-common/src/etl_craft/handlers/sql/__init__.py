@@ -1,6 +1,6 @@
 """The SQL handler: one read-only SELECT applied to TARGET_OBJECT by one of eight actions."""
 
-from etl_craft.handlers.sql.actions import run_sql_action
+from etl_craft.handlers.sql.apply import run_sql_action
 from etl_craft.handlers.sql.parameters import SQL_PARAMETERS, ParameterDeclaration
 from etl_craft.handlers.sql.spec import Action, DedupeOrder, DeleteMode, RefreshType, SqlActionSpec
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from etl_craft.core.counts import Counts
 from etl_craft.core.errors import EtlCraftError, MetadataError, SqlGuardError, WarehouseError
 from etl_craft.core.time import utc_now
-from etl_craft.handlers.sql.actions import ACTIONS
+from etl_craft.handlers.sql.apply import ACTIONS
 from etl_craft.handlers.sql.context import Context
 from etl_craft.handlers.sql.spec import SqlActionSpec
 from etl_craft.warehouse import statements
