@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import etl_craft
-from etl_craft.enginedb.queries import DIALECTS, statements
+from etl_craft.enginedb.named_statements import DIALECTS, statements
 
 pytestmark = pytest.mark.unit
 

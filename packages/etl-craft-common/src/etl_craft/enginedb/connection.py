@@ -35,7 +35,7 @@ from etl_craft.core.errors import (
     WriteGuardError,
 )
 from etl_craft.core.time import SQLITE_TIMESTAMP_FORMAT, to_sqlite_text, utc_now
-from etl_craft.enginedb.queries import STATEMENT_OPTION, statement
+from etl_craft.enginedb.named_statements import STATEMENT_OPTION, statement
 
 WRITE_OPTION = "etl_craft_write"
 _STATE_KEY = "etl_craft"

@@ -16,7 +16,7 @@ from sqlalchemy import bindparam
 from etl_craft.core.enums import AttemptStatus, RunStatus, TaskRunStatus
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.connection import EngineConnection
-from etl_craft.enginedb.queries import statement
+from etl_craft.enginedb.named_statements import statement
 
 NO_LATER_RUN = 2**62  # a run id above any real one: the first page has no "before"
 

@@ -13,7 +13,7 @@ from etl_craft.config.rules import DEFAULT_WRITER_ROLE
 from etl_craft.core.errors import MigrationError
 from etl_craft.core.text import ROLE_RULE, is_role_name
 from etl_craft.enginedb.connection import EngineConnection
-from etl_craft.enginedb.queries import statement
+from etl_craft.enginedb.named_statements import statement
 
 # Recorded history: never updated or deleted, even by etl-craft.
 APPEND_ONLY_TABLES = frozenset(

@@ -15,7 +15,7 @@ from itertools import islice
 from sqlalchemy import bindparam
 
 from etl_craft.enginedb.connection import EngineConnection
-from etl_craft.enginedb.queries import statement
+from etl_craft.enginedb.named_statements import statement
 
 CHUNK = 1000
 

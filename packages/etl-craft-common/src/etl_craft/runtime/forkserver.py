@@ -48,7 +48,7 @@ import sqlglot  # noqa: F401
 from setproctitle import setproctitle
 
 import etl_craft.scripting  # noqa: F401  (what every ingestion script imports)
-from etl_craft.enginedb.queries import DIALECTS, statements
+from etl_craft.enginedb.named_statements import DIALECTS, statements
 from etl_craft.runtime import child
 from etl_craft.runtime.starter import CHILD_MODULE, GO, SERVER_MODULE, START_FD_VARIABLE
 
