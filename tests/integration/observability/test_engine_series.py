@@ -11,7 +11,7 @@ from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.metrics import register_engine_collector
+from etl_craft.enginedb.gauges import register_engine_collector
 from etl_craft.enginedb.transitions import claim_attempt, lose_attempt, queue_attempt
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.worker.queueing import python_pipeline, queue_run

@@ -35,7 +35,7 @@ from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
 from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.events import Listener, queued_attempt
-from etl_craft.enginedb.metrics import claim_wait
+from etl_craft.enginedb.gauges import claim_wait
 from etl_craft.enginedb.runs import read_pipeline_shape
 from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
 from etl_craft.enginedb.workers import (

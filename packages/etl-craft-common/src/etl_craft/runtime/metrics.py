@@ -1,7 +1,7 @@
 """Series a process observes as things happen, and serving /metrics from a long-running one.
 
 Gauges of the shared tables (queues, live runs, workers) are read at scrape time by
-``etl_craft.enginedb.metrics``; what is here is counted where it happens, in the process
+``etl_craft.enginedb.gauges``; what is here is counted where it happens, in the process
 that saw it: a dispatch, a lease that expired. A series only one service observes (an
 admission, an attempt a worker ran) is defined in that service. Engine
 DB statement latency is timed in ``etl_craft.enginedb.connection``. Counters start at zero

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.metrics import register_engine_collector
+from etl_craft.enginedb.gauges import register_engine_collector
 from etl_craft.runtime.metrics import serve_metrics
 from etl_craft.runtime.tracing import configure_tracing
 
