@@ -125,8 +125,21 @@ def expired_attempts(conn: EngineConnection) -> list[ExpiredAttempt]:
     ]
 
 
-def cancel_requests(conn: EngineConnection, owner_id: str) -> list[int]:
+@dataclass(frozen=True)
+class CancelRequest:
+    attempt_id: int
+    requested_at: datetime
+
+
+def cancel_requests(conn: EngineConnection, owner_id: str) -> list[CancelRequest]:
     """The owner's live attempts whose cancellation was requested."""
     return [
-        int(row["attempt_id"]) for row in conn.all("cancel_requests_of_owner", owner_id=owner_id)
+        CancelRequest(int(row["attempt_id"]), as_utc(row["cancel_requested_at"]) or datetime.min)
+        for row in conn.all("cancel_requests_of_owner", owner_id=owner_id)
     ]
+
+
+def attempt_status(conn: EngineConnection, attempt_id: int) -> AttemptStatus | None:
+    """The attempt's status; None when there is no such attempt."""
+    row = conn.one("attempt_status", attempt_id=attempt_id)
+    return None if row is None else AttemptStatus(row["status"])

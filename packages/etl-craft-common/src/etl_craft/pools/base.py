@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from etl_craft.core.enums import AttemptStatus, Handler, SlotKind
+from etl_craft.enginedb.attempts import attempt_status
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.runtime.leases import LeaseWatch
 
@@ -28,10 +29,9 @@ def recorded_status(engine: EngineDB, attempt_id: int) -> HandleStatus:
     """What the Engine DB says of an attempt: QUEUED, ENDED, RUNNING (claimed or running by
     some owner), or UNKNOWN when there is no such attempt."""
     with engine.read() as conn:
-        row = conn.one("attempt_status", attempt_id=attempt_id)
-    if row is None:
+        status = attempt_status(conn, attempt_id)
+    if status is None:
         return HandleStatus.UNKNOWN
-    status = AttemptStatus(row["status"])
     if status.terminal:
         return HandleStatus.ENDED
     return HandleStatus.QUEUED if status is AttemptStatus.QUEUED else HandleStatus.RUNNING
