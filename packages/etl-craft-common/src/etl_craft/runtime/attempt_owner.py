@@ -7,7 +7,7 @@ with their slot kinds, and settles them, whatever ends them:
 - the task process exited: the outcome it handed over is recorded (runtime/handover); when it
   handed over none, and recorded none itself, the warehouse ledger's (a SQL task whose writes
   committed), else FAILED;
-- it ran out of time: stopped, recorded FAILED with the timeout exit code;
+- it ran out of time: stopped, recorded TIMED_OUT;
 - an operator asked to cancel it (``cancel_requested``, however the owner read the requests) or
   the owner's caller cancelled it: stopped, recorded CANCELLED;
 - the owner goes away (``drain``): stopped, recorded FAILED and retryable;
