@@ -297,14 +297,17 @@ def test_cancellation_reaches_the_owner_and_is_acknowledged(
 
     assert cancel.code == 0, cancel.output
     wait_for(lambda: run_status(pg_project, run_id) == "CANCELLED", "the run to end CANCELLED")
-    [(status, by, asked, acked)] = rows(
+    [(status, by, asked, acked, message)] = rows(
         pg_project,
-        "SELECT STATUS, OWNER_ID, CANCEL_REQUESTED_AT, CANCEL_ACKNOWLEDGED_AT "
+        "SELECT STATUS, OWNER_ID, CANCEL_REQUESTED_AT, CANCEL_ACKNOWLEDGED_AT, ERROR_MESSAGE "
         "FROM AUD_TASK_ATTEMPTS",
     )
     assert (status, by) == ("CANCELLED", owner)
     assert asked is not None
     assert acked >= asked
+    # Both providers read the request the same way and say when it came and who acted on it.
+    assert str(message).startswith("cancelled on request (at ")
+    assert str(message).endswith(f"{owner} stopped its task process")
     assert task_processes({pg_project.root}) == []
 
 

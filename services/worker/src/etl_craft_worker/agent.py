@@ -24,6 +24,7 @@ import select
 import signal
 import time
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from types import FrameType, TracebackType
@@ -31,13 +32,13 @@ from types import FrameType, TracebackType
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError, MetadataError
-from etl_craft.enginedb.attempts import AttemptInvocation, read_invocation
+from etl_craft.enginedb.attempts import AttemptInvocation, CancelRequest, read_invocation
 from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.events import Listener, queued_attempt
 from etl_craft.enginedb.gauges import claim_wait
 from etl_craft.enginedb.runs import read_pipeline_shape
-from etl_craft.enginedb.transitions import AttemptOutcome, claim_next_attempt, finish_attempt
+from etl_craft.enginedb.transitions import claim_next_attempt
 from etl_craft.enginedb.workers import (
     AttemptEnd,
     WorkerRegistration,
@@ -46,22 +47,11 @@ from etl_craft.enginedb.workers import (
     register_worker,
     set_worker_status,
 )
+from etl_craft.runtime.attempt_owner import AttemptOwner, Ended
 from etl_craft.runtime.identity import new_owner_id, owner_id
-from etl_craft.runtime.launcher import (
-    LaunchSpec,
-    RunningAttempt,
-    TaskSetup,
-    claiming,
-    record_stopped,
-    settle_exit,
-    stop_for_cancel,
-    stop_for_drain,
-    stop_for_timeout,
-    stop_unowned,
-)
-from etl_craft.runtime.leases import LeaseWatch
+from etl_craft.runtime.launcher import LaunchSpec, TaskSetup, claiming
 from etl_craft.runtime.metrics import DISPATCH_SECONDS
-from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
+from etl_craft.runtime.reconcile import LedgerLookup
 from etl_craft.runtime.starter import prepare_task_start
 from etl_craft.scheduling.shape import RunShape, TaskSettings, build_shape
 from etl_craft_worker.worker_series import WORKER_CLAIMS, WORKER_ENDED, WORKER_RUNNING
@@ -79,16 +69,6 @@ class WorkerSettings:
     lease_seconds: float
     poll_seconds: float
     tasks: TaskSetup
-
-
-@dataclass(frozen=True)
-class Job:
-    """An attempt this worker claimed and whose task process it started."""
-
-    running: RunningAttempt
-    kind: SlotKind
-    ledgered: bool
-    context: Mapping[str, object]  # pipeline, task and ids, for every log record about it
 
 
 class Signals:
@@ -134,12 +114,19 @@ class WorkerAgent:
     def __init__(
         self, engine: EngineDB, settings: WorkerSettings, ledger: LedgerLookup | None
     ) -> None:
-        self.engine, self.settings, self.ledger = engine, settings, ledger
-        self._identify(owner_id())
-        self.jobs: dict[int, Job] = {}
-        self.leases = LeaseWatch(settings.lease_seconds)
-        # Stopped before their leases ran out, to be recorded once the Engine DB answers.
-        self.fenced: dict[int, tuple[Job, str]] = {}
+        self.engine, self.settings = engine, settings
+        self.worker_id = owner_id()
+        self.actor = _actor(self.worker_id)
+        # The attempts it runs: their task processes, leases and outcomes.
+        self.attempts = AttemptOwner(
+            engine,
+            self.actor,
+            self.worker_id,
+            settings.lease_seconds,
+            ledger,
+            title="worker",
+            on_end=self._ended,
+        )
         self.signals = Signals()
         self.signals_seen = 0
         self.drain_deadline: float | None = None
@@ -153,7 +140,8 @@ class WorkerAgent:
 
     def _identify(self, worker_id: str) -> None:
         self.worker_id = worker_id
-        self.actor = Actor(worker_id[:MAX_ACTOR_LENGTH], ActorKind.WORKER)
+        self.actor = _actor(worker_id)
+        self.attempts.become(worker_id, self.actor)
 
     def serve(self, registration: WorkerRegistration) -> None:
         """Register, run until drained, and end GONE whatever happens."""
@@ -165,7 +153,7 @@ class WorkerAgent:
                 self.listener = listener
                 self._loop()
         except BaseException:
-            self._stop_all(f"worker {self.worker_id} stopped after an unexpected error")
+            self.attempts.drain(f"worker {self.worker_id} stopped after an unexpected error")
             raise
         finally:
             self._gone()
@@ -206,20 +194,20 @@ class WorkerAgent:
                 self.next_beat = time.monotonic() + self.settings.heartbeat_seconds
                 self._beat()
         finally:
-            self._fence()  # needs no Engine DB: it must happen while there is none
-        self._record_fenced()
-        self._reap()
+            self.attempts.fence()  # needs no Engine DB: it must happen while there is none
+        self.attempts.record_fenced()
+        self.attempts.settle()
         if self.signals.count > self.signals_seen:
             self._drain("it was asked to stop")  # the Engine DB may fail it: seen once done
             self.signals_seen = self.signals.count
         if self.drain_deadline is None:
             self._claim_while_free()
             return False
-        if not self.jobs and not self.fenced:
+        if not self.attempts.held and not self.attempts.fenced:
             return True
         if time.monotonic() >= self.drain_deadline:
             seconds = self.settings.drain_seconds
-            self._stop_all(
+            self.attempts.drain(
                 f"worker {self.worker_id} drained: the attempt was still running after "
                 f"--drain-seconds={seconds:g}, so its task process was stopped; it may be retried"
             )
@@ -251,12 +239,12 @@ class WorkerAgent:
                 if task is not None:
                     claim.start(self._spec(invocation, task), invocation)
             if task is not None and claim.running is not None:
-                self.leases.claimed(attempt_id, sent)
-                self._started(invocation, task, claim.running, waited)
+                self.attempts.hold(claim.running, invocation, task.slot_kind, task.handler, sent)
+                self._started(invocation, task, waited)
 
     def _free_kinds(self) -> list[SlotKind]:
-        used = [job.kind for job in self.jobs.values()]
-        return [kind for kind, slots in self.settings.slots.items() if used.count(kind) < slots]
+        used = self.attempts.used()
+        return [kind for kind, slots in self.settings.slots.items() if used[kind] < slots]
 
     def _task(self, conn: EngineConnection, invocation: AttemptInvocation) -> TaskSettings | None:
         """The claimed attempt's task settings; None when its metadata can't start it (then the
@@ -271,24 +259,12 @@ class WorkerAgent:
             return shape.tasks[invocation.task_id]
         except MetadataError as error:
             message = f"worker {self.worker_id} could not start the task: {error}"
-            outcome = _owner_failure(message, retryable=False)
-            finish_attempt(
-                conn, invocation.attempt_id, self.actor, owner_id=self.worker_id, outcome=outcome
-            )
-            log.error("attempt %s ended FAILED: %s", invocation.attempt_id, message)
+            self.attempts.fail(conn, invocation.attempt_id, message, retryable=False)
             return None
 
     def _started(
-        self,
-        invocation: AttemptInvocation,
-        task: TaskSettings,
-        running: RunningAttempt,
-        waited: float | None,
+        self, invocation: AttemptInvocation, task: TaskSettings, waited: float | None
     ) -> None:
-        context = _context(invocation)
-        self.jobs[invocation.attempt_id] = Job(
-            running, task.slot_kind, task.handler in LEDGERED, context
-        )
         WORKER_CLAIMS.labels(self.settings.pool, task.slot_kind.value).inc()
         if waited is not None:
             DISPATCH_SECONDS.labels("queue").observe(waited)
@@ -300,7 +276,7 @@ class WorkerAgent:
             invocation.task_code,
             invocation.attempt_number,
             task.slot_kind.value,
-            extra=context,
+            extra=self.attempts.held[invocation.attempt_id].context,
         )
 
     def _spec(self, invocation: AttemptInvocation, task: TaskSettings) -> LaunchSpec:
@@ -314,99 +290,30 @@ class WorkerAgent:
             self.worker_id, invocation.attempt_id, where, task.timeout_seconds
         )
 
-    def _fail(self, attempt_id: int, message: str, *, retryable: bool) -> None:
-        outcome = _owner_failure(message, retryable=retryable)
-        with self.engine.transaction(self.actor) as conn:
-            finish_attempt(conn, attempt_id, self.actor, owner_id=self.worker_id, outcome=outcome)
-
-    def _reap(self) -> None:
-        for attempt_id, job in list(self.jobs.items()):
-            recorded = None
-            if job.running.exit_code() is not None:
-                recorded = settle_exit(self.engine, job.running, self.actor, self._ledger(job))
-            elif job.running.overdue():
-                stop_for_timeout(self.engine, job.running, self.actor)
-            else:
-                continue
-            self._ended(attempt_id, recorded)
-
-    def _fence(self) -> None:
-        """Stop the task processes of attempts whose leases this worker could not renew for
-        too long, before the leases run out; recorded FAILED once the Engine DB answers."""
-        for attempt_id in self.leases.due().expiring:
-            job = self.jobs.get(attempt_id)
-            if job is None or job.running.exit_code() is not None:
-                # Exited: nothing left to stop; _reap records its outcome once it can.
-                self.leases.forget(attempt_id)
-                continue
-            message = (
-                f"worker {self.worker_id} could not renew the attempt's lease for "
-                f"{self.leases.renewed_ago(attempt_id):.1f}s (the lease lasts "
-                f"{self.settings.lease_seconds:g}s; the Engine DB did not answer), so it "
-                "stopped the task process before the lease ran out; it may be retried"
-            )
-            self._drop(attempt_id)
-            stop_unowned(job.running)
-            self.fenced[attempt_id] = (job, message)
-            log.error("attempt %s: %s", attempt_id, message, extra=job.context)
-
-    def _record_fenced(self) -> None:
-        for attempt_id, (job, message) in list(self.fenced.items()):
-            record_stopped(self.engine, job.running, self.actor, message)
-            del self.fenced[attempt_id]
-            self.jobs[attempt_id] = job  # for _ended, which logs how it ended
-            self._ended(attempt_id)
-
-    def _drop(self, attempt_id: int) -> Job:
-        self.leases.forget(attempt_id)
-        return self.jobs.pop(attempt_id)
-
-    def _ledger(self, job: Job) -> LedgerLookup | None:
-        return self.ledger if job.ledgered else None
-
     def _beat(self) -> None:
         sent = time.monotonic()
         try:
             with self.engine.transaction(self.actor) as conn:
                 found = beat(conn, self.worker_id, self.settings.lease_seconds)
         except EngineDBError as error:
-            self.leases.failed(error, sent)  # only a cut-off counts toward fencing
+            self.attempts.leases.failed(error, sent)  # only a cut-off counts toward fencing
             raise
         if found.status is WorkerStatus.GONE or found.status is None:
             self._rejoin("GONE" if found.status else "missing")
             return
         owned_ids = {owned.attempt_id for owned in found.attempts}
-        self.leases.renewed(owned_ids, sent)
-        for attempt_id in [job for job in self.jobs if job not in owned_ids]:
-            self._stop_unowned(attempt_id)
+        self.attempts.leases.renewed(owned_ids, sent)
+        for attempt_id in [held for held in self.attempts.held if held not in owned_ids]:
+            self.attempts.stop_unowned(attempt_id)
         for owned in found.attempts:
-            if owned.attempt_id in self.fenced:
-                continue  # stopped while the Engine DB was away: _record_fenced records it
-            if owned.attempt_id not in self.jobs:
+            # A fenced one was stopped while the Engine DB was away: record_fenced records it.
+            if owned.attempt_id not in self.attempts.held.keys() | self.attempts.fenced.keys():
                 self._release_orphan(owned.attempt_id)
-            elif owned.cancel_requested_at is not None:
-                reason = (
-                    f"cancelled on request (at {owned.cancel_requested_at.isoformat()}); "
-                    f"worker {self.worker_id} stopped its task process"
-                )
-                stop_for_cancel(
-                    self.engine, self.jobs[owned.attempt_id].running, self.actor, reason
-                )
-                self._ended(owned.attempt_id)
-
-    def _stop_unowned(self, attempt_id: int) -> None:
-        """The beat no longer renews this attempt: it was recorded LOST or ended by someone
-        else, or another owner claimed it. Its task process must publish nothing more."""
-        job = self.jobs[attempt_id]
-        stop_unowned(job.running)
-        log.error(
-            "attempt %s is no longer worker %s's (its lease was not renewed: it was settled "
-            "or claimed elsewhere), so the worker stopped its task process at once",
-            attempt_id,
-            self.worker_id,
-            extra=job.context,
+        self.attempts.cancel_requested(
+            CancelRequest(owned.attempt_id, owned.cancel_requested_at)
+            for owned in found.attempts
+            if owned.cancel_requested_at is not None
         )
-        self._ended(attempt_id)
 
     def _rejoin(self, state: str) -> None:
         """Declared GONE (it missed heartbeats: paused, or cut off): whatever it runs may be
@@ -416,17 +323,12 @@ class WorkerAgent:
             "stops its %s task process(es) at once",
             self.worker_id,
             state,
-            len(self.jobs),
+            len(self.attempts.held),
         )
-        reason = (
+        self.attempts.fence_all(
             f"worker {self.worker_id} was declared GONE after it missed heartbeats, so it "
             "stopped the task process; it may be retried"
         )
-        for attempt_id in list(self.jobs):
-            job = self._drop(attempt_id)
-            stop_unowned(job.running)
-            self.fenced[attempt_id] = (job, reason)
-        self._record_fenced()
         if self.drain_deadline is not None:
             return  # it was stopping anyway: it ends now that nothing runs
         self._identify(new_owner_id())
@@ -437,8 +339,8 @@ class WorkerAgent:
         message = (
             f"worker {self.worker_id} claimed the attempt but could not start its task process"
         )
-        self._fail(attempt_id, message, retryable=True)
-        log.warning("attempt %s ended FAILED: %s", attempt_id, message)
+        with self.engine.transaction(self.actor) as conn:
+            self.attempts.fail(conn, attempt_id, message, retryable=True)
 
     def _drain(self, why: str) -> None:
         if self.drain_deadline is not None:
@@ -452,32 +354,27 @@ class WorkerAgent:
             self.worker_id,
             why,
             self.settings.drain_seconds,
-            len(self.jobs),
+            len(self.attempts.held),
         )
 
-    def _stop_all(self, reason: str) -> None:
-        for attempt_id, job in list(self.jobs.items()):
-            try:
-                stop_for_drain(self.engine, job.running, self.actor, reason)
-            except EngineDBError as error:
-                log.error("attempt %s: its outcome was not recorded: %s", attempt_id, error)
-            self.jobs.pop(attempt_id)
-            WORKER_ENDED.labels(self.settings.pool, AttemptStatus.FAILED.value).inc()
-            log.warning("attempt %s stopped: %s", attempt_id, reason, extra=job.context)
-
-    def _ended(self, attempt_id: int, recorded: AttemptOutcome | None = None) -> None:
+    def _ended(self, ended: Ended) -> None:
         """Log and count how the attempt ended: as this worker just recorded it, or as read."""
-        job = self._drop(attempt_id)
-        if recorded is not None:
-            end = AttemptEnd(recorded.status, recorded.error_message)
+        if ended.outcome is not None:
+            end = AttemptEnd(ended.outcome.status, ended.outcome.error_message)
         else:
             with self.engine.read() as conn:
-                end = attempt_end(conn, attempt_id)
+                end = attempt_end(conn, ended.attempt_id)
         WORKER_ENDED.labels(self.settings.pool, end.status.value).inc()
         detail = f": {end.error_message.splitlines()[0]}" if end.error_message else ""
         level = logging.INFO if end.status is AttemptStatus.SUCCESS else logging.WARNING
+        context = ended.held.context
         log.log(
-            level, "attempt %s ended %s%s", attempt_id, end.status.value, detail, extra=job.context
+            level,
+            "attempt %s ended %s%s",
+            ended.attempt_id,
+            end.status.value,
+            detail,
+            extra=context,
         )
 
     def _count_running(self) -> None:
@@ -488,7 +385,7 @@ class WorkerAgent:
             )
 
     def _running(self, kind: SlotKind) -> int:
-        return sum(job.kind is kind for job in list(self.jobs.values()))
+        return self.attempts.used()[kind]
 
     def _gone(self) -> None:
         try:
@@ -504,15 +401,16 @@ class WorkerAgent:
         During an outage, ``outage`` seconds (the backoff) unless a signal comes or a lease
         must be fenced: an exited child's outcome waits for the Engine DB anyway, and waking
         for it would retry at once, again and again."""
+        exits: AbstractContextManager[list[int]] = nullcontext([])
+        listening = None
         if outage is None:
-            descriptors = [job.running.process.exit_descriptor() for job in self.jobs.values()]
+            exits = self.attempts.exits()
             # A NOTIFY (an attempt queued, a cancel asked) wakes the worker at once.
             listening = self._descriptor()
-        else:
-            descriptors, listening = [], None
-        wake = [self.signals.wakeup, *descriptors] + ([] if listening is None else [listening])
         deadline = time.monotonic() + self._timeout(outage)
-        try:
+        with exits as descriptors:
+            wake = [self.signals.wakeup, *descriptors]
+            wake += [] if listening is None else [listening]
             while True:
                 readable = select.select(wake, [], [], max(0.0, deadline - time.monotonic()))[0]
                 queued = listening in readable and self._queued()
@@ -523,9 +421,6 @@ class WorkerAgent:
                 # end of work, this worker's own among them): nothing to claim, wait on.
                 if readable != [listening] or self._descriptor() != listening:
                     break
-        finally:
-            for descriptor in descriptors:
-                os.close(descriptor)
         self.signals.clear()
 
     def _queued(self) -> bool:
@@ -537,31 +432,17 @@ class WorkerAgent:
 
     def _timeout(self, outage: float | None = None) -> float:
         now = time.monotonic()
-        fence = self.leases.seconds_to_fence(now)
-        fenced = [] if fence is None else [fence]
+        # During an outage, time limits and the drain's end need the Engine DB to be acted on:
+        # they wait for the next try; a lease to fence does not.
+        act = self.attempts.seconds_to_act(now, limits=outage is None)
+        due = [] if act is None else [act]
         if outage is not None:
-            # Time limits and the drain's end need the Engine DB to be acted on: the next try.
-            return max(0.0, min([outage, *fenced]))
-        due = [self.settings.poll_seconds, self.next_beat - now, *fenced]
+            return max(0.0, min([outage, *due]))
+        due += [self.settings.poll_seconds, self.next_beat - now]
         if self.drain_deadline is not None:
             due.append(self.drain_deadline - now)
-        limits = [job.running.seconds_left(now) for job in self.jobs.values()]
-        due += [left for left in limits if left is not None]
         return max(0.0, min(due))
 
 
-def _owner_failure(message: str, *, retryable: bool) -> AttemptOutcome:
-    """FAILED, recorded by this worker for an attempt whose task process could not record it."""
-    return AttemptOutcome(
-        AttemptStatus.FAILED, error_message=message, retryable=retryable, source="OWNER"
-    )
-
-
-def _context(invocation: AttemptInvocation) -> dict[str, object]:
-    return {
-        "pipeline": invocation.pipeline_code,
-        "task": invocation.task_code,
-        "pipeline_run_id": invocation.pipeline_run_id,
-        "task_run_id": invocation.task_run_id,
-        "attempt": invocation.attempt_number,
-    }
+def _actor(worker_id: str) -> Actor:
+    return Actor(worker_id[:MAX_ACTOR_LENGTH], ActorKind.WORKER)

@@ -126,10 +126,17 @@ def expired_attempts(conn: EngineConnection) -> list[ExpiredAttempt]:
     ]
 
 
-def cancel_requests(conn: EngineConnection, owner_id: str) -> list[int]:
+@dataclass(frozen=True)
+class CancelRequest:
+    attempt_id: int
+    requested_at: datetime
+
+
+def cancel_requests(conn: EngineConnection, owner_id: str) -> list[CancelRequest]:
     """The owner's live attempts whose cancellation was requested."""
     return [
-        int(row["attempt_id"]) for row in conn.all("cancel_requests_of_owner", owner_id=owner_id)
+        CancelRequest(int(row["attempt_id"]), as_utc(row["cancel_requested_at"]) or datetime.min)
+        for row in conn.all("cancel_requests_of_owner", owner_id=owner_id)
     ]
 
 

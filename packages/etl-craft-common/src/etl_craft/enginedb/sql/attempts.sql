@@ -43,8 +43,8 @@ SELECT a.ATTEMPT_ID AS attempt_id, a.OWNER_ID AS owner_id, a.STATUS AS status,
  ORDER BY a.ATTEMPT_ID;
 
 -- name: cancel_requests_of_owner --
--- The live attempts of one owner that an operator asked to stop.
-SELECT ATTEMPT_ID AS attempt_id
+-- The live attempts of one owner that an operator asked to stop, and when each was asked.
+SELECT ATTEMPT_ID AS attempt_id, CANCEL_REQUESTED_AT AS cancel_requested_at
   FROM AUD_TASK_ATTEMPTS
  WHERE OWNER_ID = :owner_id AND STATUS IN ('CLAIMED', 'RUNNING') AND CANCEL_REQUESTED_AT IS NOT NULL
  ORDER BY ATTEMPT_ID;

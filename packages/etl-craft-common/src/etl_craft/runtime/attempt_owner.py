@@ -1,0 +1,443 @@
+"""The attempt owner: the task processes one owner runs, and every outcome it records for them.
+
+The local pool (the foreground CLI's and the overseer's) and a worker agent each claim attempts
+and start their task processes (runtime/launcher); from then on an ``AttemptOwner`` holds them,
+with their slot kinds, and settles them, whatever ends them:
+
+- the task process exited: the outcome it handed over is recorded (runtime/handover); when it
+  handed over none, and recorded none itself, the warehouse ledger's (a SQL task whose writes
+  committed), else FAILED;
+- it ran out of time: stopped, recorded TIMED_OUT;
+- an operator asked to cancel it (``cancel_requested``, however the owner read the requests) or
+  the owner's caller cancelled it: stopped, recorded CANCELLED;
+- the owner goes away (``drain``): stopped, recorded FAILED and retryable;
+- its lease renewal was refused: stopped at once, nothing recorded (it is no longer this
+  owner's); its lease could not be renewed for too long: stopped at once before the lease runs
+  out (runtime/leases), recorded FAILED and retryable once the Engine DB answers.
+
+Every outcome an owner records is built here; a refusal (the task process recorded its own, or
+the attempt was settled elsewhere) leaves the record that stands. docs/concepts/outcomes.md
+tells the whole path.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+from etl_craft.core.actor import Actor
+from etl_craft.core.enums import AttemptStatus, Handler, SlotKind
+from etl_craft.core.errors import EngineDBError, ExitCode, StaleTransitionError
+from etl_craft.enginedb.attempts import AttemptInvocation, CancelRequest, attempt_status
+from etl_craft.enginedb.connection import EngineConnection, EngineDB
+from etl_craft.enginedb.offsets import finish_with_offset
+from etl_craft.enginedb.transitions import (
+    AttemptOutcome,
+    cancel_owned_attempt,
+    finish_attempt,
+    time_out_attempt,
+)
+from etl_craft.runtime.handover import HandedOutcome, hand_over, outcome_path, take_outcome
+from etl_craft.runtime.launcher import RunningAttempt
+from etl_craft.runtime.leases import LeaseWatch
+from etl_craft.runtime.logfile import tail
+from etl_craft.runtime.processes import stop_group
+from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
+
+STOP_GRACE_SECONDS = 5.0
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Held:
+    """A task process an owner started and has yet to settle."""
+
+    running: RunningAttempt
+    kind: SlotKind
+    ledgered: bool  # its writes commit with a ledger row: an exit may be recovered from it
+    context: Mapping[str, object]  # pipeline, task and ids, for every log record about it
+
+
+@dataclass(frozen=True)
+class Ended:
+    """An attempt the owner settled and no longer holds. ``outcome`` is what the owner recorded
+    (or, going away, meant to record); None when its record was refused or it recorded none of
+    its own (a timeout, a cancel, a refused lease): the Engine DB tells how the attempt ended."""
+
+    attempt_id: int
+    held: Held
+    outcome: AttemptOutcome | None = None
+
+
+def attempt_context(invocation: AttemptInvocation) -> dict[str, object]:
+    return {
+        "pipeline": invocation.pipeline_code,
+        "task": invocation.task_code,
+        "pipeline_run_id": invocation.pipeline_run_id,
+        "task_run_id": invocation.task_run_id,
+        "attempt": invocation.attempt_number,
+    }
+
+
+def owner_failure(
+    message: str, *, retryable: bool, task_log: str | None = None, exit_code: int | None = None
+) -> AttemptOutcome:
+    """FAILED, recorded by the owner for an attempt whose task process could not record it."""
+    return AttemptOutcome(
+        AttemptStatus.FAILED,
+        error_message=message,
+        task_log=task_log,
+        exit_code=exit_code,
+        retryable=retryable,
+        source="OWNER",
+    )
+
+
+class AttemptOwner:
+    def __init__(
+        self,
+        engine: EngineDB,
+        actor: Actor,
+        owner_id: str,
+        lease_seconds: float,
+        ledger: LedgerLookup | None,
+        *,
+        title: str = "owner",  # how messages name this process: "owner" or "worker"
+        on_end: Callable[[Ended], None] | None = None,
+    ) -> None:
+        self.engine, self.actor, self.owner_id, self.title = engine, actor, owner_id, title
+        self.ledger, self.on_end = ledger, on_end
+        self.held: dict[int, Held] = {}
+        self.leases = LeaseWatch(lease_seconds)
+        # Stopped before their leases ran out, to be recorded once the Engine DB answers.
+        self.fenced: dict[int, tuple[Held, str]] = {}
+
+    @property
+    def name(self) -> str:
+        return f"{self.title} {self.owner_id}"
+
+    def become(self, owner_id: str, actor: Actor) -> None:
+        """Hold attempts under a new identity from now on (a worker that registered again)."""
+        self.owner_id, self.actor = owner_id, actor
+
+    def hold(
+        self,
+        running: RunningAttempt,
+        invocation: AttemptInvocation,
+        kind: SlotKind,
+        handler: Handler,
+        claimed_at: float,  # a monotonic time taken before the claim was sent
+    ) -> None:
+        context = attempt_context(invocation)
+        self.held[running.attempt_id] = Held(running, kind, handler in LEDGERED, context)
+        self.leases.claimed(running.attempt_id, claimed_at)
+
+    def used(self) -> Counter[SlotKind]:
+        """Slots in use per kind (list() copies the held attempts in one step)."""
+        return Counter(held.kind for held in list(self.held.values()))
+
+    def live(self) -> list[int]:
+        # An exited child's attempt is settled, or about to be: only live ones are renewed.
+        return [a for a, held in list(self.held.items()) if held.running.exit_code() is None]
+
+    def settle(self) -> None:
+        """Record what exited, stop and record what ran out of time."""
+        for attempt_id, held in list(self.held.items()):
+            running = held.running
+            if running.exit_code() is not None:
+                self._end(attempt_id, self._settle_exit(held))
+            elif running.overdue():
+                self._stop_for_timeout(running)
+                self._end(attempt_id)
+
+    def cancel(self, attempt_id: int, reason: str) -> None:
+        held = self.held.get(attempt_id)
+        if held is None:
+            return
+        with _settling(held.running, "cancelled"):
+            self._stop(held.running, STOP_GRACE_SECONDS)
+            try:
+                with self.engine.transaction(self.actor) as conn:
+                    cancel_owned_attempt(
+                        conn,
+                        attempt_id,
+                        self.actor,
+                        owner_id=held.running.spec.owner_id,
+                        message=reason,
+                    )
+            except StaleTransitionError:
+                pass  # the child recorded its outcome before it stopped
+        self._end(attempt_id)
+
+    def cancel_requested(self, requests: Iterable[CancelRequest]) -> None:
+        """Cancel the held attempts an operator asked to stop; the others (fenced, or not
+        started here) are left to whoever settles them."""
+        for request in requests:
+            if request.attempt_id in self.held:
+                at = request.requested_at.isoformat()
+                reason = f"cancelled on request (at {at}); {self.name} stopped its task process"
+                self.cancel(request.attempt_id, reason)
+
+    def drain(self, reason: str) -> None:
+        """Stop every task process because this owner goes away: FAILED, retryable, ``reason``.
+        One the Engine DB does not take is logged and left to the reconciler, once its lease
+        runs out; the others are stopped all the same."""
+        for attempt_id, held in list(self.held.items()):
+            running = held.running
+            # Unless the Engine DB refuses it (then the record that stands is read), the
+            # outcome this owner meant to record, even when the Engine DB did not take it.
+            outcome: AttemptOutcome | None = owner_failure(reason, retryable=True)
+            try:
+                with _settling(running, "stopped"):
+                    self._stop(running, STOP_GRACE_SECONDS)
+                    outcome = self._record_failure(running, reason)
+            except EngineDBError as error:
+                log.error("attempt %s: its outcome was not recorded: %s", attempt_id, error)
+            self._end(attempt_id, outcome)
+
+    def fence(self) -> None:
+        """Stop, without touching the Engine DB, the task processes of attempts whose lease
+        renewal was refused (no longer this owner's: nothing to record) and of those whose
+        lease could not be renewed for too long (recorded FAILED once the Engine DB answers)."""
+        due = self.leases.due()
+        for attempt_id in due.refused:
+            self.stop_unowned(attempt_id)
+        for attempt_id in due.expiring:
+            held = self.held.get(attempt_id)
+            if held is None or held.running.exit_code() is not None:
+                # Exited: nothing left to stop; settle records its outcome once it can.
+                self.leases.forget(attempt_id)
+                continue
+            message = (
+                f"{self.name} could not renew the attempt's lease for "
+                f"{self.leases.renewed_ago(attempt_id):.1f}s (the lease lasts "
+                f"{self.leases.lease_seconds:g}s; the Engine DB did not answer), so it stopped "
+                "the task process before the lease ran out; it may be retried"
+            )
+            self._set_aside(attempt_id, message)
+            log.error("attempt %s: %s", attempt_id, message, extra=held.context)
+
+    def stop_unowned(self, attempt_id: int) -> None:
+        """This owner's lease no longer covers the attempt: it was recorded LOST or ended by
+        someone else, or another owner claimed it. Its task process must publish nothing more."""
+        held = self.held.get(attempt_id)
+        self.leases.forget(attempt_id)
+        if held is None:
+            return
+        self._kill(held.running)
+        log.error(
+            "attempt %s is no longer %s's (its lease was not renewed: it was settled or claimed "
+            "elsewhere), so it stopped the task process at once",
+            attempt_id,
+            self.name,
+            extra=held.context,
+        )
+        self._end(attempt_id)
+
+    def fence_all(self, reason: str) -> None:
+        """Stop every task process at once (this owner was declared gone: what it runs may be
+        retried elsewhere), and record them FAILED, retryable, with ``reason``."""
+        for attempt_id in list(self.held):
+            self._set_aside(attempt_id, reason)
+        self.record_fenced()
+
+    def record_fenced(self) -> None:
+        for attempt_id, (held, message) in list(self.fenced.items()):
+            outcome = self._record_failure(held.running, message)
+            del self.fenced[attempt_id]
+            if self.on_end is not None:
+                self.on_end(Ended(attempt_id, held, outcome))
+
+    def fail(
+        self, conn: EngineConnection, attempt_id: int, message: str, *, retryable: bool
+    ) -> None:
+        """Record FAILED for a claimed attempt this owner started no task process for."""
+        outcome = owner_failure(message, retryable=retryable)
+        finish_attempt(conn, attempt_id, self.actor, owner_id=self.owner_id, outcome=outcome)
+        log.log(
+            logging.WARNING if retryable else logging.ERROR,
+            "attempt %s ended FAILED: %s",
+            attempt_id,
+            message,
+        )
+
+    def seconds_to_act(self, now: float | None = None, *, limits: bool = True) -> float | None:
+        """How long until a lease must be fenced or (with ``limits``) a time limit passes;
+        None when nothing is due."""
+        now = now or time.monotonic()
+        fence = self.leases.seconds_to_fence(now)
+        due = [] if fence is None else [fence]
+        if limits:
+            left = [held.running.seconds_left(now) for held in self.held.values()]
+            due += [seconds for seconds in left if seconds is not None]
+        return min(due) if due else None
+
+    @contextmanager
+    def exits(self) -> Iterator[list[int]]:
+        """Descriptors that become readable when a held task process exits."""
+        descriptors = [held.running.process.exit_descriptor() for held in self.held.values()]
+        try:
+            yield descriptors
+        finally:
+            for descriptor in descriptors:
+                os.close(descriptor)
+
+    def _end(self, attempt_id: int, outcome: AttemptOutcome | None = None) -> None:
+        held = self.held.pop(attempt_id)
+        self.leases.forget(attempt_id)
+        if self.on_end is not None:
+            self.on_end(Ended(attempt_id, held, outcome))
+
+    def _set_aside(self, attempt_id: int, message: str) -> None:
+        held = self.held.pop(attempt_id)
+        self.leases.forget(attempt_id)
+        self._kill(held.running)
+        self.fenced[attempt_id] = (held, message)
+
+    def _stop(self, running: RunningAttempt, grace_seconds: float) -> None:
+        stop_group(running.process.pid, grace_seconds)
+        running.process.wait()
+
+    def _kill(self, running: RunningAttempt) -> None:
+        """At once, without the grace: an attempt no longer this owner's publishes nothing more."""
+        with _settling(running, "unowned"):
+            self._stop(running, 0)
+
+    def _settle_exit(self, held: Held) -> AttemptOutcome | None:
+        """The outcome the child handed over (the usual end); nothing when it recorded one
+        itself; else the ledger's outcome, else FAILED."""
+        running = held.running
+        with _settling(running, "exited"):
+            path = outcome_path(running.spec.log_path)
+            handed = take_outcome(path)
+            if handed is not None:
+                try:
+                    return self._record_handed(running, handed)
+                except EngineDBError:
+                    hand_over(path, handed)  # for the next try, once the Engine DB answers
+                    raise
+            with self.engine.read() as conn:
+                found = attempt_status(conn, running.attempt_id)
+            if found is None or found.terminal:
+                return None
+            committed = self.ledger(running.attempt_id) if self.ledger and held.ledgered else None
+            code, pid = running.process.returncode, running.process.pid
+            if committed is None:
+                message = (
+                    f"the task process (pid {pid}) exited with code {code} without recording "
+                    f"an outcome; see the attempt log {running.spec.log_path}"
+                )
+                return self._record_failure(running, message)
+            message = (
+                f"outcome recovered from the warehouse ledger: the task process (pid {pid}) "
+                f"committed its writes, then exited with code {code} before recording them"
+            )
+            recovered = AttemptOutcome(
+                AttemptStatus.SUCCESS,
+                committed,
+                error_message=message,
+                task_log=tail(running.spec.log_path),
+                exit_code=code,
+                retryable=False,
+                source="LEDGER",
+            )
+            return self._record(running, recovered)
+
+    def _record_handed(
+        self, running: RunningAttempt, handed: HandedOutcome
+    ) -> AttemptOutcome | None:
+        outcome = replace(handed.outcome, task_log=tail(running.spec.log_path))
+        try:
+            with self.engine.transaction(self.actor) as conn:
+                finish_with_offset(
+                    conn,
+                    running.attempt_id,
+                    self.actor,
+                    owner_id=running.spec.owner_id,
+                    outcome=outcome,
+                    task_id=handed.task_id,
+                    offset=handed.offset,
+                )
+        except StaleTransitionError as refused:
+            # Settled by someone else meanwhile (this owner was declared gone): it changes nothing.
+            log.error(
+                "attempt %s: the task's outcome was not recorded: %s", running.attempt_id, refused
+            )
+            return None
+        return outcome
+
+    def _stop_for_timeout(self, running: RunningAttempt) -> None:
+        with _settling(running, "timed_out"):
+            self._stop(running, STOP_GRACE_SECONDS)
+            limit = running.spec.timeout_seconds
+            message = f"the task ran longer than TASK_TIMEOUT_SECONDS={limit:g} and was stopped"
+            try:
+                with self.engine.transaction(self.actor) as conn:
+                    time_out_attempt(
+                        conn,
+                        running.attempt_id,
+                        self.actor,
+                        owner_id=running.spec.owner_id,
+                        error_message=message,
+                        task_log=tail(running.spec.log_path),
+                        exit_code=int(ExitCode.TIMEOUT),
+                    )
+            except StaleTransitionError:
+                # Still CLAIMED (the child never started) or already settled by the child.
+                self._record_failure(running, message, int(ExitCode.TIMEOUT))
+
+    def _record_failure(
+        self, running: RunningAttempt, message: str, code: int | None = None
+    ) -> AttemptOutcome | None:
+        """FAILED, retryable, for a task process that recorded no outcome of its own."""
+        outcome = owner_failure(
+            message,
+            retryable=True,
+            task_log=tail(running.spec.log_path),
+            exit_code=running.process.returncode if code is None else code,
+        )
+        return self._record(running, outcome)
+
+    def _record(self, running: RunningAttempt, outcome: AttemptOutcome) -> AttemptOutcome | None:
+        try:
+            with self.engine.transaction(self.actor) as conn:
+                finish_attempt(
+                    conn,
+                    running.attempt_id,
+                    self.actor,
+                    owner_id=running.spec.owner_id,
+                    outcome=outcome,
+                )
+        except StaleTransitionError:
+            return None  # the child recorded its own outcome, which stands
+        return outcome
+
+
+@contextmanager
+def _settling(running: RunningAttempt, how: str) -> Iterator[None]:
+    """End the owner's span of the attempt, whatever happens while it is settled, and leave
+    no handed-over outcome behind (one stopped in the act of ending loses it). Unless the
+    Engine DB failed: then nothing was recorded, the owner settles the attempt again once it
+    can, and the outcome its task process handed over waits for it."""
+    try:
+        yield
+    except EngineDBError:
+        raise
+    except BaseException:
+        _settled(running, how)
+        raise
+    _settled(running, how)
+
+
+def _settled(running: RunningAttempt, how: str) -> None:
+    outcome_path(running.spec.log_path).unlink(missing_ok=True)
+    code = running.process.returncode
+    running.span.set_attribute("etl_craft.settled", how)
+    if code is not None:
+        running.span.set_attribute("etl_craft.exit_code", code)
+    running.span.end()
