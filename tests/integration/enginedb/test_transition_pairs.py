@@ -1,19 +1,26 @@
-"""Every (from, to) pair of the run, task-run and attempt state machines, on both dialects."""
+"""Every (from, to) pair of the run, task-run and attempt state machines, on both dialects.
+
+Workers, and the attempt leases a worker's heartbeat renews, exist on PostgreSQL alone: their
+pairs are walked in test_worker_transition_pairs.py.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 import pytest
 
 from etl_craft.core.counts import Counts
 from etl_craft.core.enums import AttemptStatus, RunStatus, TaskRunStatus
 from etl_craft.core.errors import StaleTransitionError
+from etl_craft.core.time import as_utc
 from etl_craft.enginedb import transitions as tx
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.transitions.table import TRANSITIONS, Entity, Transition
 from tests.fixtures.metadata import (
     TESTER,
+    execute,
     read_one,
     seed_attempt,
     seed_pipeline,
@@ -37,6 +44,13 @@ RUN_CALLS: dict[str, Call] = {
     "cancel_run": lambda c, i, _o: tx.cancel_run(c, i, TESTER, message="stop"),
     "reopen_run": lambda c, i, _o: tx.reopen_run(c, i, TESTER, message="repair"),
     "mark_run": lambda c, i, _o: tx.mark_run(c, i, TESTER, status=RunStatus.FAILED, message="x"),
+    "claim_run_lease": lambda c, i, o: tx.claim_run_lease(
+        c, i, TESTER, owner_id=o, lease_seconds=60
+    ),
+    "renew_run_lease": lambda c, i, o: tx.renew_run_lease(
+        c, i, TESTER, owner_id=o, lease_seconds=60
+    ),
+    "release_run_lease": lambda c, i, o: tx.release_run_lease(c, i, TESTER, owner_id=o),
 }
 TASK_RUN_CALLS: dict[str, Call] = {
     "mark_task_run": lambda c, i, _o: tx.mark_task_run(
@@ -63,6 +77,9 @@ ATTEMPT_CALLS: dict[str, Call] = {
     "recover_attempt": lambda c, i, _o: tx.recover_attempt(
         c, i, TESTER, counts=Counts(rows_written=2), message="from the ledger"
     ),
+    "renew_attempt_lease": lambda c, i, o: tx.renew_attempt_lease(
+        c, i, TESTER, owner_id=o, lease_seconds=60
+    ),
 }
 CALLS = {**RUN_CALLS, **TASK_RUN_CALLS, **ATTEMPT_CALLS}
 STATUSES = {
@@ -70,7 +87,11 @@ STATUSES = {
     Entity.TASK_RUN: [status.value for status in TaskRunStatus],
     Entity.ATTEMPT: [status.value for status in AttemptStatus],
 }
-UPDATES = [rule for rule in TRANSITIONS if rule.sources]
+UPDATES = [
+    rule
+    for rule in TRANSITIONS
+    if rule.sources and rule.entity is not Entity.WORKER and not rule.bulk
+]
 PAIRS = [
     pytest.param(rule, status, id=f"{rule.name}-from-{status}")
     for rule in UPDATES
@@ -86,7 +107,7 @@ def _row_in(db: EngineDB, entity: Entity, status: str) -> int:
     """A fresh row of ``entity`` in ``status``, alone in its own pipeline."""
     pipeline = seed_pipeline(db)
     if entity is Entity.RUN:
-        return seed_run(db, pipeline.pipeline_id, status)
+        return _owned(db, seed_run(db, pipeline.pipeline_id, status))
     run_id = seed_run(db, pipeline.pipeline_id, RunStatus.IN_PROGRESS.value)
     task_id = pipeline.task_ids["extract"]
     if entity is Entity.TASK_RUN:
@@ -94,6 +115,34 @@ def _row_in(db: EngineDB, entity: Entity, status: str) -> int:
     summary = AttemptStatus(status).summary.value
     task_run_id = seed_task_run(db, run_id, task_id, summary)
     return seed_attempt(db, task_run_id, status, owner_id=OWNER)
+
+
+def _owned(db: EngineDB, run_id: int) -> int:
+    """The run supervised by OWNER, its lease running, as a live run's supervisor leaves it."""
+    with db.transaction(TESTER) as conn:
+        execute(
+            conn,
+            "UPDATE AUD_PIPELINES_RUN_LOG SET OWNER_ID = :o, "
+            "LEASE_EXPIRES_AT = etl_craft_add_seconds(etl_craft_now(), 5) "
+            "WHERE PIPELINE_RUN_ID = :i",
+            o=OWNER,
+            i=run_id,
+        )
+    return run_id
+
+
+def _fence_of(db: EngineDB, entity: Entity, row_id: int) -> tuple[str | None, datetime | None]:
+    table, key = (
+        ("AUD_PIPELINES_RUN_LOG", "PIPELINE_RUN_ID")
+        if entity is Entity.RUN
+        else ("AUD_TASK_ATTEMPTS", "ATTEMPT_ID")
+    )
+    row = read_one(
+        db,
+        f"SELECT OWNER_ID AS owner_id, LEASE_EXPIRES_AT AS lease FROM {table} WHERE {key} = :id",
+        id=row_id,
+    )
+    return row["owner_id"], as_utc(row["lease"])
 
 
 def _status_of(db: EngineDB, entity: Entity, row_id: int) -> str:
@@ -111,9 +160,12 @@ def test_transition_from_each_status(engine_db: EngineDB, rule: Transition, sour
     row_id = _row_in(engine_db, rule.entity, source)
     call = CALLS[rule.name]
     if source in rule.sources:
+        fence = _fence_of(engine_db, rule.entity, row_id) if "lease" in rule.name else None
         with engine_db.transaction(TESTER) as conn:
             call(conn, row_id, OWNER)
         assert _status_of(engine_db, rule.entity, row_id) in rule.targets
+        if fence is not None:
+            _assert_fenced(rule, fence, _fence_of(engine_db, rule.entity, row_id))
     else:
         with pytest.raises(StaleTransitionError, match=rf"found status {source}\b"):
             with engine_db.transaction(TESTER) as conn:
@@ -125,7 +177,7 @@ def test_transition_from_each_status(engine_db: EngineDB, rule: Transition, sour
     ("rule", "source"),
     [
         pytest.param(rule, sorted(rule.sources)[0], id=rule.name)
-        for rule in TRANSITIONS
+        for rule in UPDATES
         if rule.owner_fenced
     ],
 )
@@ -135,3 +187,18 @@ def test_a_wrong_owner_is_refused(engine_db: EngineDB, rule: Transition, source:
         with engine_db.transaction(TESTER) as conn:
             CALLS[rule.name](conn, row_id, "host:9:9:intruder")
     assert _status_of(engine_db, rule.entity, row_id) == source
+
+
+def _assert_fenced(
+    rule: Transition,
+    before: tuple[str | None, datetime | None],
+    after: tuple[str | None, datetime | None],
+) -> None:
+    """A lease written by its transition: extended for the caller, or given up."""
+    if rule.name.startswith("release_"):
+        assert after == (None, None)
+        return
+    assert after[0] == OWNER
+    assert before[1] is not None
+    assert after[1] is not None
+    assert after[1] > before[1]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import psycopg
 import pytest
+from sqlalchemy.exc import DBAPIError, ProgrammingError
 
-from etl_craft.enginedb.connection import EngineDB
+from etl_craft.core.errors import WriteGuardError
+from etl_craft.enginedb.connection import GUARD_SQLSTATE, EngineDB
 from etl_craft.enginedb.guards import reserved_tables
 from tests.fixtures.metadata import TESTER, execute
 from tests.integration.enginedb.test_write_guards import REFUSED, SEED, Plain
@@ -53,3 +56,28 @@ def test_the_refusal_names_the_table_and_the_command_to_use(seeded: EngineDB, pl
         "CFG_TASKS is written only by etl-craft; change metadata with a project migration"
         in str(refused.value)
     )
+
+
+def test_every_guard_refusal_carries_the_guard_sqlstate(seeded: EngineDB, plain: Plain) -> None:
+    for statement in (
+        "DELETE FROM AUD_TASK_RUN_LOG",
+        "TRUNCATE AUD_ACTIONS CASCADE",
+        "INSERT INTO CFG_POOLS (POOL_NAME) VALUES ('plain')",
+    ):
+        with pytest.raises(psycopg.Error) as refused:
+            plain.run(statement)
+        assert refused.value.sqlstate == GUARD_SQLSTATE, statement
+    with pytest.raises(WriteGuardError, match="AUD_ACTIONS is append-only") as translated:
+        with seeded.transaction(TESTER) as conn:
+            execute(conn, "DELETE FROM AUD_ACTIONS")
+    cause = translated.value.__cause__
+    assert isinstance(cause, DBAPIError)
+    assert isinstance(cause.orig, psycopg.Error)
+    assert cause.orig.sqlstate == GUARD_SQLSTATE
+
+
+def test_an_error_that_only_quotes_a_guard_is_no_guard_refusal(seeded: EngineDB) -> None:
+    # The wording of a guard inside another error's message: the code, not the words, decides.
+    with pytest.raises(ProgrammingError, match="does not exist"):
+        with seeded.read() as conn:
+            execute(conn, 'SELECT * FROM "AUD_X is written only by etl-craft; append-only"')

@@ -15,7 +15,7 @@ from psycopg import sql
 from sqlalchemy.engine import make_url
 
 from etl_craft.core.errors import WriteGuardError
-from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.connection import GUARD_SQLSTATE, EngineDB
 from etl_craft.enginedb.guards import install_guards
 from etl_craft.operations.grants import GrantRequest, grants
 from tests.fixtures.databases import unique_name
@@ -97,8 +97,9 @@ def test_a_forged_actor_does_not_let_a_dml_login_change_a_token(cluster: Cluster
     changes_before = cluster.scalar("SELECT count(*) FROM AUD_METADATA_CHANGES")
     with cluster.connect_as(intruder) as conn:
         conn.execute(FORGED_ACTOR)
-        with pytest.raises(psycopg.errors.InsufficientPrivilege) as refused:
+        with pytest.raises(psycopg.errors.ProgrammingError) as refused:
             conn.execute("UPDATE CFG_API_TOKENS SET ROLE = 'admin' WHERE NAME = 'ci'")
+    assert refused.value.sqlstate == GUARD_SQLSTATE
     message = str(refused.value)
     assert f"CFG_API_TOKENS is written only by etl-craft: login {intruder}" in message
     assert f"nor a member of the writer role {cluster.writer_role}" in message
@@ -120,8 +121,9 @@ def test_every_write_of_a_dml_login_is_refused_whatever_it_claims(
     intruder = cluster.login("etl_craft_intruder", *DML_ON_EVERYTHING)
     with cluster.connect_as(intruder) as conn:
         conn.execute(FORGED_ACTOR)
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="writer role"):
+        with pytest.raises(psycopg.errors.ProgrammingError, match="writer role") as refused:
             conn.execute(statement)
+    assert refused.value.sqlstate == GUARD_SQLSTATE
     assert cluster.scalar("SELECT count(*) FROM CFG_POOLS WHERE POOL_NAME = 'forged'") == 0
     assert cluster.scalar("SELECT count(*) FROM AUD_TASK_RUN_LOG") == 1
 
@@ -130,8 +132,9 @@ def test_a_forged_actor_does_not_let_a_dml_login_truncate(cluster: Cluster) -> N
     intruder = cluster.login("etl_craft_intruder", *DML_ON_EVERYTHING)
     with cluster.connect_as(intruder) as conn:
         conn.execute(FORGED_ACTOR)
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="TRUNCATE is refused"):
+        with pytest.raises(psycopg.errors.ProgrammingError, match="TRUNCATE is refused") as refused:
             conn.execute("TRUNCATE CFG_API_TOKENS")
+    assert refused.value.sqlstate == GUARD_SQLSTATE
     assert cluster.scalar("SELECT count(*) FROM CFG_API_TOKENS") == 1
 
 

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from etl_craft.enginedb.transitions import claim_attempt
-from etl_craft.enginedb.workers import WorkerRegistration, register_worker
+from etl_craft.enginedb.transitions import claim_attempt, register_worker
+from etl_craft.enginedb.workers import WorkerRegistration
 from etl_craft.operations.interventions import MarkRequest, mark
 from etl_craft.operations.project_health import project_health
 from etl_craft_ui.app import create_app

@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from etl_craft.core.enums import WorkerStatus
-from etl_craft.enginedb.transitions import lose_attempt
-from etl_craft.enginedb.workers import set_worker_status
+from etl_craft.enginedb.transitions import lose_attempt, retire_worker
 from etl_craft.runtime.identity import is_zombie, process_start
 from tests.chaos.harness import Processes, rows, scalar, wait_for
 from tests.chaos.proxy import EngineProxy, cut_off
@@ -107,7 +105,7 @@ def test_a_worker_declared_gone_stops_its_attempts_registers_again_and_serves_on
     worker, worker_id = start_worker(processes, pg_project, *ONE_SLOT, *PATIENT)
     _, pid = started_task(pg_project)
     with pg_project.engine.transaction(TESTER) as conn:
-        set_worker_status(conn, worker_id, WorkerStatus.GONE)
+        retire_worker(conn, worker_id, TESTER)
 
     wait_for(lambda: not alive(pid), "the GONE worker to stop its attempt", STOPPED_WITHIN)
     wait_for(lambda: status_of(pg_project, attempt_id) != "RUNNING", "the stop to be recorded")

@@ -1,4 +1,7 @@
-"""Worker rows in a PostgreSQL Engine DB: registration, the one-statement beat, and their end."""
+"""Worker rows in a PostgreSQL Engine DB: registration, the one-statement beat, and their end.
+
+Every (from, to) pair of their transitions is walked in enginedb/test_worker_transition_pairs.py.
+"""
 
 from __future__ import annotations
 
@@ -10,16 +13,17 @@ from sqlalchemy import event
 
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.enums import WorkerStatus
+from etl_craft.core.errors import StaleTransitionError
 from etl_craft.enginedb import transitions as tx
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.workers import (
-    WorkerRegistration,
-    beat,
-    live_workers,
+from etl_craft.enginedb.transitions import (
+    beat_worker,
+    drain_worker,
     mark_silent_workers_gone,
     register_worker,
-    set_worker_status,
+    retire_worker,
 )
+from etl_craft.enginedb.workers import WorkerRegistration, live_workers
 from tests.fixtures.metadata import TESTER, execute, read_one
 from tests.integration.worker.test_queue_claim import claim, queue
 
@@ -71,7 +75,7 @@ def test_beat_renews_every_lease_of_the_worker_in_one_statement(db: EngineDB) ->
     with db.transaction(actor_of(mine)) as conn:
         event.listen(db.engine, "before_cursor_execute", count)
         try:
-            found = beat(conn, mine.worker_id, lease_seconds=3600)
+            found = beat_worker(conn, mine.worker_id, lease_seconds=3600)
         finally:
             event.remove(db.engine, "before_cursor_execute", count)
     after = leases(db)
@@ -89,7 +93,7 @@ def test_beat_renews_every_lease_of_the_worker_in_one_statement(db: EngineDB) ->
 
 def test_beat_of_an_unregistered_worker_finds_no_worker(db: EngineDB) -> None:
     with db.transaction(TESTER) as conn:
-        found = beat(conn, "host:404:1:ef", lease_seconds=60)
+        found = beat_worker(conn, "host:404:1:ef", lease_seconds=60)
     assert found.status is None
     assert found.attempts == ()
 
@@ -98,16 +102,17 @@ def test_a_worker_drains_then_is_gone_for_good(db: EngineDB) -> None:
     one = worker("one")
     register(db, one)
     with db.transaction(actor_of(one)) as conn:
-        assert set_worker_status(conn, one.worker_id, WorkerStatus.DRAINING)
+        drain_worker(conn, one.worker_id, actor_of(one))
     drained = worker_row(db, one)
     assert (drained.status, drained.stopped_at) == ("DRAINING", None)
     with db.transaction(actor_of(one)) as conn:
-        assert set_worker_status(conn, one.worker_id, WorkerStatus.GONE)
+        retire_worker(conn, one.worker_id, actor_of(one))
     gone = worker_row(db, one)
     assert gone.status == "GONE"
     assert gone.stopped_at is not None
-    with db.transaction(actor_of(one)) as conn:
-        assert not set_worker_status(conn, one.worker_id, WorkerStatus.DRAINING)
+    with pytest.raises(StaleTransitionError, match="found status GONE"):
+        with db.transaction(actor_of(one)) as conn:
+            drain_worker(conn, one.worker_id, actor_of(one))
     assert worker_row(db, one).status == "GONE"
 
 
@@ -138,7 +143,7 @@ def test_live_workers_are_those_of_the_pool_not_gone(db: EngineDB) -> None:
     first, second, elsewhere = worker("first"), worker("second"), worker("elsewhere", pool="gpu")
     register(db, first, second, elsewhere)
     with db.transaction(actor_of(second)) as conn:
-        set_worker_status(conn, second.worker_id, WorkerStatus.GONE)
+        retire_worker(conn, second.worker_id, actor_of(second))
     with db.read() as conn:
         live = live_workers(conn, "default")
         gpu = live_workers(conn, "gpu")

@@ -37,8 +37,13 @@ from etl_craft.enginedb.overseers import (
     stop_overseer,
 )
 from etl_craft.enginedb.runs import read_run
-from etl_craft.enginedb.transitions import claim_run_lease, release_run_lease, skip_run
-from etl_craft.enginedb.workers import SILENT_INTERVALS, mark_silent_workers_gone
+from etl_craft.enginedb.transitions import (
+    claim_run_lease,
+    mark_silent_workers_gone,
+    release_run_lease,
+    skip_run,
+)
+from etl_craft.enginedb.workers import SILENT_INTERVALS
 from etl_craft.operations.blocking import BlockedPipeline, blocked_pipelines
 from etl_craft.operations.downstream_reruns import carry_on_downstream_reruns
 from etl_craft.pools.base import Pool

@@ -31,22 +31,21 @@ from types import FrameType, TracebackType
 
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
-from etl_craft.core.errors import EngineDBError, MetadataError
+from etl_craft.core.errors import EngineDBError, MetadataError, StaleTransitionError
 from etl_craft.enginedb.attempts import AttemptInvocation, CancelRequest, read_invocation
 from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.events import Listener, queued_attempt
 from etl_craft.enginedb.gauges import claim_wait
 from etl_craft.enginedb.runs import read_pipeline_shape
-from etl_craft.enginedb.transitions import claim_next_attempt
-from etl_craft.enginedb.workers import (
-    AttemptEnd,
-    WorkerRegistration,
-    attempt_end,
-    beat,
+from etl_craft.enginedb.transitions import (
+    beat_worker,
+    claim_next_attempt,
+    drain_worker,
     register_worker,
-    set_worker_status,
+    retire_worker,
 )
+from etl_craft.enginedb.workers import AttemptEnd, WorkerRegistration, attempt_end
 from etl_craft.runtime.attempt_owner import AttemptOwner, Ended
 from etl_craft.runtime.identity import new_owner_id, owner_id
 from etl_craft.runtime.launcher import LaunchSpec, TaskSetup, claiming
@@ -294,7 +293,7 @@ class WorkerAgent:
         sent = time.monotonic()
         try:
             with self.engine.transaction(self.actor) as conn:
-                found = beat(conn, self.worker_id, self.settings.lease_seconds)
+                found = beat_worker(conn, self.worker_id, lease_seconds=self.settings.lease_seconds)
         except EngineDBError as error:
             self.attempts.leases.failed(error, sent)  # only a cut-off counts toward fencing
             raise
@@ -346,8 +345,12 @@ class WorkerAgent:
         if self.drain_deadline is not None:
             self.drain_deadline = time.monotonic()  # asked twice: stop waiting
             return
-        with self.engine.transaction(self.actor) as conn:
-            set_worker_status(conn, self.worker_id, WorkerStatus.DRAINING)
+        try:
+            with self.engine.transaction(self.actor) as conn:
+                drain_worker(conn, self.worker_id, self.actor)
+        except StaleTransitionError as refused:
+            # Declared GONE already: it drains all the same, and its next beat stops the rest.
+            log.warning("worker %s drains unrecorded: %s", self.worker_id, refused)
         self.drain_deadline = time.monotonic() + self.settings.drain_seconds
         log.info(
             "worker %s drains (%s): it claims nothing new and waits up to %gs for %s attempt(s)",
@@ -390,7 +393,10 @@ class WorkerAgent:
     def _gone(self) -> None:
         try:
             with self.engine.transaction(self.actor) as conn:
-                set_worker_status(conn, self.worker_id, WorkerStatus.GONE)
+                retire_worker(conn, self.worker_id, self.actor)
+        except StaleTransitionError:
+            log.info("worker %s is GONE (declared so before it stopped)", self.worker_id)
+            return
         except EngineDBError as error:
             log.error("worker %s could not record that it is GONE: %s", self.worker_id, error)
             return

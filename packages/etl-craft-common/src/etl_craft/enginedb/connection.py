@@ -40,7 +40,12 @@ from etl_craft.enginedb.named_statements import STATEMENT_OPTION, statement
 WRITE_OPTION = "etl_craft_write"
 _STATE_KEY = "etl_craft"
 _STARTED = "_etl_craft_started"
-GUARD_MARKER = "is written only by etl-craft"
+# The SQLSTATE every PostgreSQL write guard raises (migration 0007): class 42, access rule
+# violation, with a subclass the SQL standard leaves to implementations.
+GUARD_SQLSTATE = "42W01"
+# SQLite's RAISE sets no code of its own: every guard message opens with the table and one of
+# these phrases (enginedb/sql/sqlite/guards.sql).
+_SQLITE_GUARD = re.compile(r"(?:AUD|CFG)_\w+ is (?:written only by etl-craft|append-only)")
 
 STATEMENT_SECONDS = Histogram(
     "etl_craft_enginedb_statement_seconds",
@@ -263,18 +268,15 @@ class EngineDB:
     def _translated(self) -> Iterator[None]:
         try:
             yield
-        except sa_exc.OperationalError as error:
-            if _is_guard_refusal(error):
-                raise WriteGuardError(str(error.orig)) from error
-            self._refuse_missing_schema(error)
-            raise EngineDBError(
-                f"the Engine DB at {safe_url(self.url)} failed: {error.orig}; check that it "
-                "is reachable and that the URL, user and password are right"
-            ) from error
-        except (sa_exc.InternalError, sa_exc.IntegrityError, sa_exc.ProgrammingError) as error:
+        except sa_exc.DBAPIError as error:
             if _is_guard_refusal(error):
                 raise WriteGuardError(str(error.orig).strip()) from error
             self._refuse_missing_schema(error)
+            if isinstance(error, sa_exc.OperationalError):
+                raise EngineDBError(
+                    f"the Engine DB at {safe_url(self.url)} failed: {error.orig}; check that it "
+                    "is reachable and that the URL, user and password are right"
+                ) from error
             raise
 
     def _refuse_missing_schema(self, error: sa_exc.DBAPIError) -> None:
@@ -312,8 +314,11 @@ _MISSING_TABLE = re.compile(
 
 
 def _is_guard_refusal(error: sa_exc.DBAPIError) -> bool:
-    message = str(error.orig)
-    return GUARD_MARKER in message or "etl_craft_actor" in message or "append-only" in message
+    """Whether an etl-craft write guard refused the statement: by SQLSTATE on PostgreSQL, by
+    the opening of its message on SQLite."""
+    if isinstance(error.orig, sqlite3.Error):
+        return _SQLITE_GUARD.match(str(error.orig)) is not None
+    return getattr(error.orig, "sqlstate", None) == GUARD_SQLSTATE
 
 
 @dataclass

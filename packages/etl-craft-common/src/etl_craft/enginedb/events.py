@@ -4,6 +4,7 @@ A notification is a reason to read the tables again, never a message: loops wait
 child's exit, a poll timeout or a stop, whichever comes first. SQLite has no NOTIFY, so loops
 there poll. A listener that loses its connection (an Engine DB restart, a dropped connection)
 listens again once the Engine DB is back, trying with backoff; loops poll meanwhile.
+Payloads are parsed here, as they arrive, into frozen events: one class per kind of row.
 """
 
 from __future__ import annotations
@@ -13,56 +14,102 @@ import json
 import logging
 import select
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from sqlalchemy.exc import SQLAlchemyError
 
+from etl_craft.core.enums import AttemptStatus, RunStatus, TaskRunStatus, WorkerStatus
 from etl_craft.core.errors import EngineDBError
 from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.transitions.table import Entity
 
 log = logging.getLogger(__name__)
 _FAILURES = (EngineDBError, SQLAlchemyError, psycopg.Error, OSError)
 
-Event = Mapping[str, Any]  # a transition's payload: {"type", "id", "status"} (transitions/_apply)
-# What a task run or attempt reads as while queued, claimed or running.
-_UNDER_WAY = frozenset({"QUEUED", "CLAIMED", "RUNNING", "IN-PROGRESS"})
+
+@dataclass(frozen=True)
+class RunChanged:
+    run_id: int
+    status: RunStatus
+
+
+@dataclass(frozen=True)
+class TaskRunChanged:
+    task_run_id: int
+    status: TaskRunStatus
+
+
+@dataclass(frozen=True)
+class AttemptChanged:
+    attempt_id: int
+    status: AttemptStatus
+
+
+@dataclass(frozen=True)
+class WorkerChanged:
+    worker_id: str
+    status: WorkerStatus
+
+
+@dataclass(frozen=True)
+class WakeUp:
+    """No transition's news: notifications may have been missed, or another sender's
+    payload came; either way anything may have changed."""
+
+    reason: str
+
+
+Event = RunChanged | TaskRunChanged | AttemptChanged | WorkerChanged | WakeUp
+MISSED = WakeUp("notifications may have been missed while the listener was away")
+
+# A transition's payload is {"type": <Entity>, "id", "status"} (transitions/_apply.notify).
+_KINDS: dict[str, Callable[[Any, str], Event]] = {
+    Entity.RUN: lambda row_id, status: RunChanged(int(row_id), RunStatus(status)),
+    Entity.TASK_RUN: lambda row_id, status: TaskRunChanged(int(row_id), TaskRunStatus(status)),
+    Entity.ATTEMPT: lambda row_id, status: AttemptChanged(int(row_id), AttemptStatus(status)),
+    Entity.WORKER: lambda row_id, status: WorkerChanged(str(row_id), WorkerStatus(status)),
+}
+
+
+def parse_event(payload: str) -> Event:
+    """The event a transition's payload tells of; a plain wake-up for any other payload."""
+    try:
+        fields = json.loads(payload)
+        return _KINDS[fields["type"]](fields["id"], fields["status"])
+    except (ValueError, KeyError, TypeError):
+        return WakeUp(f"a notification etl-craft does not send: {payload[:200]!r}")
 
 
 def queued_attempt(event: Event) -> bool:
     """An attempt was queued: what a worker may claim."""
-    return event.get("type") == "attempt" and event.get("status") == "QUEUED"
+    return isinstance(event, AttemptChanged) and event.status is AttemptStatus.QUEUED
 
 
 def of_runs(event: Event) -> bool:
-    """Whether a notification concerns a run itself (created, admitted, ended, cancelled), or
-    is not one of the transitions' (then it may concern anything)."""
-    return event.get("type") not in ("attempt", "task run")
+    """Whether an event concerns runs at large: a run itself (created, admitted, ended,
+    cancelled), a worker (the capacity of its pool), or anything (a plain wake-up)."""
+    return not isinstance(event, AttemptChanged | TaskRunChanged)
 
 
 def changes_a_plan(event: Event) -> bool:
     """All but a task run or attempt being queued, claimed or started: those follow from a
     plan and never change one, so an overseer need not look at its runs again for them."""
-    return not (event.get("type") in ("attempt", "task run") and event.get("status") in _UNDER_WAY)
-
-
-def _event(payload: str) -> Event:
-    try:
-        parsed = json.loads(payload)
-    except ValueError:
-        return {}  # not one of ours: a plain wake-up
-    return parsed if isinstance(parsed, dict) else {}
+    if isinstance(event, AttemptChanged | TaskRunChanged):
+        return event.status.terminal
+    return True
 
 
 class Listener:
     """Wakes on transitions' NOTIFY on PostgreSQL; SQLite has none, so loops poll.
 
     Without a connection (lost, and not back yet) it has no descriptor, so loops poll; the
-    first drain after a loss, and after it listens again, returns a plain wake-up ({}), since
-    notifications may have been missed meanwhile.
+    first drain after a loss, and after it listens again, returns a plain wake-up (MISSED),
+    since notifications may have been missed meanwhile.
     """
 
     def __init__(self, engine: EngineDB) -> None:
@@ -126,12 +173,12 @@ class Listener:
         events: list[Event] = []
         if self._driver is not None:
             try:
-                events = [_event(note.payload) for note in self._driver.notifies(timeout=0)]
+                events = [parse_event(note.payload) for note in self._driver.notifies(timeout=0)]
             except _FAILURES as error:
                 self._lost(error)
         if self._missed:
             self._missed = False
-            events.insert(0, {})
+            events.insert(0, MISSED)
         return [event for event in events if wanted is None or wanted(event)]
 
     def pending(self) -> bool:

@@ -1,4 +1,6 @@
-"""Worker agents in the Engine DB: registration, heartbeats with lease renewal, and their end.
+"""Worker agents in the Engine DB: what they register and what is read of them.
+
+Their status changes and heartbeats are transitions (transitions/workers.py).
 
 Workers exist only on a PostgreSQL Engine DB (the queue needs row locks that skip), so these
 statements are PostgreSQL's alone. The caller owns the transaction.
@@ -46,64 +48,9 @@ class WorkerRow:
 
 
 @dataclass(frozen=True)
-class OwnedAttempt:
-    attempt_id: int
-    cancel_requested_at: datetime | None
-
-
-@dataclass(frozen=True)
-class WorkerBeat:
-    """What a heartbeat found: the worker's status (None: no such worker) and its attempts."""
-
-    status: WorkerStatus | None
-    attempts: tuple[OwnedAttempt, ...]
-
-
-@dataclass(frozen=True)
 class AttemptEnd:
     status: AttemptStatus
     error_message: str | None
-
-
-def register_worker(conn: EngineConnection, worker: WorkerRegistration) -> None:
-    conn.run(
-        "worker_register",
-        worker_id=worker.worker_id,
-        pool=worker.pool,
-        host=worker.host,
-        pid=worker.pid,
-        version=worker.version,
-        schema_version=worker.schema_version,
-        ingestion_slots=worker.ingestion_slots,
-        warehouse_slots=worker.warehouse_slots,
-    )
-
-
-def beat(conn: EngineConnection, worker_id: str, lease_seconds: float) -> WorkerBeat:
-    """Heartbeat the worker and renew the lease of every attempt it owns, in one statement."""
-    rows = conn.all("worker_beat", worker_id=worker_id, lease_seconds=lease_seconds)
-    if not rows:
-        return WorkerBeat(None, ())
-    attempts = tuple(
-        OwnedAttempt(int(row["attempt_id"]), as_utc(row["cancel_requested_at"]))
-        for row in rows
-        if row["attempt_id"] is not None
-    )
-    return WorkerBeat(WorkerStatus(rows[0]["worker_status"]), attempts)
-
-
-def set_worker_status(conn: EngineConnection, worker_id: str, status: WorkerStatus) -> bool:
-    """DRAINING or GONE (which stamps STOPPED_AT); False when the worker is GONE already."""
-    if status is WorkerStatus.ACTIVE:
-        raise ValueError("a worker is ACTIVE when it registers; it never becomes ACTIVE again")
-    changed = conn.all("worker_set_status", worker_id=worker_id, status=status.value)
-    return bool(changed)
-
-
-def mark_silent_workers_gone(conn: EngineConnection, interval_seconds: float) -> list[str]:
-    """Declare GONE the workers silent for SILENT_INTERVALS heartbeat intervals; their ids."""
-    rows = conn.all("worker_mark_silent_gone", silence_seconds=SILENT_INTERVALS * interval_seconds)
-    return sorted(str(row["worker_id"]) for row in rows)
 
 
 def live_workers(conn: EngineConnection, pool: str) -> list[WorkerRow]:

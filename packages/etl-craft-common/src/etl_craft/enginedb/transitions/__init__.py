@@ -1,4 +1,5 @@
-"""The one writer of status: every change of a run, task run or attempt is a function here."""
+"""The one writer of status and of fencing: every change of a run, task run, attempt or worker,
+and of an owner or a lease, is a function here."""
 
 from etl_craft.enginedb.transitions.attempts import (
     AttemptOutcome,
@@ -36,14 +37,26 @@ from etl_craft.enginedb.transitions.task_runs import (
     reword_skipped_task_run,
     skip_task_run,
 )
+from etl_craft.enginedb.transitions.workers import (
+    OwnedAttempt,
+    WorkerBeat,
+    beat_worker,
+    drain_worker,
+    mark_silent_workers_gone,
+    register_worker,
+    retire_worker,
+)
 
 __all__ = [
     "TRANSITIONS",
     "AttemptOutcome",
     "Entity",
+    "OwnedAttempt",
     "QueuedAttempt",
     "Transition",
+    "WorkerBeat",
     "admit_run",
+    "beat_worker",
     "cancel_owned_attempt",
     "cancel_queued_attempt",
     "cancel_run",
@@ -52,19 +65,23 @@ __all__ = [
     "claim_run_lease",
     "create_run",
     "create_task_run",
+    "drain_worker",
     "finalize_remote_run",
     "finish_attempt",
     "finish_run",
     "lose_attempt",
     "mark_run",
+    "mark_silent_workers_gone",
     "mark_task_run",
     "queue_attempt",
     "recover_attempt",
+    "register_worker",
     "release_run_lease",
     "renew_attempt_lease",
     "renew_run_lease",
     "reopen_run",
     "request_cancel",
+    "retire_worker",
     "reword_skipped_task_run",
     "skip_run",
     "skip_task_run",

@@ -16,6 +16,7 @@ _STATE_QUERY = {
     Entity.RUN: ("run_state", "pipeline_run_id"),
     Entity.TASK_RUN: ("task_run_state", "task_run_id"),
     Entity.ATTEMPT: ("attempt_state", "attempt_id"),
+    Entity.WORKER: ("worker_state", "worker_id"),
 }
 
 
@@ -23,7 +24,7 @@ def apply(
     conn: EngineConnection,
     entity: Entity,
     transition: str,
-    row_id: int,
+    row_id: int | str,
     actor: Actor,
     *,
     owner_id: str | None = None,
@@ -43,14 +44,14 @@ def apply(
     raise StaleTransitionError(_refusal(transition, entity, row_id, owner_id, found))
 
 
-def notify(conn: EngineConnection, entity: Entity, row_id: int, status: str) -> None:
+def notify(conn: EngineConnection, entity: Entity, row_id: int | str, status: str) -> None:
     conn.notify(json.dumps({"type": entity.value, "id": row_id, "status": status}))
 
 
 def _refusal(
     transition: str,
     entity: Entity,
-    row_id: int,
+    row_id: int | str,
     owner_id: str | None,
     found: RowMapping | None,
 ) -> str:

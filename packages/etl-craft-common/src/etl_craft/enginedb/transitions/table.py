@@ -1,7 +1,10 @@
-"""The allowed status changes, as data: one row per transition function.
+"""The allowed status changes and fencing writes, as data: one row per transition.
 
-Each row names the race it prevents. A test walks every (from, to) pair of each entity
-against these rows on both Engine DB dialects.
+A fencing write changes who owns a row or how long (OWNER_ID, LEASE_EXPIRES_AT) and leaves
+its status as it is: its row has the same statuses on both sides. Each row names the race it
+prevents. A test walks every (from, to) pair of each entity against these rows, on both Engine
+DB dialects; workers, and the rows a worker's heartbeat renews, on PostgreSQL, the only Engine
+DB that has workers.
 """
 
 from __future__ import annotations
@@ -13,12 +16,14 @@ from enum import StrEnum
 from etl_craft.core.enums import AttemptStatus as A
 from etl_craft.core.enums import RunStatus as R
 from etl_craft.core.enums import TaskRunStatus as T
+from etl_craft.core.enums import WorkerStatus as W
 
 
 class Entity(StrEnum):
     RUN = "run"
     TASK_RUN = "task run"
     ATTEMPT = "attempt"
+    WORKER = "worker"
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class Transition:
     who: str
     guard: str
     prevents: str
+    bulk: bool  # changes every row its guard matches, not one row named by id
 
 
 def _t(
@@ -43,15 +49,26 @@ def _t(
     prevents: str,
     *,
     owner_fenced: bool = False,
+    bulk: bool = False,
 ) -> Transition:
     return Transition(
-        name, entity, frozenset(sources), frozenset(targets), owner_fenced, who, guard, prevents
+        name,
+        entity,
+        frozenset(sources),
+        frozenset(targets),
+        owner_fenced,
+        who,
+        guard,
+        prevents,
+        bulk,
     )
 
 
 RUN_TERMINAL: set[str] = {R.SUCCESS, R.FAILED, R.SKIPPED, R.CANCELLED}
 SETTLED_TASK_RUN: set[str] = {T.SUCCESS, T.FAILED, T.SKIPPED, T.CANCELLED}
 OWNED: set[str] = {A.CLAIMED, A.RUNNING}
+LIVE_RUN: set[str] = {R.QUEUED, R.IN_PROGRESS}
+SERVING: set[str] = {W.ACTIVE, W.DRAINING}
 
 TRANSITIONS: tuple[Transition, ...] = (
     _t(
@@ -125,6 +142,36 @@ TRANSITIONS: tuple[Transition, ...] = (
         "operator mark",
         "IN-PROGRESS or terminal, no live attempt",
         "declaring an outcome while an attempt may still change it",
+    ),
+    _t(
+        "claim_run_lease",
+        Entity.RUN,
+        LIVE_RUN,
+        LIVE_RUN,
+        "overseer, CLI run: the run's supervisor",
+        "STATUS live and the lease free, expired or the caller's already",
+        "two supervisors driving one run at once",
+    ),
+    _t(
+        "renew_run_lease",
+        Entity.RUN,
+        LIVE_RUN,
+        LIVE_RUN,
+        "the supervisor's heartbeat",
+        "STATUS live and OWNER_ID = owner",
+        "a supervisor that lost its run (lease expired, taken over) extending the new "
+        "owner's lease",
+        owner_fenced=True,
+    ),
+    _t(
+        "release_run_lease",
+        Entity.RUN,
+        set(R),
+        set(R),
+        "the supervisor as it stops driving the run",
+        "OWNER_ID = owner",
+        "a former supervisor freeing a run that another one has taken over since",
+        owner_fenced=True,
     ),
     _t(
         "create_task_run",
@@ -246,6 +293,75 @@ TRANSITIONS: tuple[Transition, ...] = (
         "reconciler (SYSTEM)",
         "lease expired and the warehouse attempt ledger holds the attempt's commit",
         "retrying or failing an action whose writes committed before its process died",
+    ),
+    _t(
+        "renew_attempt_lease",
+        Entity.ATTEMPT,
+        OWNED,
+        OWNED,
+        "the owner's heartbeat (local pools)",
+        "STATUS claimed or running and OWNER_ID = owner",
+        "an owner that lost its attempt (LOST, retried elsewhere) keeping it alive",
+        owner_fenced=True,
+    ),
+    _t(
+        "renew_worker_attempt_leases",
+        Entity.ATTEMPT,
+        OWNED,
+        OWNED,
+        "a worker's heartbeat, in one statement with beat_worker",
+        "STATUS claimed or running, OWNER_ID = the worker, and the worker not GONE",
+        "a worker renewing an attempt that was LOST or claimed by another owner, or any "
+        "attempt once it was declared GONE and its attempts may be retried elsewhere",
+        owner_fenced=True,
+        bulk=True,
+    ),
+    _t(
+        "register_worker",
+        Entity.WORKER,
+        set(),
+        {W.ACTIVE},
+        "worker agent as it starts",
+        "insert; one row per WORKER_ID, a new id for each start",
+        "a restarted agent taking over the row, and so the attempts, of the one it replaces",
+    ),
+    _t(
+        "beat_worker",
+        Entity.WORKER,
+        SERVING,
+        SERVING,
+        "worker agent, every heartbeat interval",
+        "STATUS ACTIVE or DRAINING",
+        "a worker declared GONE looking alive again while its attempts are retried elsewhere",
+    ),
+    _t(
+        "drain_worker",
+        Entity.WORKER,
+        {W.ACTIVE},
+        {W.DRAINING},
+        "worker agent on SIGTERM or SIGINT",
+        "STATUS = ACTIVE",
+        "a worker declared GONE counting as capacity again while it drains",
+    ),
+    _t(
+        "retire_worker",
+        Entity.WORKER,
+        SERVING,
+        {W.GONE},
+        "worker agent as it stops",
+        "STATUS ACTIVE or DRAINING",
+        "stamping a second STOPPED_AT on a worker the overseer declared GONE first",
+    ),
+    _t(
+        "mark_silent_workers_gone",
+        Entity.WORKER,
+        SERVING,
+        {W.GONE},
+        "overseer (SYSTEM)",
+        "STATUS ACTIVE or DRAINING and no heartbeat for three intervals",
+        "declaring GONE a worker that beat meanwhile, whose attempts would be retried while "
+        "it still runs them",
+        bulk=True,
     ),
 )
 

@@ -26,7 +26,7 @@ CREATE FUNCTION etl_craft_refuse_unmarked() RETURNS trigger LANGUAGE plpgsql AS 
 BEGIN
     IF etl_craft_actor() IS NULL THEN
         RAISE EXCEPTION '% is written only by etl-craft; %', upper(TG_TABLE_NAME), TG_ARGV[0]
-            USING ERRCODE = 'insufficient_privilege';
+            USING ERRCODE = '42W01';
     END IF;
     IF TG_OP = 'DELETE' THEN
         RETURN OLD;
@@ -47,21 +47,21 @@ BEGIN
     END IF;
     RAISE EXCEPTION '% is written only by etl-craft: login % is neither its owner % nor a member of the writer role %, whatever its session settings say; %',
         upper(TG_TABLE_NAME), current_user, pg_get_userbyid(table_owner), writer_role, TG_ARGV[1]
-        USING ERRCODE = 'insufficient_privilege';
+        USING ERRCODE = '42W01';
 END $$;
 COMMENT ON FUNCTION etl_craft_refuse_unauthorized() IS 'Write guard: only the tables'' owner and members of the writer role may write, whatever actor a session claims; search_path is pinned so no schema can shadow the catalog.';
 
 CREATE FUNCTION etl_craft_refuse_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION '% is written only by etl-craft: TRUNCATE is refused to every login, etl-craft included, since it would remove rows with no audit record; %',
-        upper(TG_TABLE_NAME), TG_ARGV[0] USING ERRCODE = 'insufficient_privilege';
+        upper(TG_TABLE_NAME), TG_ARGV[0] USING ERRCODE = '42W01';
 END $$;
 COMMENT ON FUNCTION etl_craft_refuse_truncate() IS 'Write guard: TRUNCATE of an etl-craft table is refused, whoever asks.';
 
 CREATE FUNCTION etl_craft_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION '% is append-only: % of a recorded row is refused, even from etl-craft',
-        upper(TG_TABLE_NAME), TG_OP USING ERRCODE = 'insufficient_privilege';
+        upper(TG_TABLE_NAME), TG_OP USING ERRCODE = '42W01';
 END $$;
 COMMENT ON FUNCTION etl_craft_refuse_change() IS 'Append-only guard: recorded history is never updated or deleted.';
 
@@ -69,7 +69,7 @@ CREATE FUNCTION etl_craft_refuse_terminal_change() RETURNS trigger LANGUAGE plpg
 BEGIN
     IF OLD.STATUS NOT IN ('QUEUED', 'CLAIMED', 'RUNNING') THEN
         RAISE EXCEPTION '% is append-only once an attempt ends: % of attempt % (%) is refused, even from etl-craft',
-            upper(TG_TABLE_NAME), TG_OP, OLD.ATTEMPT_ID, OLD.STATUS USING ERRCODE = 'insufficient_privilege';
+            upper(TG_TABLE_NAME), TG_OP, OLD.ATTEMPT_ID, OLD.STATUS USING ERRCODE = '42W01';
     END IF;
     IF TG_OP = 'DELETE' THEN
         RETURN OLD;
