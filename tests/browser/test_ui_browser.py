@@ -24,7 +24,7 @@ from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.api.test_live_docs import free_port, wait_until_up
 from tests.integration.worker.queueing import python_pipeline, release, start_worker, starts
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 ROLES = ("viewer", "operator", "admin")

@@ -13,8 +13,6 @@ from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_ready_set import GATED, tasks_sql
 
-pytestmark = pytest.mark.chaos
-
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectOnDisk]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.chaos.harness import (
     APPENDED,
     LOADS,
@@ -15,7 +13,6 @@ from tests.chaos.harness import (
 )
 from tests.fixtures.projects import ProjectOnDisk
 
-pytestmark = pytest.mark.chaos
 KEY = "manual:delivered-twice"
 
 

@@ -23,7 +23,6 @@ from tests.chaos.harness import (
 )
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
-pytestmark = pytest.mark.chaos
 RUN = ("run", "--pipeline_code", "held", "--run-key", "manual:outage")
 OUTAGE_SECONDS = 5.0
 

@@ -33,7 +33,7 @@ from tests.integration.api.test_live_docs import free_port, wait_until_up
 from tests.integration.worker.queueing import python_pipeline, release, start_worker, starts
 from tests.integration.worker.test_worker_ownership import alive
 
-pytestmark = [pytest.mark.chaos, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 TASKS = ["a", "b", "c", "d"]
 # Leases that outlast the longest outage: the owners keep them through it.
 RIDING = {"lease_seconds": "60", "heartbeat_seconds": "1"}

@@ -26,7 +26,6 @@ from tests.chaos.harness import (
 )
 from tests.fixtures.projects import ProjectOnDisk
 
-pytestmark = pytest.mark.chaos
 KEY = "manual:chaos"
 RUN = ("run", "--pipeline_code", "loads", "--run-key", KEY)
 

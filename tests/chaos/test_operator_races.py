@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from etl_craft.core.errors import ExitCode
 from tests.chaos.harness import (
     Processes,
@@ -22,8 +20,6 @@ from tests.chaos.harness import (
     wait_for,
 )
 from tests.fixtures.projects import ProjectOnDisk
-
-pytestmark = pytest.mark.chaos
 
 
 def test_mark_and_rerun_of_a_running_task_are_refused_and_change_nothing(

@@ -36,7 +36,7 @@ from tests.chaos.hosts import (
 from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.fixtures.projects import ProjectOnDisk
 
-pytestmark = [pytest.mark.chaos, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 APPENDED = [(1, "a"), (2, "b"), (3, "c")]
 BATCH = 10
 REFUSED = "is refused its warehouse commit"

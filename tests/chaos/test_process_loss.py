@@ -20,7 +20,6 @@ from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_supervisor_sql import supervise, task_statuses
 
-pytestmark = pytest.mark.chaos
 ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 
 APPEND = """

@@ -8,12 +8,8 @@ The waiting gate admits with that revision and the consumption records it.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.chaos.harness import QUICK, Processes, live_attempts, rows, scalar, wait_for
 from tests.fixtures.projects import ProjectOnDisk
-
-pytestmark = pytest.mark.chaos
 
 PIPELINES = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)

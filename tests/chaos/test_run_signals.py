@@ -24,7 +24,6 @@ from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.running.test_pipeline_gate import PIPELINE_DEPENDENCY
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 
-pytestmark = pytest.mark.chaos
 RUN = ("run", "--pipeline_code", "stoppable", "--run-key", "manual:signals")
 
 # The first attempt says it started, then runs until something stops it.

@@ -13,8 +13,6 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.chaos.harness import (
     Processes,
     attempts,
@@ -29,7 +27,6 @@ from tests.chaos.harness import (
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk
 
-pytestmark = pytest.mark.chaos
 RUN = ("run", "--pipeline_code", "held", "--run-key", "manual:zombie")
 
 

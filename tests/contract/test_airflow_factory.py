@@ -24,8 +24,6 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from tests.fixtures.airflow_venvs import AirflowVenv, require_airflow_venv
 
-pytestmark = [pytest.mark.contract]
-
 REPOSITORY = Path(__file__).resolve().parents[2]
 DEMO = REPOSITORY / "examples" / "demo"
 ETL_CRAFT = Path(sys.executable).parent / "etl-craft"

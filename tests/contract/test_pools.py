@@ -38,8 +38,6 @@ from tests.integration.worker.queueing import (
     starts,
 )
 
-pytestmark = pytest.mark.contract
-
 Owner = subprocess.Popen[bytes]
 
 

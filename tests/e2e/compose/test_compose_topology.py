@@ -27,7 +27,7 @@ from tests.e2e.compose.example_project import (
 )
 from tests.e2e.compose.topology import LocalTopology, Replica, local_topology
 
-pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 VARIABLES = {
     "ETL_CRAFT_LEASE_SECONDS": "4",

@@ -50,7 +50,7 @@ from tests.e2e.compose.example_project import (
 )
 from tests.e2e.compose.topology import COMPOSE_FOLDER, DATABASE_SERVICE, load_compose
 
-pytestmark = [pytest.mark.e2e, pytest.mark.containers, pytest.mark.timeout(3600)]
+pytestmark = [pytest.mark.containers, pytest.mark.timeout(3600)]
 
 PROJECT = "etl-craft"  # what deploy/compose/.env names it
 # Shorter leases than the defaults, as an operator may set them: a lost attempt is retried

@@ -9,14 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.chaos.harness import Processes, chaos_env, rows, wait_for
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.isolation.rings import CYCLE, ring_and_good, runs_of
 from tests.integration.observability.scraping import free_port, until
-
-pytestmark = pytest.mark.e2e
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 # A minute passes every two seconds: two ticks of `* * * * *` without two real minutes.

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-pytestmark = [pytest.mark.integration, pytest.mark.e2e]
+pytestmark = pytest.mark.e2e
 
 GUIDE = Path(__file__).parents[3] / "docs" / "guides" / "http-api.md"
 BIN = Path(sys.executable).parent

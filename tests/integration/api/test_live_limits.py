@@ -18,7 +18,7 @@ import pytest
 from tests.integration.api.conftest import Api
 from tests.integration.api.test_live_docs import BIN, free_port, wait_until_up
 
-pytestmark = [pytest.mark.integration, pytest.mark.e2e]
+pytestmark = pytest.mark.e2e
 
 MIB = 1024 * 1024
 HUGE_BODY = 300 * MIB

@@ -19,8 +19,6 @@ from etl_craft_catalog.releases import publish
 from tests.integration.catalog.site import published_site, request, serving, write_site
 from tests.integration.observability.scraping import free_port
 
-pytestmark = pytest.mark.integration
-
 PREFIX = "/catalog/"
 VISITOR = "203.0.113.9"
 

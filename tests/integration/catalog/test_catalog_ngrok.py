@@ -17,8 +17,6 @@ from tests.fixtures.metadata import TESTER
 from tests.integration.catalog.site import published_site, request
 from tests.integration.observability.scraping import free_port
 
-pytestmark = pytest.mark.integration
-
 
 class FakeTunnel:
     def __init__(self, url: str) -> None:

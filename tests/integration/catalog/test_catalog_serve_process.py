@@ -16,7 +16,7 @@ from tests.fixtures.projects import make_project
 from tests.integration.catalog.site import published_site, request
 from tests.integration.observability.scraping import free_port
 
-pytestmark = [pytest.mark.integration, pytest.mark.e2e]
+pytestmark = pytest.mark.e2e
 
 ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 

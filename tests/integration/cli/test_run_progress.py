@@ -14,8 +14,6 @@ import termios
 import time
 from pathlib import Path
 
-import pytest
-
 from etl_craft.cli.actions.status import render_run
 from etl_craft.operations.run_views import read_run_view
 from tests.chaos.harness import ETL_CRAFT, chaos_env, wait_for
@@ -23,7 +21,6 @@ from tests.fixtures.processes import sqlite_project
 from tests.fixtures.projects import ProjectOnDisk
 
 __all__ = ["sqlite_project"]
-pytestmark = pytest.mark.integration
 
 HOLD = """
 import time

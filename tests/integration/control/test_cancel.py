@@ -27,8 +27,6 @@ from tests.integration.control.conftest import (
 from tests.integration.control.test_mark_and_reopen import FOREIGN_OWNER, _claimed_elsewhere
 from tests.integration.running.test_supervisor_sql import CHAIN
 
-pytestmark = pytest.mark.integration
-
 HANG = """
 import os
 import time

@@ -21,8 +21,6 @@ from tests.integration.control.conftest import (
 )
 from tests.integration.running.test_supervisor_sql import CHAIN
 
-pytestmark = pytest.mark.integration
-
 HOLD = """
 import time
 from pathlib import Path

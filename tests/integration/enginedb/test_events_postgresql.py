@@ -12,7 +12,7 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.events import Listener, changes_a_plan, queued_attempt
 from tests.fixtures.metadata import TESTER, seed_pipeline, seed_run, seed_task_run
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 OWNER = "tests:1:1:events"
 
 

@@ -15,7 +15,7 @@ from etl_craft.enginedb import transitions as tx
 from etl_craft.enginedb.connection import EngineDB
 from tests.fixtures.metadata import TESTER, execute, seed_pipeline, seed_run, seed_task_run
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 THREADS = 16
 ROUNDS = 200
 

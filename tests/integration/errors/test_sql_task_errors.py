@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.chaos.harness import Processes, scalar
 from tests.fixtures.projects import ProjectOnDisk
-
-pytestmark = pytest.mark.integration
 
 # Line 3 names a column the source does not have.
 BAD_SELECT = """\

@@ -20,8 +20,6 @@ from tests.integration.running.test_supervisor_sql import supervise
 from etl_craft.runtime.identity import process_start
 from etl_craft.runtime.starter import Forked, ForkServer, fork_server
 
-pytestmark = pytest.mark.integration
-
 PROBE = """
 import json, os, subprocess, time
 from pathlib import Path

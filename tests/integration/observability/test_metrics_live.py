@@ -18,7 +18,7 @@ from tests.integration.worker.queueing import (
     starts,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 QUEUE = {"pool": "default", "slot_kind": "ingestion"}
 

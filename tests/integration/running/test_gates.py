@@ -13,8 +13,6 @@ from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 from tests.integration.running.test_supervisor_sql import task_statuses
 
-pytestmark = pytest.mark.integration
-
 FAILING = """
 from etl_craft.scripting import ScriptContext, ScriptResult
 

@@ -13,7 +13,6 @@ from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_gates import FAILING
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 
-pytestmark = pytest.mark.integration
 ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 PIPELINE_DEPENDENCY = """
 INSERT INTO CFG_PIPELINE_DEPENDENCY (PIPELINE_ID, DEPENDS_ON_PIPELINE_ID, DEPENDENCY_TYPE)

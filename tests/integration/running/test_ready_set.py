@@ -16,7 +16,6 @@ from tests.integration.running.test_supervisor_sql import supervise, task_status
 
 from etl_craft.core.errors import ExitCode
 
-pytestmark = pytest.mark.integration
 ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 
 GATED = """

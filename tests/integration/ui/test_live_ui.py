@@ -16,7 +16,7 @@ import pytest
 from tests.integration.api.test_live_docs import BIN, free_port, wait_until_up
 from tests.integration.ui.conftest import SECRET_KEY, Ui
 
-pytestmark = [pytest.mark.integration, pytest.mark.e2e]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")

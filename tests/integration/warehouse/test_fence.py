@@ -22,7 +22,6 @@ from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.chaos.harness import wait_for
 from tests.integration.warehouse.helpers import next_attempt, rows, run, spec
 
-pytestmark = pytest.mark.integration
 SOURCE = "SELECT * FROM (VALUES (1), (2), (3)) v(n)"
 BATCH = 10
 

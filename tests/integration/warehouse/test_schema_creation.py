@@ -13,7 +13,7 @@ from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.databases import unique_name
 from tests.integration.warehouse.helpers import run
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 TIMEOUT = 30.0
 SELECT = "SELECT CAST(1 AS INTEGER) AS id"
 

@@ -26,7 +26,7 @@ from tests.integration.worker.queueing import (
     stop_worker,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 ONE_SLOT = ("--ingestion-slots", "1", "--warehouse-slots", "1")
 
 

@@ -27,7 +27,7 @@ from tests.integration.worker.queueing import (
     stop_worker,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 ONE_SLOT = ("--ingestion-slots", "1", "--warehouse-slots", "1")
 # Far beyond these tests: a task process that stops did so because its worker stopped it.
 PATIENT = ("--drain-seconds", "300")

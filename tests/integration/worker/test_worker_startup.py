@@ -14,8 +14,6 @@ from tests.chaos.harness import Processes, scalar
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
-pytestmark = pytest.mark.integration
-
 
 def test_a_worker_refuses_an_sqlite_engine_db(tmp_path: Path, processes: Processes) -> None:
     project = make_project(tmp_path / "etl-craft")

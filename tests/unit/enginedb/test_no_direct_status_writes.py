@@ -5,12 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 import etl_craft
 from etl_craft.enginedb.queries import DIALECTS, statements
-
-pytestmark = pytest.mark.unit
 
 STATUS_TABLES = r"(AUD_PIPELINES_RUN_LOG|AUD_TASK_RUN_LOG|AUD_TASK_ATTEMPTS)"
 STATUS_WRITE = re.compile(
