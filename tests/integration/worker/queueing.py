@@ -155,7 +155,17 @@ def status_of(project: ProjectOnDisk, attempt_id: int) -> str:
     return str(status)
 
 
-def statuses(project: ProjectOnDisk) -> dict[str, int]:
-    """How many attempts are in each status."""
-    found = rows(project, "SELECT STATUS, count(*) FROM AUD_TASK_ATTEMPTS GROUP BY STATUS")
+def statuses(project: ProjectOnDisk, pipeline: str | None = None) -> dict[str, int]:
+    """How many attempts (of ``pipeline``'s runs, or of every run) are in each status."""
+    if pipeline is None:
+        found = rows(project, "SELECT STATUS, count(*) FROM AUD_TASK_ATTEMPTS GROUP BY STATUS")
+    else:
+        found = rows(
+            project,
+            "SELECT a.STATUS, count(*) FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t "
+            "ON t.TASK_RUN_ID = a.TASK_RUN_ID JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID "
+            "JOIN CFG_PIPELINES p ON p.PIPELINE_ID = k.PIPELINE_ID WHERE p.PIPELINE_CODE = :p "
+            "GROUP BY a.STATUS",
+            p=pipeline,
+        )
     return {str(status): int(count) for status, count in found}
