@@ -5,12 +5,12 @@ from __future__ import annotations
 from tests.chaos.harness import (
     APPENDED,
     LOADS,
-    Processes,
     attempts,
     live_attempts,
     refused_as_ended,
     warehouse_rows,
 )
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
 
 KEY = "manual:delivered-twice"

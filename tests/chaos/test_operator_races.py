@@ -9,17 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from etl_craft.core.errors import ExitCode
-from tests.chaos.harness import (
-    Processes,
-    attempts,
-    held_pipeline,
-    live_attempts,
-    rows,
-    run_statuses,
-    scalar,
-    wait_for,
-)
+from tests.chaos.harness import attempts, held_pipeline, live_attempts, rows, run_statuses, scalar
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 
 def test_mark_and_rerun_of_a_running_task_are_refused_and_change_nothing(

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.chaos.harness import Processes, attempts, rows, scalar, wait_for
+from tests.chaos.harness import attempts, rows, scalar
 from tests.chaos.hosts import (
     EngineProxy,
     gone,
@@ -34,7 +34,9 @@ from tests.chaos.hosts import (
     with_pg_warehouse,
 )
 from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 pytestmark = pytest.mark.postgres
 APPENDED = [(1, "a"), (2, "b"), (3, "c")]

@@ -12,15 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos.harness import (
-    APPENDED,
-    Processes,
-    attempts,
-    rows,
-    wait_for,
-    warehouse_rows,
-)
+from tests.chaos.harness import APPENDED, attempts, rows, warehouse_rows
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.running.test_pipeline_gate import PIPELINE_DEPENDENCY
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from tests.chaos.harness import (
-    Processes,
     attempts,
     held_pipeline,
     leases_expired,
@@ -22,10 +21,11 @@ from tests.chaos.harness import (
     rows,
     run_statuses,
     scalar,
-    wait_for,
 )
 from tests.fixtures.metadata import TESTER, execute
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 RUN = ("run", "--pipeline_code", "held", "--run-key", "manual:zombie")
 

@@ -26,9 +26,11 @@ from etl_craft.pools.queue import QueuePool
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.launcher import TaskSetup
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
-from tests.chaos.harness import Processes, rows, scalar, task_processes, wait_for
+from tests.chaos.harness import rows, scalar
 from tests.fixtures.metadata import TESTER
+from tests.fixtures.processes import Processes, task_processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import (
     migrate,
     python_pipeline,

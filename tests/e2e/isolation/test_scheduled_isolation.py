@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.chaos.harness import Processes, chaos_env, rows, wait_for
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes, process_env
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.isolation.rings import CYCLE, ring_and_good, runs_of
 from tests.integration.observability.scraping import free_port, until
 
@@ -22,7 +24,7 @@ FAST_SERVER = (sys.executable, "-m", "tests.e2e.isolation.fast_clock", str(SPEED
 
 def start_fast_server(processes: Processes, project: ProjectOnDisk, port: int) -> None:
     processes.roots.add(project.root)
-    env = chaos_env()
+    env = process_env()
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), env.get("PYTHONPATH")]))
     output = processes.folder / f"etl-craft-{len(processes.started)}.out"
     with output.open("wb") as sink:

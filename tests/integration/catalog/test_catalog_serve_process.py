@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos.harness import wait_for
 from tests.fixtures.projects import make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.catalog.site import published_site, request
 from tests.integration.observability.scraping import free_port
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from etl_craft.cli.actions.status import render_run
 from etl_craft.operations.run_views import read_run_view
-from tests.chaos.harness import ETL_CRAFT, chaos_env, wait_for
-from tests.fixtures.processes import sqlite_project
+from tests.fixtures.processes import ETL_CRAFT, process_env, sqlite_project
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 __all__ = ["sqlite_project"]
 
@@ -82,7 +82,7 @@ class Terminal:
         self.process = subprocess.Popen(
             [ETL_CRAFT, *args],
             cwd=project.root,
-            env={**chaos_env(), "TERM": "xterm-256color", "COLUMNS": "120"},
+            env={**process_env(), "TERM": "xterm-256color", "COLUMNS": "120"},
             stdin=subprocess.DEVNULL,
             stdout=slave,
             stderr=subprocess.PIPE,
@@ -168,7 +168,7 @@ def test_a_run_into_a_pipe_prints_exactly_its_report(
     done = subprocess.run(
         [ETL_CRAFT, *RUN],
         cwd=sqlite_project.root,
-        env={**chaos_env(), "TERM": "xterm-256color"},
+        env={**process_env(), "TERM": "xterm-256color"},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=120,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.chaos.harness import Processes, scalar
+from tests.chaos.harness import scalar
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
 
 # Line 3 names a column the source does not have.

@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 
 from etl_craft.core.errors import ExitCode
-from tests.chaos.harness import Processes, rows, wait_for
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.isolation.rings import CYCLE, ring_and_good, runs_of
 from tests.integration.overseer.test_server import overseers, run_status
 

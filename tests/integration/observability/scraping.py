@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.chaos.harness import wait_for
+from tests.fixtures.waiting import wait_for
 
 
 def free_port() -> int:

@@ -6,8 +6,10 @@ import signal
 
 import pytest
 
-from tests.chaos.harness import Processes, rows, wait_for
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.observability.scraping import Scrape, free_port, serving, until
 from tests.integration.overseer.test_server import run_status
 from tests.integration.worker.queueing import (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.chaos.harness import Processes, rows
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.worker.queueing import migrate
 

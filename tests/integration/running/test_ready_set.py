@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.chaos.test_process_loss import wait_for
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.running.test_supervisor_sql import supervise, task_statuses
 
 from etl_craft.core.errors import ExitCode

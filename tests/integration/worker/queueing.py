@@ -9,9 +9,11 @@ from typing import Any
 
 from etl_craft.core.enums import SlotKind
 from etl_craft.enginedb.transitions import create_task_run, queue_attempt
-from tests.chaos.harness import QUICK, Processes, rows, wait_for
+from tests.chaos.harness import QUICK, rows
 from tests.fixtures.metadata import TESTER
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 # Says it started (attempt id and pid, appended to starts.log), then waits to be released.
 WAIT = """

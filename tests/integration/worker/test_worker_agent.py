@@ -18,10 +18,11 @@ import pytest
 from etl_craft.core.enums import AttemptStatus, SlotKind
 from etl_craft.enginedb.transitions import request_cancel
 from etl_craft.runtime.identity import ProcessIdentity, alive_here
-from tests.chaos.harness import LOADS, Processes, rows, scalar, wait_for
+from tests.chaos.harness import LOADS, rows, scalar
 from tests.fixtures.metadata import TESTER, read_one
-from tests.fixtures.processes import scripted_project
+from tests.fixtures.processes import Processes, scripted_project
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import (
     migrate,
     python_pipeline,

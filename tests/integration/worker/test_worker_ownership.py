@@ -14,10 +14,12 @@ from etl_craft.core.enums import WorkerStatus
 from etl_craft.enginedb.transitions import lose_attempt
 from etl_craft.enginedb.workers import set_worker_status
 from etl_craft.runtime.identity import is_zombie, process_start
-from tests.chaos.harness import Processes, rows, scalar, wait_for
+from tests.chaos.harness import rows, scalar
 from tests.chaos.proxy import EngineProxy, cut_off
 from tests.fixtures.metadata import TESTER, read_one
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import (
     python_pipeline,
     queue_run,
