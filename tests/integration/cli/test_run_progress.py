@@ -11,7 +11,6 @@ import select
 import struct
 import subprocess
 import termios
-import time
 from pathlib import Path
 
 from etl_craft.cli.actions.status import render_run
@@ -96,11 +95,13 @@ class Terminal:
                 self.shown += os.read(self.master, 65536)
 
     def finish(self, timeout: float = 120) -> int:
-        deadline = time.monotonic() + timeout
-        while self.process.poll() is None and time.monotonic() < deadline:
-            self.read()
+        def ended() -> bool:
+            self.read()  # drained while it runs, so a full terminal never blocks it
+            return self.process.poll() is not None
+
+        wait_for(ended, f"{self.process.args!r} to exit", timeout, every=0)
         self.read(0)
-        code = self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        code = self.process.wait()
         os.close(self.master)
         return code
 

@@ -7,10 +7,10 @@ import signal
 import pytest
 
 from tests.chaos.harness import rows
-from tests.fixtures.processes import Processes
+from tests.fixtures.processes import Processes, free_port
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for
-from tests.integration.observability.scraping import Scrape, free_port, serving, until
+from tests.integration.observability.scraping import Scrape, serving, until
 from tests.integration.overseer.test_server import run_status
 from tests.integration.worker.queueing import (
     migrate,
