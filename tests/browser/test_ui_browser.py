@@ -19,10 +19,9 @@ import pytest
 from tests.browser.test_catalog_browser import ARTIFACTS, CHROMIUM, _require_chromium
 from tests.chaos.harness import rows
 from tests.contract.test_pools import chain
-from tests.fixtures.processes import Done, Processes, scripted_project
+from tests.fixtures.processes import Done, Processes, free_port, scripted_project, wait_until_up
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for
-from tests.integration.api.test_live_docs import free_port, wait_until_up
 from tests.integration.worker.queueing import python_pipeline, release, start_worker, starts
 
 pytestmark = pytest.mark.postgres

@@ -85,18 +85,7 @@ def start_worker(
     if engine_url is not None:
         env["TEST_ENGINE_URL"] = engine_url
     command = f'hostname {host} && exec "$0" worker --warehouse-slots 1 --metrics-port 0'
-    processes.roots.add(project.root)
-    output = processes.folder / f"etl-craft-{len(processes.started)}.out"
-    with output.open("wb") as sink:
-        worker = subprocess.Popen(
-            [UNSHARE, "-u", "sh", "-c", command, ETL_CRAFT],
-            cwd=project.root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    processes.started.append(worker)
+    worker = processes.spawn(project, [UNSHARE, "-u", "sh", "-c", command, ETL_CRAFT], env)
     if wait:
         wait_registered(project, host, worker)
     return worker

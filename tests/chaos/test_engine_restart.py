@@ -27,10 +27,9 @@ from sqlalchemy.engine import make_url
 from tests.chaos.harness import rows, scalar
 from tests.chaos.proxy import EngineProxy, cut_off
 from tests.fixtures.databases import postgres_copy
-from tests.fixtures.processes import Processes, scripted_project
+from tests.fixtures.processes import Processes, free_port, scripted_project, wait_until_up
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for
-from tests.integration.api.test_live_docs import free_port, wait_until_up
 from tests.integration.worker.queueing import python_pipeline, release, start_worker, starts
 from tests.integration.worker.test_worker_ownership import alive
 
