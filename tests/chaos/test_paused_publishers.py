@@ -146,15 +146,13 @@ def python_pipeline(scene: Scene, pause: str, tmp: Path) -> None:
 
 def stopped_task_process(project: ProjectOnDisk) -> int:
     """The pid of the one task process that paused itself at its fault point."""
-    found: list[int] = []
 
-    def paused() -> bool:
+    def paused() -> int | None:
         pids = rows(project, "SELECT PID FROM AUD_TASK_ATTEMPTS WHERE PID IS NOT NULL")
-        found[:] = [int(pid) for (pid,) in pids if stopped(int(pid))]
-        return len(found) == 1
+        found = [int(pid) for (pid,) in pids if stopped(int(pid))]
+        return found[0] if len(found) == 1 else None
 
-    wait_for(paused, "a task process to pause at its fault point", SETTLE_SECONDS)
-    return found[0]
+    return wait_for(paused, "a task process to pause at its fault point", SETTLE_SECONDS)
 
 
 def attempt_of(project: ProjectOnDisk, pid: int) -> dict[str, Any]:

@@ -53,22 +53,17 @@ def start_owner(processes: Processes, project: ProjectOnDisk, provider: str) -> 
     if provider == "queue":
         return start_worker(processes, project, "--ingestion-slots", "4")
     server = processes.start(project, "server", "--pool-provider", "local", "--standby")
-    found: list[str] = []
 
-    def leads() -> bool:
+    def leads() -> str | None:
         assert server.poll() is None, f"the server exited with code {server.returncode}"
-        found[:] = [
-            str(row[0])
-            for row in rows(
-                project,
-                "SELECT OVERSEER_ID FROM AUD_OVERSEERS WHERE PID = :p AND STOPPED_AT IS NULL",
-                p=server.pid,
-            )
-        ]
-        return bool(found)
+        found = rows(
+            project,
+            "SELECT OVERSEER_ID FROM AUD_OVERSEERS WHERE PID = :p AND STOPPED_AT IS NULL",
+            p=server.pid,
+        )
+        return str(found[0][0]) if found else None
 
-    wait_for(leads, "the server to lead")
-    return server, found[0]
+    return server, wait_for(leads, "the server to lead")
 
 
 def start_services(processes: Processes, project: ProjectOnDisk, provider: str) -> str:

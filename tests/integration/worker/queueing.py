@@ -129,20 +129,13 @@ def start_worker(
 ) -> tuple[Any, str]:
     """A worker process and its id, once it has registered."""
     process = processes.start(project, "worker", *options, settings=settings)
-    found: list[str] = []
 
-    def registered() -> bool:
+    def registered() -> str | None:
         assert process.poll() is None, f"the worker exited with code {process.returncode}"
-        found[:] = [
-            row[0]
-            for row in rows(
-                project, "SELECT WORKER_ID FROM AUD_WORKERS WHERE PID = :p", p=process.pid
-            )
-        ]
-        return bool(found)
+        found = rows(project, "SELECT WORKER_ID FROM AUD_WORKERS WHERE PID = :p", p=process.pid)
+        return str(found[0][0]) if found else None
 
-    wait_for(registered, "the worker to register", 120)
-    return process, found[0]
+    return process, wait_for(registered, "the worker to register", 120)
 
 
 def stop_worker(processes: Processes, process: Any) -> int:
