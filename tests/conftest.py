@@ -1,4 +1,4 @@
-"""Shared fixtures: real PostgreSQL and SQLite Engine DBs."""
+"""Shared fixtures (real PostgreSQL and SQLite Engine DBs) and each test's category marker."""
 
 from __future__ import annotations
 
@@ -20,6 +20,27 @@ from tests.fixtures.databases import (
 )
 
 DIALECTS = ("sqlite", "postgresql")
+
+# A test's category is the folder it lives in, so `-m unit` selects exactly tests/unit.
+CATEGORIES = ("unit", "integration", "e2e", "chaos", "browser", "contract")
+TESTS = Path(__file__).parent
+
+
+def category(path: Path) -> str:
+    folder = path.relative_to(TESTS).parts[0]
+    if folder not in CATEGORIES:
+        raise pytest.UsageError(
+            f"the test module {path} is in tests/{folder}, which is no test category; "
+            f"expected one of tests/{{{','.join(CATEGORIES)}}}: move it into the folder of its kind"
+        )
+    return folder
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with its folder's category before `-m` deselects by marker."""
+    for item in items:
+        item.add_marker(category(item.path))
 
 
 @pytest.fixture(scope="session")

@@ -18,8 +18,6 @@ import pytest
 from tests.fixtures.catalog_demo import BuiltCatalog, build_demo_catalog
 from tests.fixtures.databases import REQUIRE_VARIABLE
 
-pytestmark = pytest.mark.browser
-
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(
     os.environ.get("ETL_CRAFT_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / ".artifacts")

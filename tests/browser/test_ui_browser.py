@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 
 from tests.browser.test_catalog_browser import ARTIFACTS, CHROMIUM, _require_chromium
-from tests.chaos.harness import Done, Processes, rows, wait_for
+from tests.chaos.harness import rows
 from tests.contract.test_pools import chain
-from tests.fixtures.processes import scripted_project
+from tests.fixtures.processes import Done, Processes, free_port, scripted_project, wait_until_up
 from tests.fixtures.projects import ProjectOnDisk
-from tests.integration.api.test_live_docs import free_port, wait_until_up
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import python_pipeline, release, start_worker, starts
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 ROLES = ("viewer", "operator", "admin")

@@ -15,7 +15,6 @@ from tests.browser.test_catalog_browser import ARTIFACTS, CHROMIUM, _require_chr
 from tests.integration.ui.conftest import Ui, ui
 from tests.integration.ui.test_live_ui import live_url
 
-pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
 __all__ = ["live_url", "ui"]  # the fixtures this module uses, from the UI's integration tests
 

@@ -1,19 +1,8 @@
-"""Real etl-craft processes for the chaos suite, and reads of what they left in the Engine DB.
-
-Every process a test starts is registered with ``Processes``, whose fixture stops it (and any
-task process still running for the test's project) even when an assertion fails.
-"""
+"""Pipelines and scripts for the chaos suite, and reads of what its processes left in the Engine
+DB (the processes themselves are started and stopped by tests.fixtures.processes)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +10,31 @@ import duckdb
 
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.metadata import execute
+from tests.fixtures.processes import ETL_CRAFT, Done, Processes, task_processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
-ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
+# The chaos modules take the shared process and wait helpers from here along with the rest.
+__all__ = [
+    "APPENDED",
+    "ETL_CRAFT",
+    "LIVE",
+    "LOADS",
+    "QUICK",
+    "Done",
+    "Processes",
+    "attempts",
+    "held_pipeline",
+    "leases_expired",
+    "live_attempts",
+    "refused_as_ended",
+    "rows",
+    "run_statuses",
+    "scalar",
+    "task_processes",
+    "wait_for",
+    "warehouse_rows",
+]
 LIVE = "('CLAIMED', 'RUNNING')"
 
 # Two tasks into one DuckDB table: setup creates it, append adds three rows per batch.
@@ -108,104 +119,6 @@ def held_pipeline(project: ProjectOnDisk, started: Path, release: Path) -> None:
         ) x ON x.T = k.TASK_CODE;
         """,
     )
-
-
-def chaos_env(fault: str | None = None, **settings: str) -> dict[str, str]:
-    """The test's environment without any ETL_CRAFT_ setting, with leases that expire quickly
-    (``settings`` overrides: lease_seconds="60" sets ETL_CRAFT_LEASE_SECONDS)."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
-    env.update(
-        ETL_CRAFT_LEASE_SECONDS="3",
-        ETL_CRAFT_HEARTBEAT_SECONDS="1",
-        ETL_CRAFT_POLL_SECONDS="0.2",
-        ETL_CRAFT_ACTOR="chaos@tests",
-    )
-    if fault is not None:
-        env["ETL_CRAFT_FAULT"] = fault
-    env.update({f"ETL_CRAFT_{name.upper()}": value for name, value in settings.items()})
-    return env
-
-
-@dataclass(frozen=True)
-class Done:
-    code: int
-    output: str
-
-
-@dataclass
-class Processes:
-    """The etl-craft processes of one test; ``stop_all`` ends whatever still runs."""
-
-    folder: Path
-    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
-    roots: set[Path] = field(default_factory=set)
-
-    def start(
-        self,
-        project: ProjectOnDisk,
-        *args: str,
-        fault: str | None = None,
-        settings: dict[str, str] | None = None,
-    ) -> subprocess.Popen[bytes]:
-        self.roots.add(project.root)
-        output = self.folder / f"etl-craft-{len(self.started)}.out"
-        with output.open("wb") as sink:
-            process = subprocess.Popen(
-                [ETL_CRAFT, *args],
-                cwd=project.root,
-                env=chaos_env(fault, **(settings or {})),
-                stdin=subprocess.DEVNULL,
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-            )
-        self.started.append(process)
-        return process
-
-    def finish(self, process: subprocess.Popen[bytes], timeout: float = 120) -> Done:
-        try:
-            code = process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise AssertionError(
-                f"etl-craft {process.args!r} still runs after {timeout:g}s"
-            ) from None
-        output = self.folder / f"etl-craft-{self.started.index(process)}.out"
-        return Done(code, output.read_text(errors="replace"))
-
-    def run(self, project: ProjectOnDisk, *args: str, fault: str | None = None) -> Done:
-        return self.finish(self.start(project, *args, fault=fault))
-
-    def stop_all(self) -> None:
-        for process in self.started:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-        # Task processes run in sessions of their own and outlive a killed owner.
-        for pid in task_processes(self.roots):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-
-
-def task_processes(roots: set[Path]) -> list[int]:
-    """Live task processes started for one of these projects (their --config names it)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if "etl_craft.runtime.child" in command and any(str(root) in command for root in roots):
-            found.append(int(entry.name))
-    return found
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
-        time.sleep(0.05)
 
 
 def rows(project: ProjectOnDisk, sql: str, **params: Any) -> list[tuple[Any, ...]]:

@@ -23,8 +23,10 @@ from typing import Any
 import psycopg
 
 from etl_craft.config.connector import load_connector
-from tests.chaos.harness import ETL_CRAFT, Processes, chaos_env, rows, wait_for
+from tests.chaos.harness import rows
+from tests.fixtures.processes import ETL_CRAFT, Processes, process_env
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 UNSHARE = "/usr/bin/unshare"
 # A process's start (imports, fork server) on a loaded CI machine can take a minute.
@@ -79,22 +81,11 @@ def start_worker(
 ) -> subprocess.Popen[bytes]:
     """``etl-craft worker`` under hostname ``host``, registered unless ``wait`` is false;
     ``engine_url`` overrides the project's."""
-    env = chaos_env(fault)
+    env = process_env(fault)
     if engine_url is not None:
         env["TEST_ENGINE_URL"] = engine_url
     command = f'hostname {host} && exec "$0" worker --warehouse-slots 1 --metrics-port 0'
-    processes.roots.add(project.root)
-    output = processes.folder / f"etl-craft-{len(processes.started)}.out"
-    with output.open("wb") as sink:
-        worker = subprocess.Popen(
-            [UNSHARE, "-u", "sh", "-c", command, ETL_CRAFT],
-            cwd=project.root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    processes.started.append(worker)
+    worker = processes.spawn(project, [UNSHARE, "-u", "sh", "-c", command, ETL_CRAFT], env)
     if wait:
         wait_registered(project, host, worker)
     return worker

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos.test_process_loss import ETL_CRAFT, wait_for
 from tests.fixtures.metadata import execute
+from tests.fixtures.processes import ETL_CRAFT
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.running.test_ready_set import GATED, tasks_sql
-
-pytestmark = pytest.mark.chaos
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.chaos.harness import (
     APPENDED,
     LOADS,
-    Processes,
     attempts,
     live_attempts,
     refused_as_ended,
     warehouse_rows,
 )
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
 
-pytestmark = pytest.mark.chaos
 KEY = "manual:delivered-twice"
 
 

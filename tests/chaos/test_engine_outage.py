@@ -12,18 +12,17 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from tests.chaos.harness import (
-    Processes,
     attempts,
     held_pipeline,
     leases_expired,
     live_attempts,
     rows,
     run_statuses,
-    wait_for,
 )
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.waiting import wait_for
 
-pytestmark = pytest.mark.chaos
 RUN = ("run", "--pipeline_code", "held", "--run-key", "manual:outage")
 OUTAGE_SECONDS = 5.0
 

@@ -24,16 +24,16 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.chaos.harness import Processes, rows, scalar, wait_for
+from tests.chaos.harness import rows, scalar
 from tests.chaos.proxy import EngineProxy, cut_off
 from tests.fixtures.databases import postgres_copy
-from tests.fixtures.processes import scripted_project
+from tests.fixtures.processes import Processes, free_port, scripted_project, wait_until_up
 from tests.fixtures.projects import ProjectOnDisk
-from tests.integration.api.test_live_docs import free_port, wait_until_up
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import python_pipeline, release, start_worker, starts
 from tests.integration.worker.test_worker_ownership import alive
 
-pytestmark = [pytest.mark.chaos, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 TASKS = ["a", "b", "c", "d"]
 # Leases that outlast the longest outage: the owners keep them through it.
 RIDING = {"lease_seconds": "60", "heartbeat_seconds": "1"}

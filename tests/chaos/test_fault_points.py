@@ -13,20 +13,18 @@ import pytest
 from tests.chaos.harness import (
     APPENDED,
     LOADS,
-    Processes,
     attempts,
     leases_expired,
     live_attempts,
     refused_as_ended,
     run_statuses,
     scalar,
-    task_processes,
-    wait_for,
     warehouse_rows,
 )
+from tests.fixtures.processes import Processes, task_processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
-pytestmark = pytest.mark.chaos
 KEY = "manual:chaos"
 RUN = ("run", "--pipeline_code", "loads", "--run-key", KEY)
 

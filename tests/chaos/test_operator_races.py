@@ -8,22 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from etl_craft.core.errors import ExitCode
-from tests.chaos.harness import (
-    Processes,
-    attempts,
-    held_pipeline,
-    live_attempts,
-    rows,
-    run_statuses,
-    scalar,
-    wait_for,
-)
+from tests.chaos.harness import attempts, held_pipeline, live_attempts, rows, run_statuses, scalar
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
-
-pytestmark = pytest.mark.chaos
+from tests.fixtures.waiting import wait_for
 
 
 def test_mark_and_rerun_of_a_running_task_are_refused_and_change_nothing(

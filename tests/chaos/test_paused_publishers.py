@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.chaos.harness import Processes, attempts, rows, scalar, wait_for
+from tests.chaos.harness import attempts, rows, scalar
 from tests.chaos.hosts import (
     EngineProxy,
     gone,
@@ -34,9 +34,11 @@ from tests.chaos.hosts import (
     with_pg_warehouse,
 )
 from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
-pytestmark = [pytest.mark.chaos, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 APPENDED = [(1, "a"), (2, "b"), (3, "c")]
 BATCH = 10
 REFUSED = "is refused its warehouse commit"
@@ -144,15 +146,13 @@ def python_pipeline(scene: Scene, pause: str, tmp: Path) -> None:
 
 def stopped_task_process(project: ProjectOnDisk) -> int:
     """The pid of the one task process that paused itself at its fault point."""
-    found: list[int] = []
 
-    def paused() -> bool:
+    def paused() -> int | None:
         pids = rows(project, "SELECT PID FROM AUD_TASK_ATTEMPTS WHERE PID IS NOT NULL")
-        found[:] = [int(pid) for (pid,) in pids if stopped(int(pid))]
-        return len(found) == 1
+        found = [int(pid) for (pid,) in pids if stopped(int(pid))]
+        return found[0] if len(found) == 1 else None
 
-    wait_for(paused, "a task process to pause at its fault point", SETTLE_SECONDS)
-    return found[0]
+    return wait_for(paused, "a task process to pause at its fault point", SETTLE_SECONDS)
 
 
 def attempt_of(project: ProjectOnDisk, pid: int) -> dict[str, Any]:

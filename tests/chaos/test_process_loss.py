@@ -8,20 +8,17 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from tests.fixtures.metadata import execute
+from tests.fixtures.processes import ETL_CRAFT
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.running.test_supervisor_sql import supervise, task_statuses
-
-pytestmark = pytest.mark.chaos
-ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 
 APPEND = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
@@ -69,14 +66,6 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectO
     made = make_project(tmp_path / "etl-craft", url)
     yield made
     made.engine.dispose()
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
-        time.sleep(0.05)
 
 
 def test_child_killed_after_its_commit_is_recorded_from_the_ledger(

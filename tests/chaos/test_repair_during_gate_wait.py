@@ -8,12 +8,10 @@ The waiting gate admits with that revision and the consumption records it.
 
 from __future__ import annotations
 
-import pytest
-
-from tests.chaos.harness import QUICK, Processes, live_attempts, rows, scalar, wait_for
+from tests.chaos.harness import QUICK, live_attempts, rows, scalar
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
-
-pytestmark = pytest.mark.chaos
+from tests.fixtures.waiting import wait_for
 
 PIPELINES = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)

@@ -12,19 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos.harness import (
-    APPENDED,
-    Processes,
-    attempts,
-    rows,
-    wait_for,
-    warehouse_rows,
-)
+from tests.chaos.harness import APPENDED, attempts, rows, warehouse_rows
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.running.test_pipeline_gate import PIPELINE_DEPENDENCY
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 
-pytestmark = pytest.mark.chaos
 RUN = ("run", "--pipeline_code", "stoppable", "--run-key", "manual:signals")
 
 # The first attempt says it started, then runs until something stops it.

@@ -13,10 +13,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.chaos.harness import (
-    Processes,
     attempts,
     held_pipeline,
     leases_expired,
@@ -24,12 +21,12 @@ from tests.chaos.harness import (
     rows,
     run_statuses,
     scalar,
-    wait_for,
 )
 from tests.fixtures.metadata import TESTER, execute
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
-pytestmark = pytest.mark.chaos
 RUN = ("run", "--pipeline_code", "held", "--run-key", "manual:zombie")
 
 

@@ -20,11 +20,11 @@ import pytest
 
 from tests.fixtures.airflow_venvs import AirflowVenv, require_airflow_venv
 from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.fixtures.processes import ETL_CRAFT
 
-pytestmark = [pytest.mark.contract, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo" / "etl-craft"
-ETL_CRAFT = Path(sys.executable).parent / "etl-craft"
 AIRFLOW = "3.3.2"
 PIPELINE = "si_reference"
 REFERENCE_TABLES = (

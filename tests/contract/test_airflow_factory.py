@@ -12,7 +12,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,12 +22,10 @@ from etl_craft.core.enums import DependencyType
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from tests.fixtures.airflow_venvs import AirflowVenv, require_airflow_venv
-
-pytestmark = [pytest.mark.contract]
+from tests.fixtures.processes import ETL_CRAFT, clean_env
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 DEMO = REPOSITORY / "examples" / "demo"
-ETL_CRAFT = Path(sys.executable).parent / "etl-craft"
 PROBE = Path(__file__).with_name("airflow_probe.py")
 VERSIONS = ("3.3.2", "2.11.0")
 RULES = {"SUCCESS": "all_success", "FAILURE": "all_failed", "ALWAYS": "all_done"}
@@ -43,9 +40,13 @@ class RemoteDemo:
 
 
 def etl_craft(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
     return subprocess.run(
-        [str(ETL_CRAFT), *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+        [str(ETL_CRAFT), *args],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 

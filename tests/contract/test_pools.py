@@ -26,9 +26,11 @@ from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.launcher import TaskSetup
 from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
 from etl_craft_overseer.queue_pool import QueuePool
-from tests.chaos.harness import Processes, rows, scalar, task_processes, wait_for
+from tests.chaos.harness import rows, scalar
 from tests.fixtures.metadata import TESTER
+from tests.fixtures.processes import Processes, task_processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import (
     migrate,
     python_pipeline,
@@ -37,8 +39,6 @@ from tests.integration.worker.queueing import (
     start_worker,
     starts,
 )
-
-pytestmark = pytest.mark.contract
 
 Owner = subprocess.Popen[bytes]
 
@@ -53,22 +53,17 @@ def start_owner(processes: Processes, project: ProjectOnDisk, provider: str) -> 
     if provider == "queue":
         return start_worker(processes, project, "--ingestion-slots", "4")
     server = processes.start(project, "server", "--pool-provider", "local", "--standby")
-    found: list[str] = []
 
-    def leads() -> bool:
+    def leads() -> str | None:
         assert server.poll() is None, f"the server exited with code {server.returncode}"
-        found[:] = [
-            str(row[0])
-            for row in rows(
-                project,
-                "SELECT OVERSEER_ID FROM AUD_OVERSEERS WHERE PID = :p AND STOPPED_AT IS NULL",
-                p=server.pid,
-            )
-        ]
-        return bool(found)
+        found = rows(
+            project,
+            "SELECT OVERSEER_ID FROM AUD_OVERSEERS WHERE PID = :p AND STOPPED_AT IS NULL",
+            p=server.pid,
+        )
+        return str(found[0][0]) if found else None
 
-    wait_for(leads, "the server to lead")
-    return server, found[0]
+    return server, wait_for(leads, "the server to lead")
 
 
 def start_services(processes: Processes, project: ProjectOnDisk, provider: str) -> str:

@@ -26,8 +26,6 @@ from etl_craft.operations.dag_yaml import (
 )
 from etl_craft.operations.remote_rules import require_supported, unsupported
 
-pytestmark = [pytest.mark.unit]
-
 Edge = tuple[str, str, DependencyType]  # downstream, upstream ("pipe.task" for another pipeline)
 
 

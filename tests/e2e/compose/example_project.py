@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from tests.chaos.harness import wait_for
+from tests.fixtures.waiting import wait_for
 
 ENGINE, WAREHOUSE = "etl_craft_engine", "etl_craft_warehouse"
 TASK_POOLS = {

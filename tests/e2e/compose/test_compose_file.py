@@ -20,8 +20,6 @@ from dotenv import dotenv_values
 
 from tests.e2e.compose.topology import COMPOSE_FOLDER, DATABASE_SERVICE, load_compose, package_of
 
-pytestmark = pytest.mark.e2e
-
 SCHEMA = Path(__file__).parent / "data" / "compose-spec.json"
 # Each service's Dockerfile and the workspace member it installs; both workers run one image.
 IMAGES = {

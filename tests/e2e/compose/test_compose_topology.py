@@ -16,7 +16,6 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.chaos.harness import wait_for
 from tests.e2e.compose.example_project import (
     ENGINE,
     TASK_POOLS,
@@ -26,8 +25,9 @@ from tests.e2e.compose.example_project import (
     expected_rows,
 )
 from tests.e2e.compose.topology import LocalTopology, Replica, local_topology
+from tests.fixtures.waiting import wait_for
 
-pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 VARIABLES = {
     "ETL_CRAFT_LEASE_SECONDS": "4",

@@ -31,7 +31,6 @@ import json
 import os
 import shlex
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -49,8 +48,10 @@ from tests.e2e.compose.example_project import (
     expected_rows,
 )
 from tests.e2e.compose.topology import COMPOSE_FOLDER, DATABASE_SERVICE, load_compose
+from tests.fixtures.processes import free_port
+from tests.fixtures.waiting import wait_for
 
-pytestmark = [pytest.mark.e2e, pytest.mark.containers, pytest.mark.timeout(3600)]
+pytestmark = [pytest.mark.containers, pytest.mark.timeout(3600)]
 
 PROJECT = "etl-craft"  # what deploy/compose/.env names it
 # Shorter leases than the defaults, as an operator may set them: a lost attempt is retried
@@ -102,21 +103,6 @@ def compose_tools() -> list[tuple[str, ...]]:
     if shutil.which("docker-compose"):
         tools.append(("docker-compose",))
     return tools
-
-
-def eventually(condition: Callable[[], bool], what: str, timeout: float, every: float) -> None:
-    # Each check starts docker processes or calls the API: every few seconds, not in a spin.
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
-        time.sleep(every)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
@@ -185,7 +171,7 @@ class Deployment:
             "AND l.mode = 'AccessExclusiveLock' AND l.granted"
         )
         try:
-            eventually(lambda: self.psql(database, granted) == [("1",)], f"{table} locked", 60, 1)
+            wait_for(lambda: self.psql(database, granted) == [("1",)], f"{table} locked", 60, 1)
             yield
         finally:
             _, errors = holder.communicate("ROLLBACK;\n", timeout=60)
@@ -199,7 +185,7 @@ class Deployment:
         return {table: self.psql(WAREHOUSE, sql) for table, sql in WAREHOUSE_QUERIES.items()}
 
     def follow(self, api: Api, run_id: int, timeout: float) -> str:
-        eventually(lambda: api.ended(run_id), f"run {run_id} to end", timeout, 1)
+        wait_for(lambda: api.ended(run_id), f"run {run_id} to end", timeout, 1)
         return api.status(run_id)
 
 
@@ -267,7 +253,7 @@ def deployment(request: pytest.FixtureRequest) -> Iterator[Deployment]:
             report(f"image {image}: {size / 1e6:.0f} MB")
         with deployment.timed("up until every service is healthy"):
             deployment("up", "--detach")
-            eventually(lambda: deployment.healthy(*LONG_RUNNING), "every service healthy", 600, 2)
+            wait_for(lambda: deployment.healthy(*LONG_RUNNING), "every service healthy", 600, 2)
         yield deployment
     finally:
         try:
@@ -328,7 +314,7 @@ def test_a_worker_container_killed_mid_attempt_leaves_the_run_to_its_other_repli
     deployment: Deployment, api: Api, first_run: int
 ) -> None:
     deployment("up", "--detach", "--scale", "worker-ingestion=2")
-    eventually(
+    wait_for(
         lambda: (
             len(deployment.containers("worker-ingestion")) == 2
             and deployment.healthy("worker-ingestion")
@@ -341,7 +327,7 @@ def test_a_worker_container_killed_mid_attempt_leaves_the_run_to_its_other_repli
 
     with deployment.locked(WAREHOUSE, "lnd.orders"):
         run_id = api.trigger("orders", "containers-2")
-        eventually(lambda: landing_waits_on_the_lock(deployment), "land_orders to wait", 120, 1)
+        wait_for(lambda: landing_waits_on_the_lock(deployment), "land_orders to wait", 120, 1)
         [(_, _, at_kill, _, _, host)] = deployment.attempts(run_id)
         [victim] = [replica for replica in replicas if replica.startswith(host)]
         run("docker", "kill", "--signal", "KILL", victim)

@@ -34,8 +34,8 @@ from typing import Any
 import yaml
 from sqlalchemy.engine import make_url
 
-from tests.chaos.harness import wait_for
 from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.fixtures.waiting import wait_for
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 COMPOSE_FOLDER = REPOSITORY / "deploy" / "compose"

@@ -6,17 +6,15 @@ What the pipelines must produce is derived from what the demo's sources wrote, b
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from etl_craft.operations.demo_sources import CLIENTS, Interaction, batch_versions, source_rows
+from tests.fixtures.processes import ETL_CRAFT, clean_env
 
-ETL_CRAFT = Path(sys.executable).parent / "etl-craft"
 README = Path(__file__).resolve().parents[3] / "README.md"
 PIPELINES = ("si_reference", "si_client_alpha", "si_client_beta", "si_client_gamma", "si_transform")
 AREA_NAMES = {
@@ -42,7 +40,7 @@ def quick_start_arguments() -> list[str]:
 def run_etl_craft(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    clean = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
+    clean = clean_env()
     return subprocess.run(
         [str(ETL_CRAFT), *args],
         cwd=cwd,

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pytest
 
 from etl_craft.operations.demo_sources import CLIENTS, batch_versions, updated_numbers
 from tests.e2e.demo.demo_site import (
@@ -18,8 +17,6 @@ from tests.e2e.demo.demo_site import (
     quick_start_arguments,
     run_etl_craft,
 )
-
-pytestmark = pytest.mark.e2e
 
 SEGMENTS = {"NEW": "Newly acquired", "RETURNING": "Established", "VIP": "Priority"}
 FACT_COLUMNS = (

@@ -13,8 +13,6 @@ import pytest
 
 from tests.e2e.demo.demo_site import PIPELINES
 
-pytestmark = pytest.mark.e2e
-
 ROOT = Path(__file__).resolve().parents[3]
 
 

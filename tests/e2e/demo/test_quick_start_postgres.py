@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.demo.demo_site import PIPELINES, Expected, quick_start_arguments, run_etl_craft
 from tests.fixtures.databases import create_database, drop_database, unique_name
 
-pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from tests.chaos.harness import Processes, chaos_env, rows, wait_for
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes, free_port, process_env
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.isolation.rings import CYCLE, ring_and_good, runs_of
-from tests.integration.observability.scraping import free_port, until
-
-pytestmark = pytest.mark.e2e
+from tests.integration.observability.scraping import until
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 # A minute passes every two seconds: two ticks of `* * * * *` without two real minutes.
@@ -25,20 +22,9 @@ FAST_SERVER = (sys.executable, "-m", "tests.e2e.isolation.fast_clock", str(SPEED
 
 
 def start_fast_server(processes: Processes, project: ProjectOnDisk, port: int) -> None:
-    processes.roots.add(project.root)
-    env = chaos_env()
+    env = process_env()
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), env.get("PYTHONPATH")]))
-    output = processes.folder / f"etl-craft-{len(processes.started)}.out"
-    with output.open("wb") as sink:
-        server = subprocess.Popen(
-            [*FAST_SERVER, "--metrics-port", str(port)],
-            cwd=project.root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    processes.started.append(server)
+    processes.spawn(project, [*FAST_SERVER, "--metrics-port", str(port)], env)
 
 
 def scheduled_successes(project: ProjectOnDisk) -> int:

@@ -19,8 +19,6 @@ from tests.integration.alerts.relay import (
     relay,
 )
 
-pytestmark = pytest.mark.integration
-
 SECRET = "hunter2-relay-secret"
 PSYCOPG_ERROR = (
     'psycopg.errors.UndefinedColumn: column "amount" does not exist\n'

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.integration.api.conftest import Api, problem_of
-
-pytestmark = pytest.mark.integration
 
 
 def test_an_attempts_log_is_read_from_an_offset_on(api: Api) -> None:

@@ -7,8 +7,6 @@ import pytest
 
 from tests.integration.api.conftest import Api, problem_of
 
-pytestmark = pytest.mark.integration
-
 HUGE = "a" * 10_000
 BAD_PATHS = [
     "/api/v1/pipelines/..%2F..%2Fx",

@@ -12,8 +12,6 @@ from etl_craft.cli.main import run as run_cli
 from etl_craft.core.time import as_utc
 from tests.integration.api.conftest import Api, problem_of
 
-pytestmark = pytest.mark.integration
-
 
 def cli_json(api: Api, capsys: pytest.CaptureFixture[str], *args: str) -> Any:
     capsys.readouterr()

@@ -13,8 +13,6 @@ from etl_craft_api.app import create_app
 from etl_craft_api.settings import load_api_settings
 from tests.integration.api.conftest import Api, problem_of
 
-pytestmark = pytest.mark.integration
-
 ACCESS_LOGGER = "etl_craft_api.access"
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 EXPECTED_HEADERS = {

@@ -6,11 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,22 +14,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-pytestmark = [pytest.mark.integration, pytest.mark.e2e]
+from tests.fixtures.processes import BIN, clean_env, free_port, stop, wait_until_up
+
+pytestmark = pytest.mark.e2e
 
 GUIDE = Path(__file__).parents[3] / "docs" / "guides" / "http-api.md"
-BIN = Path(sys.executable).parent
 BLOCK = re.compile(r"^```bash\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def guide_script() -> str:
     blocks = BLOCK.findall(GUIDE.read_text())
     return "set -euo pipefail\n" + "\n".join(blocks)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
@@ -56,11 +47,10 @@ class Site:
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
-    env.update(
+    env = clean_env(
         ETL_CRAFT_ACTOR="docs@tests",
         ETL_CRAFT_POLL_SECONDS="0.2",
-        PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
     )
     port = free_port()
     made = Site(tmp_path / "demo", {**env, "ETL_CRAFT_API": f"http://127.0.0.1:{port}"}, "")
@@ -85,26 +75,9 @@ def site(tmp_path: Path) -> Iterator[Site]:
         yield made
     finally:
         for process in started:
-            process.terminate()
+            process.terminate()  # both at once: the server needn't wait for the API to stop
         for process in started:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "etl-craft api exited before it served"
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"etl-craft api did not answer at {url} within {timeout:g}s")
+            stop(process)
 
 
 def test_every_example_of_the_guide_runs_against_a_live_api(site: Site) -> None:

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.processes import BIN, clean_env, free_port, stop, wait_until_up
+from tests.fixtures.waiting import wait_for
 from tests.integration.api.conftest import Api
-from tests.integration.api.test_live_docs import BIN, free_port, wait_until_up
 
-pytestmark = [pytest.mark.integration, pytest.mark.e2e]
+pytestmark = pytest.mark.e2e
 
 MIB = 1024 * 1024
 HUGE_BODY = 300 * MIB
@@ -50,27 +49,25 @@ class Live:
             conn.close()
 
     def wait_for_log(self, text: str, timeout: float = 30) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def showing() -> str | None:
             found = self.log.read_text()
-            if text in found:
-                return found
-            time.sleep(0.05)
-        raise AssertionError(
-            f"the API's log never showed {text!r}:\n{self.log.read_text()[-3000:]}"
-        )
+            return found if text in found else None
+
+        try:
+            return wait_for(showing, f"the API's log to show {text!r}", timeout)
+        except AssertionError as timed_out:
+            raise AssertionError(f"{timed_out}:\n{self.log.read_text()[-3000:]}") from None
 
 
 @pytest.fixture(scope="module")
 def live(api: Api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
     port, log = free_port(), tmp_path_factory.mktemp("live") / "api.out"
     command = [str(BIN / "etl-craft"), "--config", str(api.project.config), "api"]
     with log.open("wb") as sink:
         process = subprocess.Popen(
             [*command, "--port", str(port)],
             cwd=api.project.root,
-            env={**env, "ETL_CRAFT_ACTOR": "live@tests"},
+            env=clean_env(ETL_CRAFT_ACTOR="live@tests"),
             stdout=sink,
             stderr=subprocess.STDOUT,
         )
@@ -78,8 +75,7 @@ def live(api: Api, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
         wait_until_up(f"http://127.0.0.1:{port}", process)
         yield Live(process, port, log)
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process)
 
 
 def _huge() -> Iterator[bytes]:

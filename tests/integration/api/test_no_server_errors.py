@@ -17,7 +17,7 @@ from schemathesis import Case
 from etl_craft_api.commands import openapi_text
 from tests.integration.api.conftest import Api
 
-pytestmark = [pytest.mark.integration, pytest.mark.parametrize("api", ["sqlite"], indirect=True)]
+pytestmark = pytest.mark.parametrize("api", ["sqlite"], indirect=True)
 
 schema = schemathesis.openapi.from_dict(json.loads(openapi_text()))
 

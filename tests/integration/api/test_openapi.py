@@ -5,11 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from etl_craft_api.commands import openapi_text
-
-pytestmark = pytest.mark.integration
 
 COMMITTED = Path(__file__).parents[3] / "docs" / "reference" / "openapi.json"
 

@@ -9,8 +9,6 @@ from tests.chaos.harness import QUICK
 from tests.integration.api.conftest import Api, problem_of
 from tests.integration.isolation.rings import CYCLE, RING
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(scope="module")
 def ringed(api: Api) -> Api:

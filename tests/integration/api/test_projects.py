@@ -17,8 +17,6 @@ from tests.fixtures.metadata import TESTER
 from tests.fixtures.served import ROLES
 from tests.integration.api.conftest import Api, problem_of
 
-pytestmark = pytest.mark.integration
-
 NEIGHBOUR = "neighbour"
 
 

@@ -11,8 +11,6 @@ import pytest
 from tests.fixtures.served import SECRET_PASSWORD, SECRETS
 from tests.integration.api.conftest import Api
 
-pytestmark = pytest.mark.integration
-
 READS = [
     "/api/v1/pipelines",
     "/api/v1/pipelines/vault",

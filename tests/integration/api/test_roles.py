@@ -13,8 +13,6 @@ from httpx2 import Response
 from tests.fixtures.served import ROLES
 from tests.integration.api.conftest import Api, problem_of
 
-pytestmark = pytest.mark.integration
-
 Setup = Callable[[Api], dict[str, object]]
 
 

@@ -12,8 +12,6 @@ from etl_craft.cli.main import run as run_cli
 from tests.fixtures.metadata import TESTER, execute
 from tests.integration.api.conftest import Api, problem_of
 
-pytestmark = pytest.mark.integration
-
 
 def cli(api: Api, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     capsys.readouterr()

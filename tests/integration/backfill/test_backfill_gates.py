@@ -11,8 +11,6 @@ from tests.integration.backfill.conftest import cross_edge
 from tests.integration.control.conftest import Cli, one, rows
 from tests.integration.running.test_ready_set import tasks_sql
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture
 def pipelines(project: ProjectOnDisk, cli: Cli) -> None:

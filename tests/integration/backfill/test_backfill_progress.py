@@ -17,8 +17,6 @@ from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.running.test_ready_set import tasks_sql
 
-pytestmark = pytest.mark.integration
-
 
 def context(project: ProjectOnDisk) -> OperationContext:
     project.migrate("0001_daily.sql", tasks_sql("daily", [("load", "quick.py", "{}")], []))

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from datetime import date
 
-import pytest
-
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import TriggerKind
 from etl_craft.core.errors import ExitCode
@@ -17,7 +15,6 @@ from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import ACTOR, Cli, actions, interventions, rows
 from tests.integration.running.test_ready_set import tasks_sql
 
-pytestmark = pytest.mark.integration
 UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 

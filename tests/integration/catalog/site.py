@@ -12,7 +12,7 @@ from etl_craft_catalog.releases import publish
 from etl_craft_catalog.serving.app import CatalogApp, SiteSettings
 from etl_craft_catalog.serving.server import SiteServer
 from etl_craft_catalog.serving.visitors import networks
-from tests.integration.observability.scraping import free_port
+from tests.fixtures.processes import free_port
 
 
 def write_site(folder: Path, version: str = "1") -> None:

@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from etl_craft_catalog.releases import publish
+from tests.fixtures.processes import free_port
+from tests.fixtures.waiting import wait_for
 from tests.integration.catalog.site import published_site, request, serving, write_site
-from tests.integration.observability.scraping import free_port
-
-pytestmark = pytest.mark.integration
 
 PREFIX = "/catalog/"
 VISITOR = "203.0.113.9"
@@ -117,15 +116,21 @@ def test_a_rebuild_swapped_in_while_serving_breaks_no_page(tmp_path: Path) -> No
                     reply = request(port, "GET", path)
                     seen.append((reply.status, reply.body))
 
+        def read_past(count: int) -> bool:
+            return len(seen) >= count or not reader.is_alive()
+
         reader = threading.Thread(target=read_pages)
         reader.start()
         try:
             for version in range(1, 6):
-                before = len(seen)
+                wanted = len(seen) + 6
                 publish(site, functools.partial(write_site, version=str(version)))
                 # Wait on requests actually landing after each swap, not on time.
-                while len(seen) < before + 6 and reader.is_alive():
-                    done.wait(0.01)
+                wait_for(
+                    functools.partial(read_past, wanted),
+                    f"six pages read after publishing version {version}",
+                    every=0.01,
+                )
         finally:
             done.set()
             reader.join()

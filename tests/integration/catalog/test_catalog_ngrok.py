@@ -14,10 +14,8 @@ from etl_craft.operations.context import OperationContext
 from etl_craft_catalog.hosting import HostedSite, ServeOptions
 from etl_craft_catalog.ngrok_tunnel import EXTRA_MISSING, open_tunnel
 from tests.fixtures.metadata import TESTER
+from tests.fixtures.processes import free_port
 from tests.integration.catalog.site import published_site, request
-from tests.integration.observability.scraping import free_port
-
-pytestmark = pytest.mark.integration
 
 
 class FakeTunnel:

@@ -15,8 +15,6 @@ from etl_craft.operations.catalog_publications import (
 from etl_craft.operations.context import OperationContext
 from tests.fixtures.metadata import TESTER, execute
 
-pytestmark = pytest.mark.integration
-
 FIRST = "https://data.example.com/catalog/"
 SECOND = "https://other.example.com/"
 

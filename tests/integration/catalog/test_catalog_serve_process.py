@@ -3,30 +3,25 @@ refuses another URL naming both, and stops with exit 0 on SIGTERM."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.chaos.harness import wait_for
+from tests.fixtures.processes import ETL_CRAFT, clean_env, free_port, stop
 from tests.fixtures.projects import make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.catalog.site import published_site, request
-from tests.integration.observability.scraping import free_port
 
-pytestmark = [pytest.mark.integration, pytest.mark.e2e]
-
-ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
+pytestmark = pytest.mark.e2e
 
 
 def _start(root: Path, *args: str) -> subprocess.Popen[str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
     return subprocess.Popen(
         [ETL_CRAFT, "catalog", "serve", *args],
         cwd=root,
-        env={**env, "ETL_CRAFT_ACTOR": "catalog@tests"},
+        env=clean_env(ETL_CRAFT_ACTOR="catalog@tests"),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -56,9 +51,7 @@ def test_serve_publishes_its_base_url_refuses_another_and_stops_on_sigterm(
         serving.send_signal(signal.SIGTERM)
         first_output = serving.communicate(timeout=30)[0]
     finally:
-        if serving.poll() is None:
-            serving.kill()
-            serving.communicate()
+        stop(serving)
     refused = _start(
         project.root,
         "--output",

@@ -6,14 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from prometheus_client import REGISTRY
 
 from etl_craft_catalog.releases import publish
 from etl_craft_catalog.service import CatalogService
 from tests.integration.catalog.site import request, serving, write_site
-
-pytestmark = pytest.mark.integration
 
 START = datetime(2026, 12, 1, 9, 7, tzinfo=UTC)
 

@@ -10,8 +10,6 @@ import pytest
 
 from tests.integration.catalog.site import published_site, request, serving
 
-pytestmark = pytest.mark.integration
-
 REFUSED_PATHS = [
     "/.hidden",
     "/%2ehidden",

@@ -19,8 +19,6 @@ from tests.fixtures.catalog_demo import (
     build_demo_catalog,
 )
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> BuiltCatalog:

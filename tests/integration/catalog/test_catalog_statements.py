@@ -18,8 +18,6 @@ from tests.fixtures.databases import postgres_copy, sqlite_copy
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.synthetic_catalog import seed_catalog
 
-pytestmark = pytest.mark.integration
-
 RUNS = 4
 SHOWN = 2
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +14,8 @@ from sqlalchemy import create_engine, text
 
 from etl_craft.enginedb.connection import normalize_url
 from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.fixtures.processes import ETL_CRAFT, clean_env
 
-ETL_CRAFT = Path(sys.executable).parent / "etl-craft"
 PROJECT_CODE = "demo"
 CONNECTOR = f"""\
 Engine:
@@ -107,7 +105,7 @@ class Site:
 
 def run_cli(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     # The outer environment's ETL_CRAFT_* must not leak into what a test sets up.
-    clean = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
+    clean = clean_env()
     return subprocess.run(
         [str(ETL_CRAFT), *args],
         cwd=cwd,

@@ -9,8 +9,6 @@ import pytest
 from tests.integration.cli.conftest import Site
 from tests.integration.cli.test_lineage_cli import MIGRATION
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture
 def site(sqlite_site: Site) -> Site:

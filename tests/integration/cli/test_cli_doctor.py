@@ -10,8 +10,6 @@ from etl_craft.core.errors import ExitCode
 from tests.fixtures.databases import unique_name
 from tests.integration.cli.conftest import RING, Site, checks_by_name
 
-pytestmark = pytest.mark.integration
-
 EVERY_CHECK = [
     "actor",
     "config",

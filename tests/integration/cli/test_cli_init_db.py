@@ -9,8 +9,6 @@ import pytest
 from etl_craft.core.errors import ExitCode
 from tests.integration.cli.conftest import PROJECT_CODE, Site, run_cli, write_project
 
-pytestmark = pytest.mark.integration
-
 
 def test_init_db_creates_the_schema_and_records_the_action(site: Site) -> None:
     code, document = site.json("init-db", ETL_CRAFT_ACTOR="github:bob")

@@ -10,8 +10,6 @@ from etl_craft.core.errors import ExitCode
 from etl_craft.enginedb.migrations import schema_version
 from tests.integration.cli.conftest import PIPELINE_MIGRATION, PROJECT_CODE, RING, Site
 
-pytestmark = pytest.mark.integration
-
 ACTOR = "github:alice"
 
 

@@ -7,8 +7,6 @@ import pytest
 from etl_craft.core.errors import ExitCode
 from tests.integration.cli.conftest import Site
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.mark.postgres
 def test_print_grants_names_the_roles_the_schema_the_owner_and_the_logins(pg_site: Site) -> None:

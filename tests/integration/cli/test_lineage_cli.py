@@ -7,8 +7,6 @@ import pytest
 
 from tests.integration.cli.conftest import PROJECT_CODE, Site
 
-pytestmark = pytest.mark.integration
-
 # Two pipelines: load writes pub.orders, report reads it (without a dependency on load) and
 # a third task reads a table nothing in the project writes with SELECT *.
 MIGRATION = f"""\

@@ -8,8 +8,6 @@ import pytest
 from etl_craft.core.errors import ExitCode
 from tests.integration.cli.conftest import PIPELINE_MIGRATION, Site
 
-pytestmark = pytest.mark.integration
-
 DUPLICATE = """\
 -- the same task once more
 

@@ -7,8 +7,6 @@ import pytest
 from etl_craft.core.errors import ExitCode
 from tests.integration.cli.conftest import CONNECTOR, PIPELINE_MIGRATION, Site
 
-pytestmark = pytest.mark.integration
-
 EMAIL = """\
 Email:
   host: smtp.example.com

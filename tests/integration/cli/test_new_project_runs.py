@@ -9,14 +9,14 @@ from pathlib import Path
 
 import duckdb
 
-from tests.chaos.harness import ETL_CRAFT, chaos_env
+from tests.fixtures.processes import ETL_CRAFT, process_env
 
 
 def etl_craft(folder: Path, *args: str) -> str:
     done = subprocess.run(
         [ETL_CRAFT, *args],
         cwd=folder,
-        env=chaos_env(),
+        env=process_env(),
         capture_output=True,
         text=True,
         check=False,

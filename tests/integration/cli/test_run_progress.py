@@ -11,19 +11,15 @@ import select
 import struct
 import subprocess
 import termios
-import time
 from pathlib import Path
-
-import pytest
 
 from etl_craft.cli.actions.status import render_run
 from etl_craft.operations.run_views import read_run_view
-from tests.chaos.harness import ETL_CRAFT, chaos_env, wait_for
-from tests.fixtures.processes import sqlite_project
+from tests.fixtures.processes import ETL_CRAFT, process_env, sqlite_project
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 __all__ = ["sqlite_project"]
-pytestmark = pytest.mark.integration
 
 HOLD = """
 import time
@@ -85,7 +81,7 @@ class Terminal:
         self.process = subprocess.Popen(
             [ETL_CRAFT, *args],
             cwd=project.root,
-            env={**chaos_env(), "TERM": "xterm-256color", "COLUMNS": "120"},
+            env={**process_env(), "TERM": "xterm-256color", "COLUMNS": "120"},
             stdin=subprocess.DEVNULL,
             stdout=slave,
             stderr=subprocess.PIPE,
@@ -99,11 +95,13 @@ class Terminal:
                 self.shown += os.read(self.master, 65536)
 
     def finish(self, timeout: float = 120) -> int:
-        deadline = time.monotonic() + timeout
-        while self.process.poll() is None and time.monotonic() < deadline:
-            self.read()
+        def ended() -> bool:
+            self.read()  # drained while it runs, so a full terminal never blocks it
+            return self.process.poll() is not None
+
+        wait_for(ended, f"{self.process.args!r} to exit", timeout, every=0)
         self.read(0)
-        code = self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        code = self.process.wait()
         os.close(self.master)
         return code
 
@@ -171,7 +169,7 @@ def test_a_run_into_a_pipe_prints_exactly_its_report(
     done = subprocess.run(
         [ETL_CRAFT, *RUN],
         cwd=sqlite_project.root,
-        env={**chaos_env(), "TERM": "xterm-256color"},
+        env={**process_env(), "TERM": "xterm-256color"},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=120,

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ import pytest
 from etl_craft.cli.main import run as run_cli
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.metadata import execute
+from tests.fixtures.processes import ETL_CRAFT, clean_env
 from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_supervisor_sql import CHAIN
 
@@ -25,7 +24,6 @@ BREAK_LAND = """
 UPDATE CFG_TASK_PARAMETERS SET PARAMETER_VALUE = 'SELECT CAST(''x'' AS INTEGER) AS order_id'
  WHERE PARAMETER_NAME = 'SOURCE_SQL' AND TASK_ID = (SELECT TASK_ID FROM CFG_TASKS WHERE TASK_CODE = 'land');
 """
-ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -78,12 +76,10 @@ def cli(
 
 def cli_process(project: ProjectOnDisk, *args: str) -> subprocess.Popen[str]:
     """etl-craft as a real process of its own, in the project folder."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
-    env.update(ETL_CRAFT_ACTOR=ACTOR, ETL_CRAFT_POLL_SECONDS="0.2")
     return subprocess.Popen(
         [ETL_CRAFT, *args],
         cwd=project.root,
-        env=env,
+        env=clean_env(ETL_CRAFT_ACTOR=ACTOR, ETL_CRAFT_POLL_SECONDS="0.2"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -93,14 +89,6 @@ def cli_process(project: ProjectOnDisk, *args: str) -> subprocess.Popen[str]:
 def finished(process: subprocess.Popen[str], timeout: float = 120) -> Done:
     out, err = process.communicate(timeout=timeout)
     return Done(process.returncode, out, err)
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
-        time.sleep(0.05)
 
 
 def rows(project: ProjectOnDisk, sql: str, **params: Any) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from etl_craft.core.errors import ExitCode
 from etl_craft.enginedb.transitions import create_task_run, queue_attempt
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.control.conftest import (
     ACTOR,
     Cli,
@@ -22,12 +23,9 @@ from tests.integration.control.conftest import (
     one,
     rows,
     run_status,
-    wait_for,
 )
 from tests.integration.control.test_mark_and_reopen import FOREIGN_OWNER, _claimed_elsewhere
 from tests.integration.running.test_supervisor_sql import CHAIN
-
-pytestmark = pytest.mark.integration
 
 HANG = """
 import os

@@ -24,7 +24,6 @@ from tests.integration.control.conftest import (
 )
 from tests.integration.running.test_supervisor_sql import CHAIN
 
-pytestmark = pytest.mark.integration
 FOREIGN_OWNER = "elsewhere:4242:1700000000:abcd1234"
 
 

@@ -22,8 +22,6 @@ from tests.integration.control.conftest import (
 from tests.integration.control.test_rerun_and_skip import REPORT
 from tests.integration.running.test_supervisor_sql import CHAIN
 
-pytestmark = pytest.mark.integration
-
 # Beside CHAIN (land -> summary, side) and REPORT (summary -> report): big needs land to
 # have written rows (HAS_DATA), rescue runs only when land fails (FAILURE) and closing runs
 # after summary whatever became of it (ALWAYS).

@@ -8,6 +8,7 @@ import pytest
 
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.control.conftest import (
     ACTOR,
     Cli,
@@ -17,11 +18,8 @@ from tests.integration.control.conftest import (
     rows,
     run_status,
     task_runs,
-    wait_for,
 )
 from tests.integration.running.test_supervisor_sql import CHAIN
-
-pytestmark = pytest.mark.integration
 
 HOLD = """
 import time

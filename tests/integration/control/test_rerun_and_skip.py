@@ -19,8 +19,6 @@ from tests.integration.control.conftest import (
 )
 from tests.integration.running.test_supervisor_sql import CHAIN
 
-pytestmark = pytest.mark.integration
-
 FIX_LAND = """
 UPDATE CFG_TASK_PARAMETERS
    SET PARAMETER_VALUE = 'SELECT * FROM (VALUES (1, 10.5), (2, 20.0), (3, 7.25)) v(order_id, amount)'

@@ -10,8 +10,6 @@ from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import ACTOR, Cli, actions, one, run_status
 from tests.integration.running.test_supervisor_sql import CHAIN
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture
 def orders(project: ProjectOnDisk) -> ProjectOnDisk:

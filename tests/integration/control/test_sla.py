@@ -9,8 +9,6 @@ from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import Cli, one, run_status
 from tests.integration.running.test_supervisor_sql import CHAIN
 
-pytestmark = pytest.mark.integration
-
 SLA_OF_AN_HOUR = "UPDATE CFG_PIPELINES SET SLA_MINUTES = 60 WHERE PIPELINE_CODE = 'orders';"
 TWO_DAYS = 2 * 24 * 3600
 

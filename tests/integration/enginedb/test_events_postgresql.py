@@ -21,7 +21,7 @@ from etl_craft.enginedb.events import (
 from etl_craft.enginedb.workers import WorkerRegistration
 from tests.fixtures.metadata import TESTER, seed_pipeline, seed_run, seed_task_run
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 OWNER = "tests:1:1:events"
 
 

@@ -24,8 +24,6 @@ from etl_craft.enginedb.migrations import (
 from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.fixtures.metadata import TESTER, execute
 
-pytestmark = pytest.mark.integration
-
 POSTGRES_CATALOG = [
     "SELECT table_name, column_name, data_type, character_maximum_length, is_nullable, "
     "column_default FROM information_schema.columns WHERE table_schema = 'public' "

@@ -14,7 +14,7 @@ from etl_craft.enginedb.connection import EngineDB, EngineTimeouts
 from etl_craft.enginedb.reach import unreachable
 from tests.fixtures.metadata import TESTER, execute
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture

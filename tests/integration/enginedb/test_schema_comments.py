@@ -9,8 +9,6 @@ import pytest
 from etl_craft.enginedb.connection import EngineDB
 from tests.fixtures.metadata import execute
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(scope="module")
 def pg_db(pg_engine_url: str) -> Iterator[EngineDB]:

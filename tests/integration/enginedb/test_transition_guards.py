@@ -21,7 +21,6 @@ from tests.fixtures.metadata import (
     seed_task_run,
 )
 
-pytestmark = pytest.mark.integration
 OWNER = "host:1:0:owner"
 
 

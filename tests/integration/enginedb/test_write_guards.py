@@ -15,8 +15,6 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.guards import APPEND_ONLY_TABLES, reserved_tables
 from tests.fixtures.metadata import TESTER, execute
 
-pytestmark = pytest.mark.integration
-
 # One row in every reserved table, inserted by the engine so the guards have rows to refuse on.
 SEED = [
     "INSERT INTO CFG_PROJECTS (PROJECT_CODE) VALUES ('guarded')",

@@ -14,8 +14,6 @@ from etl_craft.enginedb.guards import reserved_tables
 from tests.fixtures.metadata import TESTER, execute
 from tests.integration.enginedb.test_write_guards import REFUSED, SEED, Plain
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(scope="module")
 def seeded(pg_engine_url: str) -> Iterator[EngineDB]:

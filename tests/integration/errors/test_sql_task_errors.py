@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.chaos.harness import Processes, scalar
+from tests.chaos.harness import scalar
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
-
-pytestmark = pytest.mark.integration
 
 # Line 3 names a column the source does not have.
 BAD_SELECT = """\

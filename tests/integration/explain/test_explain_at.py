@@ -8,8 +8,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from etl_craft.core.errors import ExitCode
 from etl_craft.core.time import as_utc
 from tests.fixtures.metadata import execute
@@ -19,8 +17,6 @@ from tests.integration.explain.test_explain_cli import rerun_command
 from tests.integration.running.test_gates import CROSS, supervise
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 from tests.integration.running.test_supervisor_scripts import FLAKY, pipeline
-
-pytestmark = pytest.mark.integration
 
 
 def explain_at(

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.control.conftest import Cli
 from tests.integration.control.test_rerun_and_skip import FIX_LAND
 from tests.integration.running.test_supervisor_sql import CHAIN
-
-pytestmark = pytest.mark.integration
 
 SALES = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)

@@ -11,7 +11,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from etl_craft.enginedb.offsets import OffsetType
 from etl_craft.handlers.files.load import load_files
@@ -23,8 +22,6 @@ from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.rehash.rehash_site import pipelines_sql
 from tests.integration.running.test_supervisor_sql import supervise, task_statuses
-
-pytestmark = pytest.mark.integration
 
 ORDERS = {
     "FILE_PATTERN": "landing/orders/*.csv",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.backfill.conftest import cross_edge
@@ -17,8 +15,6 @@ from tests.integration.control.conftest import (
     task_runs,
 )
 from tests.integration.running.test_ready_set import tasks_sql
-
-pytestmark = pytest.mark.integration
 
 
 def force(cli: Cli, pipeline: str, task: str, *extra: str) -> tuple[int, dict[str, object]]:

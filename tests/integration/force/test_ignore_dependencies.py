@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.backfill.conftest import cross_edge
 from tests.integration.control.conftest import ACTOR, Cli, interventions, rows, task_runs
 from tests.integration.running.test_ready_set import tasks_sql
-
-pytestmark = pytest.mark.integration
 
 
 def test_ignore_dependencies_runs_every_task_in_order_and_bypasses_gates(

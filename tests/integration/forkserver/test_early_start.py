@@ -14,8 +14,6 @@ import pytest
 from etl_craft.runtime.identity import process_start
 from etl_craft.runtime.starter import SERVER_MODULE
 
-pytestmark = pytest.mark.integration
-
 # In a fresh interpreter: the command fails on its missing configuration, and the probe lists
 # the fork servers this process started before it exits.
 PROBE = f"""

@@ -15,12 +15,11 @@ from pathlib import Path
 import pytest
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.running.test_supervisor_sql import supervise
 
 from etl_craft.runtime.identity import process_start
 from etl_craft.runtime.starter import Forked, ForkServer, fork_server
-
-pytestmark = pytest.mark.integration
 
 PROBE = """
 import json, os, subprocess, time
@@ -82,11 +81,8 @@ def attempt(project: ProjectOnDisk) -> tuple[str, str, str]:
     return row[0], row[1], row[2]
 
 
-def gone(pid: int, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while process_start(pid) is not None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return process_start(pid) is None
+def wait_gone(pid: int, what: str) -> None:
+    wait_for(lambda: process_start(pid) is None, what, timeout=10)
 
 
 def test_a_forked_task_runs_in_its_own_session_under_the_fork_server(
@@ -116,8 +112,8 @@ def test_a_forked_task_past_its_timeout_is_stopped_with_its_process_group(
     assert time.monotonic() - started < 30
     facts = json.loads((tmp_path / "facts.json").read_text())
     assert facts["ppid"] == fork_server().process.pid
-    assert gone(facts["pid"])
-    assert gone(facts["helper"])
+    wait_gone(facts["pid"], "the task process to end")
+    wait_gone(facts["helper"], "the task's helper process to end")
     assert attempt(project)[0] == "TIMED_OUT"
 
 
@@ -136,7 +132,7 @@ def test_a_closed_fork_server_exits_once_its_last_child_has_ended(tmp_path: Path
         writer.write("not: [a connector\n")
     server.close(timeout=10)
     assert server.process.returncode == 0
-    assert gone(child.pid)
+    wait_gone(child.pid, "the forked child to end")
     assert "ConfigurationError" in (tmp_path / "attempt.log").read_text()
 
 
@@ -185,7 +181,7 @@ def test_the_fork_server_exits_when_its_owner_dies(tmp_path: Path) -> None:
     assert child_code == 2  # argparse refused it, as in a fresh interpreter
     log = (tmp_path / "attempt.log").read_text()
     assert "the following arguments are required: --attempt-id" in log
-    assert gone(server_pid), "the fork server outlived its owner"
+    wait_gone(server_pid, "the fork server to end with its owner")
 
 
 def test_the_server_says_it_is_ready_before_anything_else() -> None:

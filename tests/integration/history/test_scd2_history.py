@@ -12,15 +12,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-import pytest
-
 from etl_craft.warehouse import connect
 from etl_craft.warehouse.connection import WarehouseConnection
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.rehash.rehash_site import pipelines_sql
-
-pytestmark = pytest.mark.integration
 
 MODES = ("KEEP", "CLOSE", "NEW_RECORD")
 SOURCES = ("COLUMN", "RUN_DATE")

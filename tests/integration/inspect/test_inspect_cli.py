@@ -9,8 +9,6 @@ import pytest
 
 from tests.integration.cli.conftest import run_cli
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:

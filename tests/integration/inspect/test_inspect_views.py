@@ -13,8 +13,6 @@ from etl_craft.operations.context import OperationContext
 from etl_craft.operations.inspect import list_pipelines, pipeline_graph, pipeline_steps
 from tests.fixtures.metadata import TESTER, SeededPipeline, execute, seed_pipeline, seed_run
 
-pytestmark = pytest.mark.integration
-
 NOW = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
 
 

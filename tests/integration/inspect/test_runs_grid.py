@@ -16,8 +16,6 @@ from etl_craft.operations.run_detail import run_detail
 from etl_craft.operations.runs_grid import GridFilter, RunsGrid, parse_filter, runs_grid
 from tests.fixtures.run_history import FLAKY_ERROR, LIVE_RUN_DATE, RunHistory, run_history
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def history(

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from etl_craft.core.errors import ExitCode
-from tests.chaos.harness import Processes, rows, wait_for
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.isolation.rings import CYCLE, ring_and_good, runs_of
 from tests.integration.overseer.test_server import overseers, run_status
-
-pytestmark = pytest.mark.integration
 
 
 def test_run_of_a_cyclic_pipeline_refuses_naming_the_cycle_and_leaves_no_run(

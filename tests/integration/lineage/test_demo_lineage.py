@@ -15,8 +15,6 @@ from etl_craft.operations.lineage import project_lineage
 from etl_craft.operations.setup import init_db, migrate
 from tests.fixtures.metadata import TESTER, read_one
 
-pytestmark = pytest.mark.integration
-
 DM_TABLES = ("dm.customer_support_fact", "dm.source_volume")
 LANDING = tuple(f"lnd.client_{c}_interactions" for c in ("alpha", "beta", "gamma"))
 

@@ -12,14 +12,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.chaos.harness import Processes, scalar, wait_for
-from tests.fixtures.processes import scripted_project
+from tests.chaos.harness import scalar
+from tests.fixtures.processes import Processes, scripted_project
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import start_worker
-
-pytestmark = pytest.mark.integration
 
 # Writes a line, says it started, waits to be released, then writes a second line.
 TALKS = """

@@ -23,8 +23,6 @@ from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_supervisor_sql import CHAIN
 
-pytestmark = pytest.mark.integration
-
 EDITOR = Actor("alice_token", ActorKind.HUMAN)
 TRICKY = "O'Brien's; DROP TABLE CFG_TASKS; -- not a comment */ '');"
 ENRICH = (

@@ -1,21 +1,14 @@
-"""Reading a live process's /metrics: free ports, scrapes, and values by name and labels."""
+"""Reading a live process's /metrics: scrapes, and values by name and labels."""
 
 from __future__ import annotations
 
-import socket
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.chaos.harness import wait_for
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.fixtures.waiting import wait_for
 
 
 @dataclass(frozen=True)
@@ -43,26 +36,21 @@ def scrape(port: int) -> Scrape:
 
 def serving(port: int) -> Scrape:
     """The first scrape of a process that has just started."""
-    found: list[Scrape] = []
 
-    def answers() -> bool:
+    def answers() -> Scrape | None:
         try:
-            found[:] = [scrape(port)]
+            return scrape(port)
         except OSError:
-            return False
-        return True
+            return None
 
-    wait_for(answers, f"/metrics on port {port}")
-    return found[0]
+    return wait_for(answers, f"/metrics on port {port}")
 
 
 def until(port: int, holds: Callable[[Scrape], bool], what: str, timeout: float = 60.0) -> Scrape:
     """Scrape until ``holds`` is true of the scrape; the scrape that made it true."""
-    found: list[Scrape] = []
 
-    def check() -> bool:
-        found[:] = [scrape(port)]
-        return holds(found[0])
+    def check() -> Scrape | None:
+        found = scrape(port)
+        return found if holds(found) else None
 
-    wait_for(check, what, timeout)
-    return found[0]
+    return wait_for(check, what, timeout)

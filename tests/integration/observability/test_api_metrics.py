@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
 from fastapi.testclient import TestClient
 
 from etl_craft_api.app import create_app
 from tests.fixtures.projects import ProjectOnDisk
-
-pytestmark = pytest.mark.integration
 
 
 def test_the_api_serves_prometheus_metrics_with_engine_db_statement_latency(

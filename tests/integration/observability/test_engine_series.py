@@ -23,7 +23,6 @@ def observed(statement: str) -> float:
     return REGISTRY.get_sample_value(COUNT, {"statement": statement}) or 0.0
 
 
-@pytest.mark.unit
 def test_each_engine_db_statement_is_timed_under_its_name(sqlite_project: ProjectOnDisk) -> None:
     engine = EngineDB(sqlite_project.connector.engine_url)
     named, unnamed = observed("metrics_clock"), observed("unnamed:PRAGMA")
@@ -38,7 +37,6 @@ def test_each_engine_db_statement_is_timed_under_its_name(sqlite_project: Projec
     assert (REGISTRY.get_sample_value(f"{COUNT[:-6]}_sum", {"statement": "metrics_clock"}) or 0) > 0
 
 
-@pytest.mark.integration
 @pytest.mark.postgres
 def test_a_delayed_retry_is_queued_but_not_due_and_the_oldest_due_wait_is_aged(
     pg_project: ProjectOnDisk,

@@ -6,9 +6,11 @@ import signal
 
 import pytest
 
-from tests.chaos.harness import Processes, rows, wait_for
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes, free_port
 from tests.fixtures.projects import ProjectOnDisk
-from tests.integration.observability.scraping import Scrape, free_port, serving, until
+from tests.fixtures.waiting import wait_for
+from tests.integration.observability.scraping import Scrape, serving, until
 from tests.integration.overseer.test_server import run_status
 from tests.integration.worker.queueing import (
     migrate,
@@ -18,7 +20,7 @@ from tests.integration.worker.queueing import (
     starts,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 QUEUE = {"pool": "default", "slot_kind": "ingestion"}
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.chaos.harness import Processes, rows
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.worker.queueing import migrate
-
-pytestmark = pytest.mark.integration
 
 SECRET = "s3ed-Secret-7f3a9c"
 # A script that got the secret by itself and lets it out every way it can: its logger, a

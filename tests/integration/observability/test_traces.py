@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from tests.chaos.harness import Processes, wait_for
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.overseer.test_server import pair_pipeline, run_status
-
-pytestmark = pytest.mark.integration
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 

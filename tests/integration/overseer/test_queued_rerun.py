@@ -12,8 +12,10 @@ from etl_craft.operations.api_tokens import TokenRequest, create_token
 from etl_craft.operations.context import ContextRequest, build_context
 from etl_craft.operations.reruns import RerunRequest, queue_rerun
 from etl_craft_api.app import create_app
-from tests.chaos.harness import Processes, rows, wait_for
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.overseer.test_server import overseers, pair_pipeline, run_status
 
 OPERATOR = Actor("ops_lead", ActorKind.HUMAN)

@@ -7,16 +7,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from etl_craft.core.errors import ExitCode
-from tests.chaos.harness import (
-    QUICK,
-    Processes,
-    held_pipeline,
-    rows,
-    scalar,
-    task_processes,
-    wait_for,
-)
+from tests.chaos.harness import QUICK, held_pipeline, rows, scalar
+from tests.fixtures.processes import Processes, task_processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 PAIR = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)

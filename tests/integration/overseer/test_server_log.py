@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import signal
 
-from tests.chaos.harness import Processes, wait_for
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.overseer.test_server import overseers, pair_pipeline, run_status
 
 

@@ -16,8 +16,6 @@ from tests.integration.preview.preview_site import (
 )
 from tests.integration.rehash.rehash_site import Site
 
-pytestmark = pytest.mark.integration
-
 
 def changed_source(site: Site) -> None:
     """Key 2 changes, key 5 is new and comes twice (the larger amount wins), 1, 3, 4 stay."""

@@ -3,11 +3,7 @@ and only such a table."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.integration.rehash.rehash_site import Site, merge, pipelines_sql, plain
-
-pytestmark = pytest.mark.integration
 
 HISTORY = {"valid_from", "valid_to"}
 

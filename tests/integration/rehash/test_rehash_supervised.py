@@ -7,8 +7,6 @@ import pytest
 from tests.fixtures.metadata import execute
 from tests.integration.rehash.rehash_site import SOURCE, TARGET, Site
 
-pytestmark = pytest.mark.integration
-
 CONTENT = f"SELECT id, name, amount, seen, HASH_KEY, ROW_ID, UPDATE_DATE FROM {TARGET} ORDER BY id"
 
 

@@ -15,8 +15,6 @@ from tests.integration.rehash.rehash_site import (
     pipelines_sql,
 )
 
-pytestmark = pytest.mark.integration
-
 CONTENT = "SELECT id, name, amount, seen, HASH_KEY, ROW_ID, UPDATE_DATE FROM {} ORDER BY id"
 HASHES = "SELECT id, HASH_KEY FROM {} ORDER BY id"
 

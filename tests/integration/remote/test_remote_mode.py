@@ -17,8 +17,6 @@ from etl_craft.operations.run_views import RunView
 from tests.conftest import DIALECTS
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
-pytestmark = [pytest.mark.integration]
-
 PIPELINE = """\
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
 SELECT PROJECT_ID, 'orders' FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.warehouse.connection import WarehouseConnection
 from tests.integration.rules.helpers import RuleTask, insert, orders_table
-
-pytestmark = pytest.mark.integration
 
 
 def test_a_downstream_select_excludes_rejected_keys(

@@ -10,8 +10,6 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.warehouse.connection import WarehouseConnection
 from tests.integration.rules.helpers import RuleTask, insert, orders_table
 
-pytestmark = pytest.mark.integration
-
 # Trailing `;` and comments, as people write them.
 NEGATIVE = "SELECT order_id FROM {table} WHERE amount < 0; -- refunds are separate\n"
 

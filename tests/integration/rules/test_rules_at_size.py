@@ -18,8 +18,6 @@ from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.databases import unique_name
 from tests.integration.rules.helpers import RuleTask
 
-pytestmark = pytest.mark.integration
-
 # 1,000 keys and the rule and task run ids: the most any flag statement binds.
 SQLITE_BIND_BUDGET = 1002
 

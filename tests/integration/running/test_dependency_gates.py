@@ -12,8 +12,6 @@ from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_pipeline_gate import run, runs
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 
-pytestmark = pytest.mark.integration
-
 DEPENDENCY = """
 INSERT INTO CFG_PIPELINE_DEPENDENCY (PIPELINE_ID, DEPENDS_ON_PIPELINE_ID, DEPENDENCY_TYPE)
 SELECT d.PIPELINE_ID, u.PIPELINE_ID, '{kind}' FROM CFG_PIPELINES d, CFG_PIPELINES u

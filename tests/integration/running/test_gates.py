@@ -7,13 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.chaos.test_process_loss import wait_for
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 from tests.integration.running.test_supervisor_sql import task_statuses
-
-pytestmark = pytest.mark.integration
 
 FAILING = """
 from etl_craft.scripting import ScriptContext, ScriptResult

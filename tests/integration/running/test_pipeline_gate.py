@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tests.fixtures.metadata import execute
+from tests.fixtures.processes import ETL_CRAFT
 from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_gates import FAILING
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 
-pytestmark = pytest.mark.integration
-ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 PIPELINE_DEPENDENCY = """
 INSERT INTO CFG_PIPELINE_DEPENDENCY (PIPELINE_ID, DEPENDS_ON_PIPELINE_ID, DEPENDENCY_TYPE)
 SELECT d.PIPELINE_ID, u.PIPELINE_ID, 'SUCCESS' FROM CFG_PIPELINES d, CFG_PIPELINES u

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.chaos.test_process_loss import wait_for
 from tests.fixtures.metadata import execute
+from tests.fixtures.processes import ETL_CRAFT
 from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.waiting import wait_for
 from tests.integration.running.test_supervisor_sql import supervise, task_statuses
 
 from etl_craft.core.errors import ExitCode
-
-pytestmark = pytest.mark.integration
-ETL_CRAFT = str(Path(sys.executable).parent / "etl-craft")
 
 GATED = """
 import time

@@ -15,8 +15,6 @@ from tests.integration.running.test_supervisor_sql import supervise, task_status
 from etl_craft.config.connector import load_connector
 from etl_craft.config.rules import TlsMode
 
-pytestmark = pytest.mark.integration
-
 PIPELINE = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE)
 SELECT PROJECT_ID, 'checked' FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';

@@ -15,8 +15,6 @@ from tests.fixtures.projects import ProjectOnDisk, make_project
 from etl_craft.core.time import as_utc
 from etl_craft.runtime import starter
 
-pytestmark = pytest.mark.integration
-
 # The task writes into its attempt log when its process started, on the wall clock: the
 # kernel's start time (clock ticks since boot, rounded down) moved onto the wall clock.
 STARTS = """

@@ -11,8 +11,6 @@ from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 from tests.integration.running.test_supervisor_sql import supervise, task_statuses
 
-pytestmark = pytest.mark.integration
-
 FLAKY = """
 from pathlib import Path
 

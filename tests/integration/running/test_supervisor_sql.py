@@ -10,8 +10,6 @@ import pytest
 from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
-pytestmark = pytest.mark.integration
-
 CHAIN = """
 INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE, MAX_PARALLEL_TASKS)
 SELECT PROJECT_ID, 'orders', 2 FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.scheduling.schedules import MISSED, create_due_runs
 from tests.integration.schedules.test_schedules import at, overseer_started, runs, scheduled
-
-pytestmark = pytest.mark.integration
 
 
 def test_the_first_look_at_a_schedule_records_no_tick_before_it(engine_db: EngineDB) -> None:

@@ -17,7 +17,6 @@ from etl_craft.enginedb.overseers import register_overseer
 from etl_craft.scheduling.schedules import MISSED, TickOutcome, create_due_runs
 from tests.fixtures.metadata import TESTER, execute, new_code, seed_run
 
-pytestmark = pytest.mark.integration
 LOGGER = "etl_craft.scheduling.schedules"
 
 

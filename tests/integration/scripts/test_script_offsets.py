@@ -20,7 +20,6 @@ from etl_craft.handlers.scripts import run_script
 from etl_craft.scripting import ScriptContext
 from tests.fixtures.metadata import TESTER, seed_attempt, seed_pipeline, seed_run, seed_task_run
 
-pytestmark = pytest.mark.integration
 OWNER = "owner-1"
 
 

@@ -17,7 +17,6 @@ from etl_craft.cli.main import run as run_cli
 from etl_craft.core.redaction import MASK
 from tests.integration.security.conftest import PARAMETER_SECRETS, Seeded, leaks
 
-pytestmark = pytest.mark.integration
 WHERE_CONFIGURED = {"CFG_TASK_PARAMETERS", "CFG_PIPELINE_PARAMETERS", "AUD_METADATA_CHANGES"}
 
 

@@ -22,7 +22,7 @@ from tests.fixtures.databases import unique_name
 from tests.fixtures.metadata import TESTER, execute
 from tests.integration.enginedb.test_write_guards import SEED
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 FORGED_ACTOR = (
     "SELECT set_config('etl_craft.actor', 'etl-craft', true), "

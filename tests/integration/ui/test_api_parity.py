@@ -5,13 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from etl_craft_api.app import create_app as create_api
 from tests.integration.ui.conftest import Ui
-
-pytestmark = pytest.mark.integration
 
 
 def api_document(ui: Ui, path: str) -> dict[str, Any]:

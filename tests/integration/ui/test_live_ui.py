@@ -4,7 +4,6 @@ without a session, signs a browser in with a real token over HTTP, and shows the
 from __future__ import annotations
 
 import http.cookiejar
-import os
 import re
 import subprocess
 import urllib.parse
@@ -13,17 +12,19 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.integration.api.test_live_docs import BIN, free_port, wait_until_up
+from tests.fixtures.processes import BIN, clean_env, free_port, stop, wait_until_up
 from tests.integration.ui.conftest import SECRET_KEY, Ui
 
-pytestmark = [pytest.mark.integration, pytest.mark.e2e]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def live_url(ui: Ui, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ETL_CRAFT_")}
-    env.update(ETL_CRAFT_ACTOR="live@tests", ETL_CRAFT_UI_SECRET=SECRET_KEY)
-    env["ETL_CRAFT_UI_PORT"] = str(free_port())
+    env = clean_env(
+        ETL_CRAFT_ACTOR="live@tests",
+        ETL_CRAFT_UI_SECRET=SECRET_KEY,
+        ETL_CRAFT_UI_PORT=str(free_port()),
+    )
     log = tmp_path_factory.mktemp("live-ui") / "ui.out"
     with log.open("wb") as sink:
         process = subprocess.Popen(
@@ -38,8 +39,7 @@ def live_url(ui: Ui, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         wait_until_up(url, process)
         yield url
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process)
 
 
 def test_a_browser_signs_in_over_http_and_sees_the_project(ui: Ui, live_url: str) -> None:

@@ -19,8 +19,6 @@ from tests.fixtures.served import SECRET_PIPELINE_PASSWORD, SECRETS
 from tests.integration.ui.conftest import Ui, settings_of, sign_in
 from tests.integration.worker.queueing import queue_run
 
-pytestmark = pytest.mark.integration
-
 
 def figure(page: str, label: str) -> int:
     found = re.search(rf'<div class="muted">{label}</div><div class="figure">(\d+)</div>', page)

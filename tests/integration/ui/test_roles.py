@@ -8,8 +8,6 @@ import pytest
 from tests.fixtures.served import ROLES
 from tests.integration.ui.conftest import Ui
 
-pytestmark = pytest.mark.integration
-
 PAGES = ("/", "/pipelines", "/pipelines/orders", "/interventions", "/workers")
 
 

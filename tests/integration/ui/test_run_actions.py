@@ -3,14 +3,12 @@ actor and the reason; a viewer sees no action and is refused one; a form without
 
 from __future__ import annotations
 
-import pytest
 from httpx2 import Response
 
 from tests.fixtures.run_history import RunHistory
 from tests.integration.ui.conftest import Ui
 from tests.integration.ui.runs_ui import runs_ui
 
-pytestmark = pytest.mark.integration
 __all__ = ["runs_ui"]
 INTERVENTIONS = (
     "SELECT i.KIND AS kind, i.REASON AS reason, i.REQUESTED_BY AS actor, i.TO_STATUS AS status, "

@@ -11,7 +11,6 @@ from tests.fixtures.run_history import FLAKY_ERROR, SECRET_VALUE, RunHistory
 from tests.integration.ui.conftest import Ui
 from tests.integration.ui.runs_ui import runs_ui
 
-pytestmark = pytest.mark.integration
 __all__ = ["runs_ui"]
 ROW = re.compile(r'<tr data-run="(\d+)">(.*?)</tr>', re.S)
 CELL = re.compile(r'data-task="([^"]+)">.*?class="status status-[a-z-]+">([A-Z -]+)</span>', re.S)

@@ -5,15 +5,11 @@ from __future__ import annotations
 import time
 from http.cookies import SimpleCookie
 
-import pytest
-
 from etl_craft.core.enums import Role
 from etl_craft.operations.api_tokens import revoke_token
 from etl_craft_ui.app import create_app
 from etl_craft_ui.sessions import SESSION_COOKIE, UiSession, encode_session
 from tests.integration.ui.conftest import Ui, csrf_of, settings_of, sign_in
-
-pytestmark = pytest.mark.integration
 
 
 def session_cookie(set_cookie: list[str]) -> SimpleCookie:

@@ -24,8 +24,6 @@ from tests.integration.validate.broken_project import (
     write_files,
 )
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(scope="module")
 def ctx(engine_db: EngineDB, tmp_path_factory: pytest.TempPathFactory) -> OperationContext:

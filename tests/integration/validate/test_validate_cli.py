@@ -14,8 +14,6 @@ from etl_craft.enginedb.connection import EngineDB
 from tests.integration.cli.conftest import PROJECT_CODE, Site, run_cli, write_project
 from tests.integration.validate.broken_project import EXPECTED, seed_broken_project, write_files
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture
 def broken_site(tmp_path: Path) -> Site:

@@ -12,8 +12,6 @@ from etl_craft.warehouse.audit import AUDIT_COLUMNS
 from etl_craft.warehouse.connection import WarehouseConnection
 from tests.integration.warehouse.helpers import ACTOR, PIPELINE_ID, definition, rows, run, table
 
-pytestmark = pytest.mark.integration
-
 REFRESH = pytest.mark.parametrize("refresh", list(RefreshType))
 DATA = "id, code, amount, note"
 STAMPS = (

@@ -17,8 +17,6 @@ from etl_craft.warehouse.ledger import LedgerEntry, applied, ensure_ledger, reco
 from tests.integration.warehouse.conftest import open_warehouse
 from tests.integration.warehouse.helpers import next_attempt, rows, run, spec
 
-pytestmark = pytest.mark.integration
-
 ROUNDS, ROWS = 5, 200
 SOURCE = "SELECT * FROM (VALUES {}) v(n)".format(", ".join(f"({n})" for n in range(ROWS)))
 TIMEOUT = 120

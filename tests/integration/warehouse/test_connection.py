@@ -11,8 +11,6 @@ from etl_craft.warehouse.dialect import Column, Comments
 from etl_craft.warehouse.targets import TargetObject
 from tests.integration.warehouse.conftest import open_warehouse
 
-pytestmark = pytest.mark.integration
-
 
 def test_session_is_pinned_to_utc(
     warehouse_kind: str, warehouse_location: str, monkeypatch: pytest.MonkeyPatch

@@ -20,8 +20,6 @@ from tests.integration.warehouse.helpers import (
     spec,
 )
 
-pytestmark = pytest.mark.integration
-
 CLEAN = "SELECT id, CAST(id AS VARCHAR) AS val FROM (VALUES (1), (2), (3), (4)) v(id)"
 # Fails on the third row, inside the warehouse, while the SELECT runs.
 FAULTY = (

@@ -19,10 +19,9 @@ from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.fence import fenced_transaction
 from etl_craft.warehouse.ledger import applied, ensure_ledger, fence_table
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
-from tests.chaos.harness import wait_for
+from tests.fixtures.waiting import wait_for
 from tests.integration.warehouse.helpers import next_attempt, rows, run, spec
 
-pytestmark = pytest.mark.integration
 SOURCE = "SELECT * FROM (VALUES (1), (2), (3)) v(n)"
 BATCH = 10
 

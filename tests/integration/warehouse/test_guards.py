@@ -12,8 +12,6 @@ from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.ledger import applied
 from tests.integration.warehouse.helpers import definition, rows, run, spec
 
-pytestmark = pytest.mark.integration
-
 WRITERS = [a for a in Action if a is not Action.DROP_TABLE]
 KEYED = (Action.SCD1_MERGE, Action.SCD2_MERGE, Action.DELETE_ROWS)
 VALUES = "SELECT * FROM (VALUES {}) v(id, val)"

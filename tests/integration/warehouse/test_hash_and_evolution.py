@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import hashlib
 
-import pytest
-
 from etl_craft.handlers.sql import Action
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.targets import TargetObject
 from tests.integration.warehouse.helpers import definition, rows, run, table
-
-pytestmark = pytest.mark.integration
 
 TZ = "TIMESTAMP WITH TIME ZONE"
 GOLDEN_ROWS = ", ".join(

@@ -12,8 +12,6 @@ from etl_craft.handlers.sql.rehearsal import rehearse_action, sample_select
 from etl_craft.warehouse.connection import WarehouseConnection
 from tests.integration.warehouse.helpers import definition, rows, run, spec, table
 
-pytestmark = pytest.mark.integration
-
 DATA = "id, code"
 SELECT = "SELECT id, code FROM {}.src"
 

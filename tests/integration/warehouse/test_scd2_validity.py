@@ -17,8 +17,6 @@ from etl_craft.warehouse.ledger import ledger_table
 from etl_craft.warehouse.statements import count_rows
 from tests.integration.warehouse.helpers import definition, rows, run, table
 
-pytestmark = pytest.mark.integration
-
 COLUMNS = "id INTEGER, name VARCHAR(10), changed_at TIMESTAMP WITH TIME ZONE"
 BY_TIME: dict[str, Any] = {
     "key": ("id",),

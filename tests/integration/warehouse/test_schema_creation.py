@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -11,9 +10,10 @@ from etl_craft.handlers.sql import Action
 from etl_craft.warehouse import TargetObject
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.databases import unique_name
+from tests.fixtures.waiting import wait_for
 from tests.integration.warehouse.helpers import run
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 TIMEOUT = 30.0
 SELECT = "SELECT CAST(1 AS INTEGER) AS id"
 
@@ -47,10 +47,12 @@ def test_the_second_creator_of_a_schema_waits_for_the_first_and_succeeds(
             first.execute("create the schema first", f"CREATE SCHEMA IF NOT EXISTS {schema}")
             writer = threading.Thread(target=create_second_table)
             writer.start()
-            deadline = time.monotonic() + TIMEOUT
-            while not waiting_on_a_lock(first, second_pid):
-                assert time.monotonic() < deadline, "the second writer never waited"
+
+            def second_waits() -> bool:
                 assert writer.is_alive(), errors
+                return waiting_on_a_lock(first, second_pid)
+
+            wait_for(second_waits, "the second writer to wait on the schema lock", TIMEOUT)
         writer.join(TIMEOUT)
         assert not writer.is_alive()
         assert errors == []

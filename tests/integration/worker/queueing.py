@@ -9,9 +9,11 @@ from typing import Any
 
 from etl_craft.core.enums import SlotKind
 from etl_craft.enginedb.transitions import create_task_run, queue_attempt
-from tests.chaos.harness import QUICK, Processes, rows, wait_for
+from tests.chaos.harness import QUICK, rows
 from tests.fixtures.metadata import TESTER
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 
 # Says it started (attempt id and pid, appended to starts.log), then waits to be released.
 WAIT = """
@@ -127,20 +129,13 @@ def start_worker(
 ) -> tuple[Any, str]:
     """A worker process and its id, once it has registered."""
     process = processes.start(project, "worker", *options, settings=settings)
-    found: list[str] = []
 
-    def registered() -> bool:
+    def registered() -> str | None:
         assert process.poll() is None, f"the worker exited with code {process.returncode}"
-        found[:] = [
-            row[0]
-            for row in rows(
-                project, "SELECT WORKER_ID FROM AUD_WORKERS WHERE PID = :p", p=process.pid
-            )
-        ]
-        return bool(found)
+        found = rows(project, "SELECT WORKER_ID FROM AUD_WORKERS WHERE PID = :p", p=process.pid)
+        return str(found[0][0]) if found else None
 
-    wait_for(registered, "the worker to register", 120)
-    return process, found[0]
+    return process, wait_for(registered, "the worker to register", 120)
 
 
 def stop_worker(processes: Processes, process: Any) -> int:
@@ -155,7 +150,17 @@ def status_of(project: ProjectOnDisk, attempt_id: int) -> str:
     return str(status)
 
 
-def statuses(project: ProjectOnDisk) -> dict[str, int]:
-    """How many attempts are in each status."""
-    found = rows(project, "SELECT STATUS, count(*) FROM AUD_TASK_ATTEMPTS GROUP BY STATUS")
+def statuses(project: ProjectOnDisk, pipeline: str | None = None) -> dict[str, int]:
+    """How many attempts (of ``pipeline``'s runs, or of every run) are in each status."""
+    if pipeline is None:
+        found = rows(project, "SELECT STATUS, count(*) FROM AUD_TASK_ATTEMPTS GROUP BY STATUS")
+    else:
+        found = rows(
+            project,
+            "SELECT a.STATUS, count(*) FROM AUD_TASK_ATTEMPTS a JOIN AUD_TASK_RUN_LOG t "
+            "ON t.TASK_RUN_ID = a.TASK_RUN_ID JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID "
+            "JOIN CFG_PIPELINES p ON p.PIPELINE_ID = k.PIPELINE_ID WHERE p.PIPELINE_CODE = :p "
+            "GROUP BY a.STATUS",
+            p=pipeline,
+        )
     return {str(status): int(count) for status, count in found}

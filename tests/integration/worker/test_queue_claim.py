@@ -10,7 +10,7 @@ from etl_craft.enginedb import transitions as tx
 from etl_craft.enginedb.connection import EngineDB
 from tests.fixtures.metadata import TESTER, read_one, seed_pipeline, seed_run
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 
 def queue(db: EngineDB, count: int, pool: str = "default") -> list[int]:

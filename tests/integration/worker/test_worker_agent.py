@@ -1,9 +1,16 @@
-"""The worker agent as a real process: claims, slots, cancellation, draining and time limits."""
+"""The worker agent as a real process: claims, slots, cancellation, draining and time limits.
+
+Tests that only queue work share one worker (and its project) per module, since starting a worker
+is most of a test's time; each of them leaves no attempt live. A test that configures, drains or
+stops its worker, or needs two, starts its own.
+"""
 
 from __future__ import annotations
 
 import signal
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import pairwise
 
 import pytest
@@ -11,9 +18,11 @@ import pytest
 from etl_craft.core.enums import AttemptStatus, SlotKind
 from etl_craft.enginedb.transitions import request_cancel
 from etl_craft.runtime.identity import ProcessIdentity, alive_here
-from tests.chaos.harness import LOADS, Processes, rows, scalar, wait_for
+from tests.chaos.harness import LOADS, rows, scalar
 from tests.fixtures.metadata import TESTER, read_one
+from tests.fixtures.processes import Processes, scripted_project
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import (
     migrate,
     python_pipeline,
@@ -26,8 +35,28 @@ from tests.integration.worker.queueing import (
     stop_worker,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 ONE_SLOT = ("--ingestion-slots", "1", "--warehouse-slots", "1")
+
+
+@dataclass(frozen=True)
+class SharedWorker:
+    project: ProjectOnDisk
+    worker_id: str
+
+
+@pytest.fixture(scope="module")
+def shared(pg_engine_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedWorker]:
+    """One worker with one slot of each kind, on a project of the module's own."""
+    folder = tmp_path_factory.mktemp("shared-worker")
+    project = scripted_project(folder / "etl-craft", pg_engine_url)
+    started = Processes(folder)
+    try:
+        _, worker_id = start_worker(started, project, *ONE_SLOT)
+        yield SharedWorker(project, worker_id)
+    finally:
+        started.stop_all()
+        project.engine.dispose()
 
 
 def attempt_row(project: ProjectOnDisk, attempt_id: int) -> dict[str, object]:
@@ -68,21 +97,19 @@ def wait_status(project: ProjectOnDisk, attempt_id: int, status: str) -> None:
     wait_for(reached, f"attempt {attempt_id} {status}")
 
 
-def test_a_queued_attempt_is_run_to_success_by_a_worker(
-    pg_project: ProjectOnDisk, processes: Processes
-) -> None:
-    python_pipeline(pg_project, "solo", ["quick"])
-    attempt_id = queue_run(pg_project, "solo", ["quick"])["quick"]
-    worker, worker_id = start_worker(processes, pg_project, *ONE_SLOT)
-    wait_status(pg_project, attempt_id, "SUCCESS")
-    assert stop_worker(processes, worker) == 0
-    attempt = attempt_row(pg_project, attempt_id)
-    assert (attempt["owner_id"], attempt["outcome_source"]) == (worker_id, "CHILD")
+def test_a_queued_attempt_is_run_to_success_by_a_worker(shared: SharedWorker) -> None:
+    project = shared.project
+    python_pipeline(project, "solo", ["quick"])
+    attempt_id = queue_run(project, "solo", ["quick"])["quick"]
+    wait_status(project, attempt_id, "SUCCESS")
+    attempt = attempt_row(project, attempt_id)
+    assert (attempt["owner_id"], attempt["outcome_source"]) == (shared.worker_id, "CHILD")
     task_run = dict(
         read_one(
-            pg_project.engine,
+            project.engine,
             "SELECT STATUS, LATEST_ATTEMPT_ID, ATTEMPT_COUNT, ROWS_WRITTEN, "
-            "END_DATE IS NOT NULL AS ended FROM AUD_TASK_RUN_LOG",
+            "END_DATE IS NOT NULL AS ended FROM AUD_TASK_RUN_LOG WHERE LATEST_ATTEMPT_ID = :a",
+            a=attempt_id,
         )
     )
     assert task_run == {
@@ -92,9 +119,8 @@ def test_a_queued_attempt_is_run_to_success_by_a_worker(
         "rows_written": 1,
         "ended": True,
     }
-    registered = worker_row(pg_project, worker_id)
-    assert registered["status"] == "GONE"
-    assert registered["stopped_at"] is not None
+    registered = worker_row(project, shared.worker_id)
+    assert (registered["status"], registered["stopped_at"]) == ("ACTIVE", None)
     assert (registered["pool"], registered["ingestion_slots"], registered["warehouse_slots"]) == (
         "default",
         1,
@@ -150,15 +176,13 @@ def test_two_workers_claim_each_attempt_exactly_once(
     assert stop_worker(processes, second) == 0
 
 
-def test_a_worker_runs_no_more_attempts_of_a_kind_than_its_slots(
-    pg_project: ProjectOnDisk, processes: Processes
-) -> None:
+def test_a_worker_runs_no_more_attempts_of_a_kind_than_its_slots(shared: SharedWorker) -> None:
+    pg_project = shared.project
     tasks = ["a", "b", "c"]
     python_pipeline(pg_project, "narrow", tasks)
     migrate(pg_project, "loads", LOADS)
     queue_run(pg_project, "narrow", tasks)
     setup = queue_run(pg_project, "loads", ["setup"])["setup"]
-    worker, _ = start_worker(processes, pg_project, *ONE_SLOT)
     live: list[int] = []
 
     def ingestion_live() -> int:
@@ -177,7 +201,7 @@ def test_a_worker_runs_no_more_attempts_of_a_kind_than_its_slots(
     wait_for(
         lambda: (
             ingestion_live() == 1
-            and statuses(pg_project).get("RUNNING") == 1
+            and statuses(pg_project, "narrow").get("RUNNING") == 1
             and status_of(pg_project, setup) == "SUCCESS"
         ),
         "an ingestion attempt RUNNING and the SQL attempt SUCCESS",
@@ -192,9 +216,9 @@ def test_a_worker_runs_no_more_attempts_of_a_kind_than_its_slots(
         release(pg_project, running_task)
 
         def settled(done: int = done) -> bool:
-            now = ingestion_live(), statuses(pg_project)
+            now = ingestion_live(), statuses(pg_project, "narrow")
             running = now[1].get("RUNNING") == 1
-            return now[1].get("SUCCESS", 0) == done + 1 and (done == 3 or running)
+            return now[1].get("SUCCESS", 0) == done and (done == 3 or running)
 
         wait_for(settled, f"{done} of the PYTHON attempts SUCCESS")
     assert max(live) == 1
@@ -205,15 +229,14 @@ def test_a_worker_runs_no_more_attempts_of_a_kind_than_its_slots(
     )
     for (_, ended), (claimed, _) in pairwise(ordered):
         assert claimed >= ended
-    assert stop_worker(processes, worker) == 0
 
 
-def test_a_cancel_request_reaches_the_worker_that_runs_the_attempt(
-    pg_project: ProjectOnDisk, processes: Processes
-) -> None:
-    python_pipeline(pg_project, "stoppable", ["hold"])
-    attempt_id = queue_run(pg_project, "stoppable", ["hold"])["hold"]
-    worker, worker_id = start_worker(processes, pg_project, *ONE_SLOT)
+def test_a_cancel_request_reaches_the_worker_that_runs_the_attempt(shared: SharedWorker) -> None:
+    pg_project, worker_id = shared.project, shared.worker_id
+    python_pipeline(pg_project, "stoppable", ["held_until_cancelled"])
+    attempt_id = queue_run(pg_project, "stoppable", ["held_until_cancelled"])[
+        "held_until_cancelled"
+    ]
     wait_status(pg_project, attempt_id, "RUNNING")
     running = attempt_row(pg_project, attempt_id)
     with pg_project.engine.transaction(TESTER) as conn:
@@ -225,9 +248,10 @@ def test_a_cancel_request_reaches_the_worker_that_runs_the_attempt(
     assert (cancelled["owner_id"], cancelled["outcome_source"]) == (worker_id, "OWNER")
     assert cancelled["ended_by_kind"] == "WORKER"
     assert not process_alive(running)
-    [(summary,)] = rows(pg_project, "SELECT STATUS FROM AUD_TASK_RUN_LOG")
+    [(summary,)] = rows(
+        pg_project, "SELECT STATUS FROM AUD_TASK_RUN_LOG WHERE LATEST_ATTEMPT_ID = :a", a=attempt_id
+    )
     assert summary == "CANCELLED"
-    assert stop_worker(processes, worker) == 0
 
 
 def test_sigterm_drains_the_running_attempt_and_claims_nothing_new(
@@ -252,7 +276,9 @@ def test_sigterm_drains_the_running_attempt_and_claims_nothing_new(
     left = attempt_row(pg_project, waiting_id)
     assert (left["status"], left["owner_id"]) == ("QUEUED", None)
     assert statuses(pg_project) == {"SUCCESS": 1, "QUEUED": 1}
-    assert worker_row(pg_project, worker_id)["status"] == "GONE"
+    gone = worker_row(pg_project, worker_id)
+    assert gone["status"] == "GONE"
+    assert gone["stopped_at"] is not None
 
 
 def test_a_drain_that_runs_out_of_time_stops_the_attempt_failed_retryable(
@@ -275,15 +301,12 @@ def test_a_drain_that_runs_out_of_time_stops_the_attempt_failed_retryable(
     assert worker_row(pg_project, worker_id)["status"] == "GONE"
 
 
-def test_an_attempt_over_its_time_limit_is_timed_out_by_the_worker(
-    pg_project: ProjectOnDisk, processes: Processes
-) -> None:
-    python_pipeline(pg_project, "slow", ["hold"], timeout_seconds=1)
-    attempt_id = queue_run(pg_project, "slow", ["hold"])["hold"]
-    worker, _ = start_worker(processes, pg_project, *ONE_SLOT)
+def test_an_attempt_over_its_time_limit_is_timed_out_by_the_worker(shared: SharedWorker) -> None:
+    pg_project = shared.project
+    python_pipeline(pg_project, "slow", ["held_past_its_limit"], timeout_seconds=1)
+    attempt_id = queue_run(pg_project, "slow", ["held_past_its_limit"])["held_past_its_limit"]
     wait_status(pg_project, attempt_id, "RUNNING")
     running = attempt_row(pg_project, attempt_id)
     wait_status(pg_project, attempt_id, "TIMED_OUT")
     assert "TASK_TIMEOUT_SECONDS=1" in str(attempt_row(pg_project, attempt_id)["error_message"])
     assert not process_alive(running)
-    assert stop_worker(processes, worker) == 0

@@ -12,10 +12,12 @@ import pytest
 
 from etl_craft.enginedb.transitions import lose_attempt, retire_worker
 from etl_craft.runtime.identity import is_zombie, process_start
-from tests.chaos.harness import Processes, rows, scalar, wait_for
+from tests.chaos.harness import rows, scalar
 from tests.chaos.proxy import EngineProxy, cut_off
 from tests.fixtures.metadata import TESTER, read_one
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import (
     python_pipeline,
     queue_run,
@@ -25,7 +27,7 @@ from tests.integration.worker.queueing import (
     stop_worker,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 ONE_SLOT = ("--ingestion-slots", "1", "--warehouse-slots", "1")
 # Far beyond these tests: a task process that stops did so because its worker stopped it.
 PATIENT = ("--drain-seconds", "300")

@@ -27,7 +27,7 @@ from etl_craft.enginedb.workers import WorkerRegistration, live_workers
 from tests.fixtures.metadata import TESTER, execute, read_one
 from tests.integration.worker.test_queue_claim import claim, queue
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 
 def worker(name: str, pool: str = "default") -> WorkerRegistration:

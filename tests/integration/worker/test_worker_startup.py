@@ -10,11 +10,10 @@ import pytest
 from etl_craft.core.enums import MigrationStream
 from etl_craft.core.errors import ExitCode
 from etl_craft.enginedb.migrations import ENGINE_SCOPE, schema_version
-from tests.chaos.harness import Processes, scalar
+from tests.chaos.harness import scalar
 from tests.fixtures.metadata import TESTER
+from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk, make_project
-
-pytestmark = pytest.mark.integration
 
 
 def test_a_worker_refuses_an_sqlite_engine_db(tmp_path: Path, processes: Processes) -> None:

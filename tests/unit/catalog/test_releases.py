@@ -10,8 +10,6 @@ import pytest
 from etl_craft.core.errors import UsageError
 from etl_craft_catalog.releases import current_release, publish, releases_folder
 
-pytestmark = pytest.mark.unit
-
 
 def _page(text: str) -> Callable[[Path], None]:
     def write(folder: Path) -> None:

@@ -15,8 +15,6 @@ import pytest
 from etl_craft.cli.main import build_parser
 from etl_craft.cli.registry import resolve
 
-pytestmark = pytest.mark.unit
-
 HEAVY = ("sqlalchemy", "fastapi", "duckdb", "sqlglot", "psycopg", "uvicorn", "jinja2", "pydantic")
 # A fresh interpreter: this one has imported everything already. The module list goes to
 # stderr's last line, since --version and --help write to stdout.

@@ -17,8 +17,6 @@ from etl_craft.config.rules import (
 )
 from etl_craft.core.errors import ConfigurationError
 
-pytestmark = pytest.mark.unit
-
 VALID = """\
 Engine:
   path: engine.db

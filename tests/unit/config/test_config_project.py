@@ -9,8 +9,6 @@ import pytest
 from etl_craft.config.project import Project, find_project, require_project
 from etl_craft.core.errors import ConfigurationError
 
-pytestmark = pytest.mark.unit
-
 
 def make_project(parent: Path) -> Path:
     root = parent / "etl-craft"

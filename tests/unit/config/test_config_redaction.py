@@ -10,8 +10,6 @@ from etl_craft.config.connector import load_connector
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.core.redaction import SENSITIVE_PATTERNS
 
-pytestmark = pytest.mark.unit
-
 BASE = "Engine:\n  path: engine.db\nWarehouse:\n  type: duckdb\n  path: warehouse.duckdb\n"
 
 

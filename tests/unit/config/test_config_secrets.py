@@ -10,8 +10,6 @@ import pytest
 from etl_craft.config.connector import Connector, load_connector
 from etl_craft.core.errors import ConfigurationError
 
-pytestmark = pytest.mark.unit
-
 CONFIG = """\
 Engine:
   url: postgresql+psycopg://etl:${ENGINE_PASSWORD}@${ENGINE_HOST}/etl

@@ -10,8 +10,6 @@ from etl_craft.config.connector import Connector, load_connector
 from etl_craft.config.settings import ServiceSettings, load_settings, resolve_engine_url
 from etl_craft.core.errors import ConfigurationError
 
-pytestmark = pytest.mark.unit
-
 SETTING_VARIABLES = (
     "ETL_CRAFT_ENGINE_URL",
     "ETL_CRAFT_PROFILE",

@@ -8,8 +8,6 @@ from etl_craft.core import errors
 from etl_craft.core.actor import ActorKind, human_actor
 from etl_craft.core.errors import ConfigurationError, EtlCraftError
 
-pytestmark = pytest.mark.unit
-
 
 def test_the_actor_comes_from_the_variable() -> None:
     actor = human_actor({"ETL_CRAFT_ACTOR": "github:alice"})

@@ -13,8 +13,6 @@ import pytest
 
 from etl_craft.core.cron import next_after, ticks_between
 
-pytestmark = pytest.mark.unit
-
 NEW_YORK = "America/New_York"
 LONDON = "Europe/London"
 

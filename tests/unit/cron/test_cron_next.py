@@ -10,8 +10,6 @@ import pytest
 
 from etl_craft.core.cron import CronExpression, next_after, ticks_between
 
-pytestmark = pytest.mark.unit
-
 
 def utc(
     year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, micro: int = 0

@@ -6,8 +6,6 @@ import pytest
 
 from etl_craft.core.cron import CronExpression, cron_problem
 
-pytestmark = pytest.mark.unit
-
 EVERY_MINUTE = tuple(range(60))
 
 

@@ -12,13 +12,10 @@ from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etl_craft.core.cron import CronExpression, ticks_between
-
-pytestmark = pytest.mark.unit
 
 MINUTE = timedelta(minutes=1)
 

@@ -7,8 +7,6 @@ import gzip
 import json
 from pathlib import Path
 
-import pytest
-
 from etl_craft.operations.demo_sources import (
     CLIENTS,
     NEW_PER_BATCH,
@@ -19,8 +17,6 @@ from etl_craft.operations.demo_sources import (
     updated_numbers,
     write_next_batch,
 )
-
-pytestmark = pytest.mark.unit
 
 
 def test_each_call_writes_the_next_batch_of_every_client(tmp_path: Path) -> None:

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import pytest
 import yaml
 from docs.generate import DOCS
-
-pytestmark = pytest.mark.unit
 
 CONFIG = DOCS.parent / "mkdocs.yml"
 

@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 from docs.generate import COMMAND, DOCS, PAGES, render_all
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_the_committed_reference_is_what_the_generator_renders(name: str) -> None:

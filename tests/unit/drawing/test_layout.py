@@ -8,8 +8,6 @@ import pytest
 
 from etl_craft.drawing import Box, Edge, Layout, Node, Port, layout, ordering
 
-pytestmark = pytest.mark.unit
-
 
 def node(node_id: str, *columns: str) -> Node:
     return Node(node_id, node_id, "table", ports=tuple(Port(f"{node_id}.{c}", c) for c in columns))

@@ -9,8 +9,6 @@ import pytest
 
 from etl_craft.drawing import Edge, Node, Port, draw, layout
 
-pytestmark = pytest.mark.unit
-
 NS = {"s": "http://www.w3.org/2000/svg"}
 HOSTILE = "<script>alert(\"x\")</script> & 'y'"
 

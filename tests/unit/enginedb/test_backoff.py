@@ -3,11 +3,7 @@ still a number after an outage of any length."""
 
 from __future__ import annotations
 
-import pytest
-
 from etl_craft.enginedb.backoff import FIRST_SECONDS, MOST_SECONDS, Backoff
-
-pytestmark = pytest.mark.unit
 
 
 def test_waits_double_up_to_the_cap_with_jitter() -> None:

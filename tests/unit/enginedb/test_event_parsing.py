@@ -22,8 +22,6 @@ from etl_craft.enginedb.events import (
 )
 from etl_craft.enginedb.transitions.table import Entity
 
-pytestmark = pytest.mark.unit
-
 
 def _payload(entity: Entity, row_id: int | str, status: str) -> str:
     # The shape transitions/_apply.notify sends.

@@ -6,12 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 import etl_craft
 from etl_craft.enginedb.named_statements import DIALECTS, statements
-
-pytestmark = pytest.mark.unit
 
 STATUS_TABLES = r"(AUD_PIPELINES_RUN_LOG|AUD_TASK_RUN_LOG|AUD_TASK_ATTEMPTS|AUD_WORKERS)"
 FENCED_COLUMNS = r"(STATUS|OWNER_ID|LEASE_EXPIRES_AT)"

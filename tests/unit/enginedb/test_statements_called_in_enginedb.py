@@ -6,12 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 import etl_craft
 from etl_craft.enginedb.named_statements import DIALECTS, statements
-
-pytestmark = pytest.mark.unit
 
 # EngineConnection's methods that take a statement's name as their first argument.
 CALLING_METHODS = frozenset({"run", "one", "all", "scalar", "guarded", "run_many"})

@@ -23,8 +23,6 @@ from etl_craft.operations.explain_past import (
 from etl_craft.operations.explain_snapshot import ExplainRecords, snapshot_of
 from etl_craft.scheduling.shape import build_shape
 
-pytestmark = pytest.mark.unit
-
 T0 = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 
 

@@ -6,8 +6,6 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
-
 from etl_craft.core.enums import (
     AttemptStatus,
     DependencyType,
@@ -31,8 +29,6 @@ from etl_craft.operations.explain_snapshot import (
 )
 from etl_craft.operations.serialize import to_json
 from etl_craft.scheduling.plan import RetryPolicy
-
-pytestmark = pytest.mark.unit
 
 T0 = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 RUN = RunHeader(7, "orders", "manual:nightly", RunStatus.IN_PROGRESS)

@@ -17,8 +17,6 @@ from etl_craft.handlers.files.spec import FileFormat, FileLoadSpec, read_spec
 from etl_craft.handlers.files.types import parse_columns
 from etl_craft.warehouse.dialect import Column
 
-pytestmark = pytest.mark.unit
-
 COLUMNS = (Column("id", "BIGINT"), Column("name", "TEXT"), Column("at", "TIMESTAMP WITH TIME ZONE"))
 
 

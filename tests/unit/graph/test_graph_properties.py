@@ -37,8 +37,6 @@ from etl_craft.core.graph import (
     TaskOutcome,
 )
 
-pytestmark = pytest.mark.unit
-
 # Derandomized so CI runs the same examples on every machine and every run.
 PROPERTY = settings(derandomize=True, max_examples=200, deadline=None, database=None)
 

@@ -16,8 +16,6 @@ from etl_craft.core.graph import (
     dependency_met,
 )
 
-pytestmark = pytest.mark.unit
-
 FAILED = TaskOutcome(TaskRunStatus.FAILED)
 CANCELLED = TaskOutcome(TaskRunStatus.CANCELLED)
 

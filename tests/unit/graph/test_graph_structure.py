@@ -8,8 +8,6 @@ from etl_craft.core.enums import RunCondition
 from etl_craft.core.errors import MetadataError, NotFoundError
 from etl_craft.core.graph import Cycle, DependencyGraph, PipelineEdge, TaskEdge, TaskNode
 
-pytestmark = pytest.mark.unit
-
 SALES, CRM = 1, 2
 
 

@@ -15,8 +15,6 @@ from etl_craft.core.graph import (
     TaskOutcome,
 )
 
-pytestmark = pytest.mark.unit
-
 FAILED = TaskOutcome(TaskRunStatus.FAILED)
 
 

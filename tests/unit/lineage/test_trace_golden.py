@@ -6,8 +6,6 @@ import pytest
 
 from etl_craft.lineage import EdgeKind, trace_select
 
-pytestmark = pytest.mark.unit
-
 COPY, DERIVED = EdgeKind.COPY, EdgeKind.DERIVED
 DIALECTS = ("postgres", "duckdb")
 KNOWN = {"s.orders": ("id", "customer_id", "amount"), "s.customers": ("id", "name", "tier")}

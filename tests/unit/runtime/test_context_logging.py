@@ -19,8 +19,6 @@ from etl_craft.handlers.scripts import run_script
 from etl_craft.runtime.context_logging import configure_task_logging
 from etl_craft.scripting import ScriptContext
 
-pytestmark = pytest.mark.unit
-
 CHATTY = dedent(
     """
     import logging

@@ -13,8 +13,6 @@ import pytest
 
 from etl_craft.runtime.leases import MARGIN_SHARE, LeaseWatch, fence_after
 
-pytestmark = pytest.mark.unit
-
 
 def refused() -> psycopg.OperationalError:
     """A real connection refused: a port nothing listens on."""

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from etl_craft.core.enums import DependencyType, Handler, RunStatus, TaskRunStatus
 from etl_craft.core.graph import DependencyGraph, TaskEdge, TaskNode
 from etl_craft.scheduling.plan import Again, TaskRunState, plan
-
-pytestmark = pytest.mark.unit
 
 LAND, SUMMARY, REPORT = (
     TaskNode(n, code, 1, "orders") for n, code in enumerate(("land", "summary", "report"), start=1)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
-
 from etl_craft.config.urls import mask_url, url_secrets
 from etl_craft.core.enums import AttemptStatus, Handler
 from etl_craft.core.redaction import MASK, Redactor, SensitiveNames, clip
@@ -13,7 +11,6 @@ from etl_craft.enginedb.attempts import AttemptInvocation
 from etl_craft.handlers.secrets import DECLARED, attempt_redactor
 from etl_craft.runtime.masked_output import LONGEST_LINE, LineMasker
 
-pytestmark = pytest.mark.unit
 SECRET = "hunter2-very-secret"
 
 

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import logging
 
-import pytest
-
 from etl_craft.core.redaction import MASK, RedactingFilter, Redactor, redact
-
-pytestmark = pytest.mark.unit
 
 
 def test_every_occurrence_is_masked() -> None:

@@ -14,8 +14,6 @@ from etl_craft.handlers.scripts.contract import cast_offset, check_result
 from etl_craft.handlers.scripts.runner import check_stored
 from etl_craft.scripting import ScriptResult
 
-pytestmark = pytest.mark.unit
-
 
 class NanoTimestamp(datetime):
     """What pandas.Timestamp looks like to the offset store: a datetime with nanoseconds."""

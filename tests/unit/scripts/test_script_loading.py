@@ -18,8 +18,6 @@ from etl_craft.core.redaction import Redactor
 from etl_craft.handlers.scripts import load_script, module_name, run_script
 from etl_craft.scripting import ScriptContext
 
-pytestmark = pytest.mark.unit
-
 FEATURES = dedent(
     """
     from __future__ import annotations

@@ -7,8 +7,6 @@ import pytest
 from etl_craft.core.errors import ConfigurationError
 from etl_craft_ui.settings import MIN_SECRET_LENGTH, load_ui_settings
 
-pytestmark = pytest.mark.unit
-
 
 def test_options_override_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ETL_CRAFT_UI_PORT", "9000")

@@ -15,8 +15,6 @@ from etl_craft.handlers.parameters import (
 from etl_craft.handlers.sql.parameters import SQL_PARAMETERS
 from etl_craft.operations.scaffold import code_from_name
 
-pytestmark = pytest.mark.unit
-
 
 def _declared(handler: Handler) -> dict[str, ParameterDeclaration]:
     return {d.name: d for d in declarations_for(handler)}

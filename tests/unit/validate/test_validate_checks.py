@@ -17,8 +17,6 @@ from etl_craft.enginedb.metadata import (
 from etl_craft.operations.validate import validate_metadata
 from etl_craft.operations.validate_findings import Subject
 
-pytestmark = pytest.mark.unit
-
 
 def _task(task_id: int, code: str, **parameters: str) -> TaskRow:
     return TaskRow(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-import pytest
-
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.enginedb.metadata import (
     BusinessRuleRow,
@@ -18,8 +16,6 @@ from etl_craft.enginedb.metadata import (
 from etl_craft.lineage.build import build_lineage
 from etl_craft.operations.validate import Finding, validate_metadata
 from etl_craft.operations.validate_findings import Subject
-
-pytestmark = pytest.mark.unit
 
 PIPELINES = (
     PipelineRow(1, "load", None, None, None, True),

@@ -7,15 +7,12 @@ from collections.abc import MutableMapping
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode, format_trace_id
 
 from etl_craft.runtime.http_tracing import TracingMiddleware
-
-pytestmark = pytest.mark.unit
 
 CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 
