@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from types import FrameType, TracebackType
 
+from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError, MetadataError
@@ -50,8 +51,8 @@ from etl_craft.runtime.identity import new_owner_id, owner_id
 from etl_craft.runtime.launcher import (
     LaunchSpec,
     RunningAttempt,
-    TaskSetup,
     claiming,
+    launch_spec,
     record_stopped,
     settle_exit,
     stop_for_cancel,
@@ -79,10 +80,7 @@ class WorkerSettings:
     pool: str
     slots: Mapping[SlotKind, int]
     drain_seconds: float
-    heartbeat_seconds: float
-    lease_seconds: float
-    poll_seconds: float
-    tasks: TaskSetup
+    owner: OwnerSettings  # its lease, heartbeat and poll, and what its task processes start with
 
 
 @dataclass(frozen=True)
@@ -141,7 +139,7 @@ class WorkerAgent:
         self.engine, self.settings, self.ledger = engine, settings, ledger
         self._identify(owner_id())
         self.jobs: dict[int, Job] = {}
-        self.leases = LeaseWatch(settings.lease_seconds)
+        self.leases = LeaseWatch(settings.owner.lease_seconds)
         # Stopped before their leases ran out, to be recorded once the Engine DB answers.
         self.fenced: dict[int, tuple[Job, str]] = {}
         self.signals = Signals()
@@ -207,7 +205,7 @@ class WorkerAgent:
         try:
             if time.monotonic() >= self.next_beat:
                 # Due again an interval later even if it fails: beats keep their own pace.
-                self.next_beat = time.monotonic() + self.settings.heartbeat_seconds
+                self.next_beat = time.monotonic() + self.settings.owner.heartbeat_seconds
                 self._beat()
         finally:
             self._fence()  # needs no Engine DB: it must happen while there is none
@@ -243,7 +241,7 @@ class WorkerAgent:
                     pool=self.settings.pool,
                     free_kinds=free,
                     owner_id=self.worker_id,
-                    lease_seconds=self.settings.lease_seconds,
+                    lease_seconds=self.settings.owner.lease_seconds,
                 )
                 if attempt_id is None:
                     self.emptied = frozenset(free)
@@ -314,8 +312,8 @@ class WorkerAgent:
             invocation.task_code,
             invocation.attempt_number,
         )
-        return self.settings.tasks.spec(
-            self.worker_id, invocation.attempt_id, where, task.timeout_seconds
+        return launch_spec(
+            self.settings.owner, self.worker_id, invocation.attempt_id, where, task.timeout_seconds
         )
 
     def _fail(self, attempt_id: int, message: str, *, retryable: bool) -> None:
@@ -346,7 +344,7 @@ class WorkerAgent:
             message = (
                 f"worker {self.worker_id} could not renew the attempt's lease for "
                 f"{self.leases.renewed_ago(attempt_id):.1f}s (the lease lasts "
-                f"{self.settings.lease_seconds:g}s; the Engine DB did not answer), so it "
+                f"{self.settings.owner.lease_seconds:g}s; the Engine DB did not answer), so it "
                 "stopped the task process before the lease ran out; it may be retried"
             )
             self._drop(attempt_id)
@@ -372,7 +370,7 @@ class WorkerAgent:
         sent = time.monotonic()
         try:
             with self.engine.transaction(self.actor) as conn:
-                found = beat(conn, self.worker_id, self.settings.lease_seconds)
+                found = beat(conn, self.worker_id, self.settings.owner.lease_seconds)
         except EngineDBError as error:
             self.leases.failed(error, sent)  # only a cut-off counts toward fencing
             raise
@@ -546,7 +544,7 @@ class WorkerAgent:
         if outage is not None:
             # Time limits and the drain's end need the Engine DB to be acted on: the next try.
             return max(0.0, min([outage, *fenced]))
-        due = [self.settings.poll_seconds, self.next_beat - now, *fenced]
+        due = [self.settings.owner.poll_seconds, self.next_beat - now, *fenced]
         if self.drain_deadline is not None:
             due.append(self.drain_deadline - now)
         limits = [job.running.seconds_left(now) for job in self.jobs.values()]

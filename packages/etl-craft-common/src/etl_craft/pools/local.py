@@ -14,8 +14,8 @@ import os
 import select
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import EngineDBError, StaleTransitionError
@@ -26,8 +26,8 @@ from etl_craft.enginedb.transitions import claim_attempt
 from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_status
 from etl_craft.runtime.launcher import (
     RunningAttempt,
-    TaskSetup,
     claiming,
+    launch_spec,
     record_stopped,
     settle_exit,
     stop_for_cancel,
@@ -42,13 +42,6 @@ CANCELLED = "cancelled by an operator"
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class LocalSettings:
-    owner_id: str
-    tasks: TaskSetup
-    lease_seconds: float = 60.0
-
-
 class LocalPool:
     name = "local"
     submits = True
@@ -56,7 +49,7 @@ class LocalPool:
     def __init__(
         self,
         engine: EngineDB,
-        settings: LocalSettings,
+        settings: OwnerSettings,
         slots: Mapping[SlotKind, int],
         ledger: LedgerLookup | None = None,
     ) -> None:
@@ -81,8 +74,8 @@ class LocalPool:
             return spec.attempt_id
         self.seen.add(spec.attempt_id)
         where = (spec.pipeline_code, spec.pipeline_run_id, spec.task_code, spec.attempt_number)
-        launched = self.settings.tasks.spec(
-            self.settings.owner_id, spec.attempt_id, where, spec.timeout_seconds
+        launched = launch_spec(
+            self.settings, self.settings.owner_id, spec.attempt_id, where, spec.timeout_seconds
         )
         sent = time.monotonic()
         try:
