@@ -7,12 +7,10 @@ import logging
 
 from etl_craft.cli.actions.telemetry import start_telemetry
 from etl_craft.cli.context import operation_context
-from etl_craft.config.owner import owner_settings
 from etl_craft.config.settings import load_settings
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
 from etl_craft.operations.context import OperationContext
-from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.reconcile import warehouse_ledger
 from etl_craft_worker.agent import WorkerAgent, WorkerSettings
 from etl_craft_worker.main import DEFAULT_HEARTBEAT_SECONDS
@@ -64,12 +62,5 @@ def worker_settings(ctx: OperationContext, args: argparse.Namespace) -> WorkerSe
         drain_seconds=args.drain_seconds,
         # A worker's lease is ETL_CRAFT_LEASE_SECONDS and its heartbeat --heartbeat-seconds,
         # not the project's Orchestration lease_seconds.
-        owner=owner_settings(
-            service,
-            ctx.connector,
-            owner_id=owner_id(),
-            engine_url=ctx.engine.url.render_as_string(hide_password=False),
-            logs_dir=ctx.attempt_logs_dir,
-            timing=(float(service.lease_seconds), heartbeat),
-        ),
+        owner=ctx.owner_settings(timing=(float(service.lease_seconds), heartbeat)),
     )

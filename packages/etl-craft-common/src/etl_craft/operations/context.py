@@ -61,12 +61,18 @@ class OperationContext:
     @cached_property
     def owner(self) -> OwnerSettings:
         """This process's settings as an owner of runs and attempts, read once."""
+        return self.owner_settings()
+
+    def owner_settings(self, timing: tuple[float, float] | None = None) -> OwnerSettings:
+        """Owner settings from this context's configuration; ``timing`` (lease, heartbeat
+        seconds) replaces what the configuration gives (a worker's own)."""
         return owner_settings(
             load_settings(),
             self.connector,
             owner_id=owner_id(),
             engine_url=self.engine.url.render_as_string(hide_password=False),
             logs_dir=self.attempt_logs_dir,
+            timing=timing,
         )
 
     def close(self) -> None:
