@@ -22,12 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fixtures.databases import create_database, drop_database, initialise, unique_name
-from tests.fixtures.metadata import TESTER, execute
+from tests.fixtures.metadata import execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
 from etl_craft.core.time import as_utc
-from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
-from etl_craft.runtime.reconcile import warehouse_ledger
 
 NOOP = """
 from etl_craft.scripting import ScriptContext, ScriptResult
@@ -69,17 +67,9 @@ def shape_sql(pipeline: str, tasks: int, chain: bool, parallel: int) -> str:
 
 def measure(project: ProjectOnDisk, pipeline: str) -> tuple[float, list[float]]:
     run_id = project.new_run(pipeline)
-    settings = SupervisorSettings(
-        engine_url=project.connector.engine_url,
-        config_path=project.config,
-        profile=None,
-        logs_dir=project.root / "logs",
-        default_parallel_tasks=4,
-        poll_seconds=1.0,
-    )
-    ledger = warehouse_ledger(project.connector.warehouse)
+    supervisor = project.supervisor(default_parallel_tasks=4, poll_seconds=1.0)
     started = time.monotonic()
-    status = RunSupervisor(project.engine, settings, TESTER, ledger).supervise(run_id).status
+    status = supervisor.supervise(run_id).status
     wall = time.monotonic() - started
     assert status.value == "SUCCESS", status
     return wall, overheads(project, run_id)

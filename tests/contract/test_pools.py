@@ -21,10 +21,8 @@ from etl_craft.enginedb.transitions import (
     finish_attempt,
 )
 from etl_craft.pools.base import AttemptSpec, HandleStatus, Pool
-from etl_craft.pools.local import LocalPool, LocalSettings
-from etl_craft.runtime.identity import owner_id
-from etl_craft.runtime.launcher import TaskSetup
-from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
+from etl_craft.pools.local import LocalPool
+from etl_craft.scheduling.driver import RunDriver, Step
 from etl_craft_overseer.queue_pool import QueuePool
 from tests.chaos.harness import rows, scalar
 from tests.fixtures.metadata import TESTER
@@ -116,16 +114,8 @@ def chain(project: ProjectOnDisk, pipeline: str, first: str, then: str) -> None:
 def in_process_pool(project: ProjectOnDisk, provider: str) -> Pool:
     if provider == "queue":
         return QueuePool(project.engine)
-    settings = LocalSettings(
-        owner_id=owner_id(),
-        tasks=TaskSetup(
-            engine_url=project.connector.engine_url,
-            config_path=project.config,
-            profile=None,
-            logs_dir=project.root / "logs",
-        ),
-    )
-    return LocalPool(project.engine, settings, {SlotKind.INGESTION: 2, SlotKind.WAREHOUSE: 2})
+    slots = {SlotKind.INGESTION: 2, SlotKind.WAREHOUSE: 2}
+    return LocalPool(project.engine, project.owner_settings(), slots)
 
 
 def test_an_attempt_submitted_twice_starts_one_process(
@@ -366,7 +356,7 @@ def test_the_ready_set_queues_within_the_limit_under_a_burst_of_a_thousand(
     ]
     migrate(pg_project, "burst", "\n".join(statements))
     run_id = pg_project.new_run("burst")
-    driver = RunDriver(pg_project.engine, run_id, DriverSettings(), TESTER)
+    driver = RunDriver(pg_project.engine, run_id, pg_project.owner_settings(), TESTER)
 
     first, _ = driver.step()
     again, _ = driver.step()

@@ -9,12 +9,12 @@ from datetime import date
 from typing import Any
 
 import pytest
-from etl_craft.enginedb.queries import statement
 
 from etl_craft.core.enums import SlotKind, TriggerKind
 from etl_craft.core.errors import RunStateError
 from etl_craft.enginedb import transitions as tx
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.named_statements import statement
 from tests.fixtures.metadata import TESTER, execute, seed_pipeline, seed_run, seed_task_run
 
 pytestmark = pytest.mark.postgres

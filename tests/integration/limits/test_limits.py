@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.enums import SlotKind
 from etl_craft.enginedb.transitions import claim_next_attempt
-from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
+from etl_craft.scheduling.driver import RunDriver, Step
 from tests.chaos.harness import rows, scalar
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk, make_project
@@ -39,11 +40,11 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectO
 
 
 def driver(
-    project: ProjectOnDisk, pipeline: str, settings: DriverSettings | None = None
+    project: ProjectOnDisk, pipeline: str, settings: OwnerSettings | None = None
 ) -> RunDriver:
     """The driver of a new admitted run of ``pipeline``."""
     run_id = project.new_run(pipeline, run_key=f"manual:{pipeline}")
-    return RunDriver(project.engine, run_id, settings or DriverSettings(), TESTER)
+    return RunDriver(project.engine, run_id, settings or project.owner_settings(), TESTER)
 
 
 def queued_by_pipeline(project: ProjectOnDisk) -> dict[str, int]:
@@ -125,7 +126,7 @@ def test_the_warehouse_limit_holds_back_warehouse_tasks_only(project: ProjectOnD
          WHERE p.PIPELINE_CODE = 'mixed';
         """,
     )
-    mixed = driver(project, "mixed", DriverSettings(max_warehouse_queries=2))
+    mixed = driver(project, "mixed", project.owner_settings(max_warehouse_queries=2))
 
     assert mixed.step()[0] is Step.APPLIED
     assert mixed.step()[0] is Step.BUSY

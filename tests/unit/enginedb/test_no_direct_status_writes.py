@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import etl_craft
 from etl_craft.enginedb.named_statements import DIALECTS, statements
 

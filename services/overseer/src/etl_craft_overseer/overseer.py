@@ -16,10 +16,9 @@ import logging
 import threading
 import time
 from contextlib import suppress
-from dataclasses import dataclass
-from datetime import timedelta
 
 from etl_craft import __version__
+from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import SYSTEM, Actor, ActorKind
 from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import EngineDBError, MetadataError, RunStateError, StaleTransitionError
@@ -36,26 +35,21 @@ from etl_craft.enginedb.overseers import (
     register_overseer,
     stop_overseer,
 )
-from etl_craft.enginedb.runs import read_run
+from etl_craft.enginedb.runs import RunRow
 from etl_craft.enginedb.transitions import (
-    claim_run_lease,
     mark_silent_workers_gone,
-    release_run_lease,
     skip_run,
 )
 from etl_craft.enginedb.workers import SILENT_INTERVALS
 from etl_craft.operations.blocking import BlockedPipeline, blocked_pipelines
 from etl_craft.operations.downstream_reruns import carry_on_downstream_reruns
 from etl_craft.pools.base import Pool
-from etl_craft.pools.dispatch import submit_queued
-from etl_craft.runtime.heartbeat import Heartbeat
-from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.reconcile import LedgerLookup, reconcile
 from etl_craft.runtime.starter import prepare_task_start
-from etl_craft.runtime.tracing import RunSpans
 from etl_craft.scheduling.admission import Admission
-from etl_craft.scheduling.driver import DriverSettings, RunDriver, Step
+from etl_craft.scheduling.driver import Step
 from etl_craft.scheduling.schedules import create_due_runs
+from etl_craft.supervision.runs import RunSupervisor
 from etl_craft_overseer.overseer_series import (
     ADMISSION_SECONDS,
     OVERSEER_LEADING,
@@ -68,35 +62,22 @@ OVERSEER = Actor("overseer", ActorKind.ORCHESTRATOR)
 WORKER_HEARTBEAT_SECONDS = 10.0
 
 
-@dataclass(frozen=True)
-class OverseerSettings:
-    driver: DriverSettings
-    lease_seconds: float = 60.0
-    heartbeat_seconds: float = 15.0
-    poll_seconds: float = 1.0
-    shutdown_grace_seconds: float = 60.0
-    worker_heartbeat_seconds: float = WORKER_HEARTBEAT_SECONDS
-
-
 class Overseer:
     def __init__(
         self,
         engine: EngineDB,
-        settings: OverseerSettings,
+        settings: OwnerSettings,
         pool: Pool,
         ledger: LedgerLookup | None = None,
-        owner: str | None = None,
     ) -> None:
         self.engine, self.settings, self.pool, self.ledger = engine, settings, pool, ledger
-        self.owner = owner or owner_id()
+        self.owner = settings.owner_id
         self.stopping = threading.Event()
-        self.drivers: dict[int, RunDriver] = {}
+        self.runs = RunSupervisor(engine, settings, pool, OVERSEER)
         self.admissions: dict[int, Admission] = {}
-        self.held: tuple[int, ...] = ()  # the runs whose leases the heartbeat renews
         # Pipelines whose graph cannot be built, by id: never admitted, never driven.
         self.blocked: dict[int, BlockedPipeline] = {}
         self.unbuildable: dict[int, str] = {}  # runs already logged as not drivable, and why
-        self.spans = RunSpans()
         self.next_housekeeping = 0.0
         # Since when the Engine DB has answered without a break: a worker's silence counts
         # only from then, as its heartbeats could not reach an Engine DB that was down.
@@ -120,17 +101,7 @@ class Overseer:
             with self.engine.transaction(OVERSEER) as conn:
                 register_overseer(conn, self.owner, __version__)
             log.info("overseer %s leads (etl-craft %s)", self.owner, __version__)
-            heartbeat = Heartbeat(
-                self.engine,
-                SYSTEM,
-                self.owner,
-                self.settings.lease_seconds,
-                self.settings.heartbeat_seconds,
-                lambda: self.held,
-                self.pool.live,
-                lambda conn: beat_overseer(conn, self.owner),
-                watch=self.pool.leases,
-            )
+            heartbeat = self.runs.heartbeat(lambda conn: beat_overseer(conn, self.owner))
             with heartbeat, Listener(self.engine) as listener:
                 self._lead(listener)
                 self._shut_down()
@@ -189,7 +160,7 @@ class Overseer:
                 runs = list(live_runs(conn))
             self._look_at_runs(runs)
         else:
-            for run_id in list(self.drivers):
+            for run_id in self.runs.held:
                 if self.stopping.is_set():
                     break
                 self._drive(run_id)
@@ -199,10 +170,10 @@ class Overseer:
         report = reconcile(self.engine, self.ledger, self.settings.lease_seconds)
         for settled in report.settled:
             log.info("reconciled attempt %s: %s", settled.attempt_id, settled.message)
-        silence = SILENT_INTERVALS * self.settings.worker_heartbeat_seconds
+        silence = SILENT_INTERVALS * WORKER_HEARTBEAT_SECONDS
         if self.engine.dialect == "postgresql" and self._answered_for(silence):
             with self.engine.transaction(OVERSEER) as conn:
-                gone = mark_silent_workers_gone(conn, self.settings.worker_heartbeat_seconds)
+                gone = mark_silent_workers_gone(conn, WORKER_HEARTBEAT_SECONDS)
             for worker in gone:
                 log.warning("worker %s went silent: marked GONE", worker)
         self._find_blocked()
@@ -267,12 +238,11 @@ class Overseer:
         """Judge the run's pipeline gate once; True when it was admitted."""
         admission = self.admissions.get(run.pipeline_run_id)
         if admission is None:
-            driver = self.settings.driver
             admission = Admission(
                 self.engine,
                 run.pipeline_run_id,
-                driver.gate_wait_minutes,
-                policy=driver.dependency_gates,
+                self.settings.gate_wait_minutes,
+                policy=self.settings.dependency_gates,
             )
             self.admissions[run.pipeline_run_id] = admission
         try:
@@ -292,70 +262,37 @@ class Overseer:
         return decided is RunStatus.IN_PROGRESS
 
     def _drive(self, run_id: int) -> None:
-        driver = self.drivers.get(run_id)
-        if driver is None:
+        if run_id not in self.runs.drivers:
             try:
-                with self.engine.transaction(SYSTEM) as conn:
-                    claim_run_lease(
-                        conn,
-                        run_id,
-                        SYSTEM,
-                        owner_id=self.owner,
-                        lease_seconds=self.settings.lease_seconds,
-                    )
-            except StaleTransitionError:
-                return  # taken by a foreground caller since we looked
-            try:
-                driver = RunDriver(self.engine, run_id, self.settings.driver, OVERSEER)
+                if not self.runs.take(run_id):
+                    return  # taken by a foreground caller since we looked
             except MetadataError as error:
                 self._not_drivable(run_id, error)
                 return
-            self.drivers[run_id] = driver
-            self.held = tuple(self.drivers)
-            self.spans.begin(run_id)
             log.info("driving run %s", run_id)
         step = Step.APPLIED
-        with self.spans.current(run_id):  # attempts started now are the run span's children
-            while step is Step.APPLIED:
-                try:
-                    step, row = driver.step()
-                except MetadataError as error:
-                    self._forget(run_id)
-                    self._not_drivable(run_id, error)
-                    return
-                if step in (Step.APPLIED, Step.BUSY):
-                    submit_queued(self.engine, self.pool, row, driver.shape)
+        while step is Step.APPLIED:
+            try:
+                step, row = self.runs.step(run_id)
+            except MetadataError as error:
+                self._forget(run_id)
+                self._not_drivable(run_id, error)
+                return
         if step is Step.ENDED:
             log.info("run %s of %s ended %s", run_id, row.pipeline_code, row.status)
             RUNS_ENDED.labels(row.project_code, row.status.value).inc()
-            self.spans.end(
-                run_id,
-                {
-                    "etl_craft.pipeline": row.pipeline_code,
-                    "etl_craft.project": row.project_code,
-                    "etl_craft.run.status": row.status.value,
-                },
-            )
-            self._forget(run_id)
+            self._forget(run_id, row)
 
     def _not_drivable(self, run_id: int, error: MetadataError) -> None:
-        """One run whose metadata cannot be read into a plan stops; the server goes on."""
-        with self.engine.transaction(SYSTEM) as conn:
-            if read_run(conn, run_id).owner_id == self.owner:
-                release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
+        """One run whose metadata cannot be read into a plan stops (its lease released); the
+        server goes on."""
         if self.unbuildable.get(run_id) != str(error):
             self.unbuildable[run_id] = str(error)
             log.error("run %s is not driven: %s", run_id, error)
 
-    def _forget(self, run_id: int) -> None:
+    def _forget(self, run_id: int, ended: RunRow | None = None) -> None:
         self.admissions.pop(run_id, None)
-        if self.drivers.pop(run_id, None) is None:
-            return
-        self.spans.end(run_id, {"etl_craft.run.released": True})
-        self.held = tuple(self.drivers)
-        with self.engine.transaction(SYSTEM) as conn:
-            if read_run(conn, run_id).owner_id == self.owner:
-                release_run_lease(conn, run_id, SYSTEM, owner_id=self.owner)
+        self.runs.let_go(run_id, ended)
 
     def _wait(self, listener: Listener) -> bool:
         """Until a notification that may change a plan, a child's exit, a stop or the poll;
@@ -384,12 +321,9 @@ class Overseer:
 
     def _shut_down(self) -> None:
         """Admit and start nothing more; give local attempts the grace, then stop them."""
-        deadline = utc_now() + timedelta(seconds=self.settings.shutdown_grace_seconds)
-        while self.pool.live() and utc_now() < deadline:
-            self.pool.wait(min(self.settings.poll_seconds, 1.0), ())
-            self.pool.poll()
+        self.runs.grace()
         self.pool.release("the overseer stopped before the attempt ended")
-        for run_id in list(self.drivers):
+        for run_id in self.runs.held:
             self._forget(run_id)
 
     def _refusal(self) -> str:

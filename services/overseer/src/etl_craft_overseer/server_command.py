@@ -9,16 +9,13 @@ from types import FrameType
 
 from etl_craft.cli.actions.telemetry import start_telemetry
 from etl_craft.cli.context import operation_context
-from etl_craft.config.settings import load_settings
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.runs import ledger_lookup, supervisor_settings
+from etl_craft.operations.runs import ledger_lookup
 from etl_craft.pools.base import Pool
-from etl_craft.pools.local import LocalPool, LocalSettings
-from etl_craft.runtime.identity import owner_id
-from etl_craft.runtime.launcher import TaskSetup
-from etl_craft_overseer.overseer import Overseer, OverseerSettings
+from etl_craft.pools.local import LocalPool
+from etl_craft_overseer.overseer import Overseer
 from etl_craft_overseer.queue_pool import QueuePool
 
 log = logging.getLogger(__name__)
@@ -51,10 +48,7 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
-    settings = load_settings()
-    run = supervisor_settings(ctx)
-    orchestration = ctx.connector.orchestration if ctx.connector else None
-    owner = owner_id()
+    settings = ctx.owner
     pool: Pool
     if args.pool_provider == "queue":
         if ctx.engine.dialect != "postgresql":
@@ -64,41 +58,17 @@ def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
             )
         pool = QueuePool(ctx.engine, args.pool)
     else:
-        slots = run.default_parallel_tasks
+        slots = settings.default_parallel_tasks
         pool = LocalPool(
             ctx.engine,
-            LocalSettings(
-                owner_id=owner,
-                tasks=TaskSetup(
-                    engine_url=run.engine_url,
-                    config_path=run.config_path,
-                    profile=run.profile,
-                    logs_dir=run.logs_dir,
-                    log_level=settings.log_level,
-                ),
-                lease_seconds=run.lease_seconds,
-            ),
+            settings,
             {
                 SlotKind.INGESTION: _slots(args.ingestion_slots, slots, "--ingestion-slots"),
                 SlotKind.WAREHOUSE: _slots(args.warehouse_slots, slots, "--warehouse-slots"),
             },
             ledger_lookup(ctx),
         )
-    return Overseer(
-        ctx.engine,
-        OverseerSettings(
-            driver=run.driver,
-            lease_seconds=run.lease_seconds,
-            heartbeat_seconds=run.heartbeat_seconds,
-            poll_seconds=run.poll_seconds,
-            shutdown_grace_seconds=(
-                float(orchestration.shutdown_grace_seconds) if orchestration else 60.0
-            ),
-        ),
-        pool,
-        ledger_lookup(ctx),
-        owner,
-    )
+    return Overseer(ctx.engine, settings, pool, ledger_lookup(ctx))
 
 
 def _slots(given: int | None, default: int, option: str) -> int:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from types import FrameType, TracebackType
 
+from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError, MetadataError, StaleTransitionError
@@ -48,7 +49,7 @@ from etl_craft.enginedb.transitions import (
 from etl_craft.enginedb.workers import AttemptEnd, WorkerRegistration, attempt_end
 from etl_craft.runtime.attempt_owner import AttemptOwner, Ended
 from etl_craft.runtime.identity import new_owner_id, owner_id
-from etl_craft.runtime.launcher import LaunchSpec, TaskSetup, claiming
+from etl_craft.runtime.launcher import LaunchSpec, claiming, launch_spec
 from etl_craft.runtime.metrics import DISPATCH_SECONDS
 from etl_craft.runtime.reconcile import LedgerLookup
 from etl_craft.runtime.starter import prepare_task_start
@@ -64,10 +65,7 @@ class WorkerSettings:
     pool: str
     slots: Mapping[SlotKind, int]
     drain_seconds: float
-    heartbeat_seconds: float
-    lease_seconds: float
-    poll_seconds: float
-    tasks: TaskSetup
+    owner: OwnerSettings  # its lease, heartbeat and poll, and what its task processes start with
 
 
 class Signals:
@@ -121,7 +119,7 @@ class WorkerAgent:
             engine,
             self.actor,
             self.worker_id,
-            settings.lease_seconds,
+            settings.owner.lease_seconds,
             ledger,
             title="worker",
             on_end=self._ended,
@@ -190,7 +188,7 @@ class WorkerAgent:
         try:
             if time.monotonic() >= self.next_beat:
                 # Due again an interval later even if it fails: beats keep their own pace.
-                self.next_beat = time.monotonic() + self.settings.heartbeat_seconds
+                self.next_beat = time.monotonic() + self.settings.owner.heartbeat_seconds
                 self._beat()
         finally:
             self.attempts.fence()  # needs no Engine DB: it must happen while there is none
@@ -226,7 +224,7 @@ class WorkerAgent:
                     pool=self.settings.pool,
                     free_kinds=free,
                     owner_id=self.worker_id,
-                    lease_seconds=self.settings.lease_seconds,
+                    lease_seconds=self.settings.owner.lease_seconds,
                 )
                 if attempt_id is None:
                     self.emptied = frozenset(free)
@@ -285,15 +283,17 @@ class WorkerAgent:
             invocation.task_code,
             invocation.attempt_number,
         )
-        return self.settings.tasks.spec(
-            self.worker_id, invocation.attempt_id, where, task.timeout_seconds
+        return launch_spec(
+            self.settings.owner, self.worker_id, invocation.attempt_id, where, task.timeout_seconds
         )
 
     def _beat(self) -> None:
         sent = time.monotonic()
         try:
             with self.engine.transaction(self.actor) as conn:
-                found = beat_worker(conn, self.worker_id, lease_seconds=self.settings.lease_seconds)
+                found = beat_worker(
+                    conn, self.worker_id, lease_seconds=self.settings.owner.lease_seconds
+                )
         except EngineDBError as error:
             self.attempts.leases.failed(error, sent)  # only a cut-off counts toward fencing
             raise
@@ -444,7 +444,7 @@ class WorkerAgent:
         due = [] if act is None else [act]
         if outage is not None:
             return max(0.0, min([outage, *due]))
-        due += [self.settings.poll_seconds, self.next_beat - now]
+        due += [self.settings.owner.poll_seconds, self.next_beat - now]
         if self.drain_deadline is not None:
             due.append(self.drain_deadline - now)
         return max(0.0, min(due))

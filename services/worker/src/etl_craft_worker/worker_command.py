@@ -11,7 +11,6 @@ from etl_craft.config.settings import load_settings
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
 from etl_craft.operations.context import OperationContext
-from etl_craft.runtime.launcher import TaskSetup
 from etl_craft.runtime.reconcile import warehouse_ledger
 from etl_craft_worker.agent import WorkerAgent, WorkerSettings
 from etl_craft_worker.main import DEFAULT_HEARTBEAT_SECONDS
@@ -23,7 +22,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         refuse_unsuitable(ctx.engine)
         settings = worker_settings(ctx, args)
-        levels = (args.log_level, settings.tasks.log_level)
+        levels = (args.log_level, settings.owner.log_level)
         logging.getLogger("etl_craft_worker").setLevel(
             min(logging.getLevelName(level) for level in levels)
         )
@@ -61,14 +60,7 @@ def worker_settings(ctx: OperationContext, args: argparse.Namespace) -> WorkerSe
             SlotKind.WAREHOUSE: args.warehouse_slots,
         },
         drain_seconds=args.drain_seconds,
-        heartbeat_seconds=heartbeat,
-        lease_seconds=float(service.lease_seconds),
-        poll_seconds=service.poll_seconds,
-        tasks=TaskSetup(
-            engine_url=ctx.engine.url.render_as_string(hide_password=False),
-            config_path=ctx.connector.path if ctx.connector else None,
-            profile=ctx.connector.profile if ctx.connector else None,
-            logs_dir=ctx.attempt_logs_dir,
-            log_level=service.log_level,
-        ),
+        # A worker's lease is ETL_CRAFT_LEASE_SECONDS and its heartbeat --heartbeat-seconds,
+        # not the project's Orchestration lease_seconds.
+        owner=ctx.owner_settings(timing=(float(service.lease_seconds), heartbeat)),
     )

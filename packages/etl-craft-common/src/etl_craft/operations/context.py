@@ -7,15 +7,18 @@ its own and report every failure, where ``build_context`` stops at the first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from etl_craft.config.connector import Connector, load_connector
+from etl_craft.config.owner import OwnerSettings, owner_settings
 from etl_craft.config.project import CONNECTOR_FILE, Project, find_project
 from etl_craft.config.rules import DEFAULT_WRITER_ROLE
 from etl_craft.config.settings import load_settings, resolve_engine_url
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.logfile import attempt_logs_dir
 
 DEFAULT_PROJECT_CODE = "default"
@@ -54,6 +57,23 @@ class OperationContext:
     def attempt_logs_dir(self) -> Path:
         logs = self.project.logs_dir if self.project else Path.cwd() / "logs"
         return attempt_logs_dir(logs, self.engine.url, self.project_code)
+
+    @cached_property
+    def owner(self) -> OwnerSettings:
+        """This process's settings as an owner of runs and attempts, read once."""
+        return self.owner_settings()
+
+    def owner_settings(self, timing: tuple[float, float] | None = None) -> OwnerSettings:
+        """Owner settings from this context's configuration; ``timing`` (lease, heartbeat
+        seconds) replaces what the configuration gives (a worker's own)."""
+        return owner_settings(
+            load_settings(),
+            self.connector,
+            owner_id=owner_id(),
+            engine_url=self.engine.url.render_as_string(hide_password=False),
+            logs_dir=self.attempt_logs_dir,
+            timing=timing,
+        )
 
     def close(self) -> None:
         self.engine.dispose()

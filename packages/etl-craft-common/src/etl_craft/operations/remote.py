@@ -33,11 +33,9 @@ from etl_craft.operations.run_views import RunView, read_run_view
 from etl_craft.operations.runs import (
     RunRequest,
     find_or_create_run,
-    lease_timing,
     reconcile_now,
     supervise_run,
 )
-from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.stopping import active
 from etl_craft.scheduling.gatekeeper import Bypass, Gatekeeper
 
@@ -133,11 +131,11 @@ def run_task(ctx: OperationContext, request: RemoteRequest) -> RunView:
 
 def _wait_for_lease(ctx: OperationContext, run_id: int) -> None:
     """Tasks of one run are supervised one process at a time: wait while another holds it."""
-    lease = lease_timing(ctx)[0]
-    minutes = ctx.connector.orchestration.gate_wait_minutes if ctx.connector else 60
+    lease = ctx.owner.lease_seconds
+    minutes = ctx.owner.gate_wait_minutes
     deadline = time.monotonic() + max(minutes * 60.0, lease * 2)
     stop = active()
-    me = owner_id()
+    me = ctx.owner.owner_id
     while time.monotonic() < deadline:
         with ctx.engine.read() as conn:
             run = read_run(conn, run_id)

@@ -10,12 +10,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from etl_craft.config.rules import GatePolicy
-from etl_craft.config.settings import load_settings
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.core.errors import (
-    ConfigurationError,
     NotFoundError,
     RunStateError,
     StaleTransitionError,
@@ -29,8 +26,6 @@ from etl_craft.enginedb.transitions import claim_run_lease, create_run, release_
 from etl_craft.operations.blocking import refuse_blocked
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, pipeline_id_of, read_run_view
-from etl_craft.pools.foreground import RunSupervisor, SupervisorSettings
-from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.reconcile import (
     LedgerLookup,
     ReconcileReport,
@@ -41,6 +36,7 @@ from etl_craft.runtime.stopping import SignalStop, active
 from etl_craft.scheduling.admission import admit
 from etl_craft.scheduling.driver import supervised_elsewhere
 from etl_craft.scheduling.gatekeeper import Bypass
+from etl_craft.supervision.foreground import ForegroundSupervisor
 
 
 @dataclass(frozen=True)
@@ -70,7 +66,7 @@ def admitted_run(ctx: OperationContext, request: RunRequest, bypass: Bypass | No
     reconcile_now(ctx)
     run = _run_to_supervise(ctx, request)
     if run.status is RunStatus.QUEUED:
-        settings = supervisor_settings(ctx)
+        settings = ctx.owner
         # Another caller may admit (or skip) it while this one judges the gate.
         stop = active()
         try:
@@ -87,7 +83,7 @@ def admitted_run(ctx: OperationContext, request: RunRequest, bypass: Bypass | No
         except SignalStop:
             # Stopped while its gate waits: the next etl-craft run must not wait out the lease.
             with contextlib.suppress(StaleTransitionError), ctx.engine.transaction(SYSTEM) as conn:
-                release_run_lease(conn, run.pipeline_run_id, SYSTEM, owner_id=owner_id())
+                release_run_lease(conn, run.pipeline_run_id, SYSTEM, owner_id=settings.owner_id)
             raise
         with ctx.engine.read() as conn:
             return read_run(conn, run.pipeline_run_id)
@@ -97,8 +93,7 @@ def admitted_run(ctx: OperationContext, request: RunRequest, bypass: Bypass | No
 def supervise_run(
     ctx: OperationContext, run: RunRow, only: frozenset[int] | None, bypass: Bypass | None = None
 ) -> None:
-    settings = supervisor_settings(ctx)
-    supervisor = RunSupervisor(ctx.engine, settings, ctx.actor, ledger_lookup(ctx), bypass)
+    supervisor = ForegroundSupervisor(ctx.engine, ctx.owner, ctx.actor, ledger_lookup(ctx), bypass)
     supervisor.supervise(run.pipeline_run_id, only)
 
 
@@ -118,7 +113,7 @@ def _task_ids(ctx: OperationContext, run: RunRow, codes: tuple[str, ...]) -> fro
 
 
 def reconcile_now(ctx: OperationContext) -> ReconcileReport:
-    return reconcile(ctx.engine, ledger_lookup(ctx), lease_timing(ctx)[0])
+    return reconcile(ctx.engine, ledger_lookup(ctx), ctx.owner.lease_seconds)
 
 
 def reconcile_requested(ctx: OperationContext) -> ReconcileReport:
@@ -136,50 +131,8 @@ def reconcile_requested(ctx: OperationContext) -> ReconcileReport:
     return reconcile_now(ctx)
 
 
-def lease_timing(ctx: OperationContext) -> tuple[float, float]:
-    """(lease, heartbeat) seconds: ETL_CRAFT_LEASE_SECONDS / _HEARTBEAT_SECONDS when set, else
-    the project's Orchestration lease_seconds with a heartbeat of at most a quarter of it."""
-    settings = load_settings()
-    lease = float(settings.lease_seconds)
-    if "lease_seconds" not in settings.model_fields_set and ctx.connector is not None:
-        lease = float(ctx.connector.orchestration.lease_seconds)
-    heartbeat = float(settings.heartbeat_seconds)
-    if "heartbeat_seconds" not in settings.model_fields_set:
-        heartbeat = min(heartbeat, lease / 4)
-    if heartbeat >= lease:
-        raise ConfigurationError(
-            f"the heartbeat of {heartbeat:g}s is not below the lease of {lease:g}s "
-            "(ETL_CRAFT_HEARTBEAT_SECONDS, Orchestration lease_seconds); expected a heartbeat "
-            "well inside the lease, such as a quarter of it"
-        )
-    return lease, heartbeat
-
-
 def ledger_lookup(ctx: OperationContext) -> LedgerLookup | None:
     return None if ctx.connector is None else warehouse_ledger(ctx.connector.warehouse)
-
-
-def supervisor_settings(ctx: OperationContext) -> SupervisorSettings:
-    settings = load_settings()
-    lease, heartbeat = lease_timing(ctx)
-    orchestration = ctx.connector.orchestration if ctx.connector else None
-    return SupervisorSettings(
-        engine_url=ctx.engine.url.render_as_string(hide_password=False),
-        config_path=ctx.connector.path if ctx.connector else None,
-        profile=ctx.connector.profile if ctx.connector else None,
-        logs_dir=ctx.attempt_logs_dir,
-        default_retries=orchestration.retries if orchestration else 0,
-        default_parallel_tasks=orchestration.max_parallel_tasks if orchestration else 4,
-        lease_seconds=lease,
-        heartbeat_seconds=heartbeat,
-        poll_seconds=settings.poll_seconds,
-        gate_wait_minutes=float(orchestration.gate_wait_minutes) if orchestration else 60.0,
-        max_warehouse_queries=ctx.connector.warehouse.max_queries if ctx.connector else None,
-        shutdown_grace_seconds=float(orchestration.shutdown_grace_seconds)
-        if orchestration
-        else 60.0,
-        dependency_gates=orchestration.dependency_gates if orchestration else GatePolicy.ENFORCE,
-    )
 
 
 def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
@@ -192,8 +145,8 @@ def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
                     conn,
                     run.pipeline_run_id,
                     SYSTEM,
-                    owner_id=owner_id(),
-                    lease_seconds=lease_timing(ctx)[0],
+                    owner_id=ctx.owner.owner_id,
+                    lease_seconds=ctx.owner.lease_seconds,
                 )
             except StaleTransitionError:
                 raise supervised_elsewhere(read_run(conn, run.pipeline_run_id)) from None

@@ -13,8 +13,8 @@ from __future__ import annotations
 import select
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import EngineDBError, StaleTransitionError
@@ -24,16 +24,9 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import claim_attempt
 from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_status
 from etl_craft.runtime.attempt_owner import AttemptOwner, Held
-from etl_craft.runtime.launcher import TaskSetup, claiming
+from etl_craft.runtime.launcher import claiming, launch_spec
 from etl_craft.runtime.leases import LeaseWatch
 from etl_craft.runtime.reconcile import LedgerLookup
-
-
-@dataclass(frozen=True)
-class LocalSettings:
-    owner_id: str
-    tasks: TaskSetup
-    lease_seconds: float = 60.0
 
 
 class LocalPool:
@@ -43,7 +36,7 @@ class LocalPool:
     def __init__(
         self,
         engine: EngineDB,
-        settings: LocalSettings,
+        settings: OwnerSettings,
         slots: Mapping[SlotKind, int],
         ledger: LedgerLookup | None = None,
     ) -> None:
@@ -69,8 +62,8 @@ class LocalPool:
             return spec.attempt_id
         self.seen.add(spec.attempt_id)
         where = (spec.pipeline_code, spec.pipeline_run_id, spec.task_code, spec.attempt_number)
-        launched = self.settings.tasks.spec(
-            self.settings.owner_id, spec.attempt_id, where, spec.timeout_seconds
+        launched = launch_spec(
+            self.settings, self.settings.owner_id, spec.attempt_id, where, spec.timeout_seconds
         )
         sent = time.monotonic()
         try:

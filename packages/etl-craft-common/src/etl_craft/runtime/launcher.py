@@ -19,6 +19,7 @@ from pathlib import Path
 
 from opentelemetry.trace import Span
 
+from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import Actor
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, encode_invocation
@@ -54,33 +55,24 @@ class LaunchSpec:
     extra_env: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class TaskSetup:
-    """What every task process of one owner starts with."""
-
-    engine_url: str
-    config_path: Path | None
-    profile: str | None
-    logs_dir: Path
-    log_level: str = "INFO"
-
-    def spec(
-        self,
-        owner_id: str,
-        attempt_id: int,
-        where: tuple[str, int, str, int],  # pipeline code, run id, task code, attempt number
-        timeout_seconds: float | None,
-    ) -> LaunchSpec:
-        return LaunchSpec(
-            attempt_id=attempt_id,
-            owner_id=owner_id,
-            engine_url=self.engine_url,
-            log_path=attempt_log_path(self.logs_dir, *where),
-            timeout_seconds=timeout_seconds,
-            config=self.config_path,
-            profile=self.profile,
-            log_level=self.log_level,
-        )
+def launch_spec(
+    settings: OwnerSettings,
+    owner_id: str,  # the owner's id now: a worker registered again has another one
+    attempt_id: int,
+    where: tuple[str, int, str, int],  # pipeline code, run id, task code, attempt number
+    timeout_seconds: float | None,
+) -> LaunchSpec:
+    """What a task process of the owner starts with."""
+    return LaunchSpec(
+        attempt_id=attempt_id,
+        owner_id=owner_id,
+        engine_url=settings.engine_url,
+        log_path=attempt_log_path(settings.logs_dir, *where),
+        timeout_seconds=timeout_seconds,
+        config=settings.config_path,
+        profile=settings.profile,
+        log_level=settings.log_level,
+    )
 
 
 @dataclass

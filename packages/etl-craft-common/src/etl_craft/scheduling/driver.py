@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import logging
 from contextlib import suppress
-from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from etl_craft.config.rules import GatePolicy
+from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import SYSTEM, Actor
 from etl_craft.core.enums import LIVE_ATTEMPT_STATUSES, AttemptStatus, RunStatus, SlotKind
 from etl_craft.core.errors import RunStateError, StaleTransitionError, WaitingError
@@ -45,7 +44,6 @@ from etl_craft.enginedb.transitions import (
     skip_task_run,
 )
 from etl_craft.scheduling.gatekeeper import Bypass, Dependency, Gatekeeper, outcome_of
-from etl_craft.scheduling.gates import DEFAULT_WAIT_MINUTES
 from etl_craft.scheduling.plan import (
     Again,
     Plan,
@@ -59,15 +57,6 @@ from etl_craft.scheduling.shape import RunShape, build_shape
 
 log = logging.getLogger(__name__)
 CANCELLED = "cancelled by an operator"
-
-
-@dataclass(frozen=True)
-class DriverSettings:
-    default_retries: int = 0
-    default_parallel_tasks: int = 4
-    gate_wait_minutes: float = DEFAULT_WAIT_MINUTES
-    max_warehouse_queries: int | None = None  # the Warehouse section's max_queries
-    dependency_gates: GatePolicy = GatePolicy.ENFORCE
 
 
 class Step(StrEnum):
@@ -86,7 +75,7 @@ class RunDriver:
         self,
         engine: EngineDB,
         run_id: int,
-        settings: DriverSettings,
+        settings: OwnerSettings,
         requested_by: Actor,
         bypass: Bypass | None = None,  # run --ignore-dependencies: outcomes don't matter
         only: frozenset[int] | None = None,  # run --task_code: only these tasks

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from etl_craft.config.owner import DEFAULT_GATE_WAIT_MINUTES
 from etl_craft.core.enums import DependencyType, RunStatus, TaskRunStatus
 from etl_craft.core.graph import TaskOutcome, dependency_met
 
 FIRST_LOOK_SECONDS = 2.0
 MAX_LOOK_SECONDS = 60.0
-DEFAULT_WAIT_MINUTES = 60.0
+DEFAULT_WAIT_MINUTES = DEFAULT_GATE_WAIT_MINUTES  # Orchestration gate_wait_minutes left out
 
 
 class GateResult(StrEnum):
