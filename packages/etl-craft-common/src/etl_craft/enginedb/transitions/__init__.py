@@ -18,6 +18,7 @@ from etl_craft.enginedb.transitions.attempts import (
 )
 from etl_craft.enginedb.transitions.runs import (
     admit_run,
+    admit_runs,
     cancel_run,
     claim_run_lease,
     create_run,
@@ -44,6 +45,7 @@ __all__ = [
     "QueuedAttempt",
     "Transition",
     "admit_run",
+    "admit_runs",
     "cancel_owned_attempt",
     "cancel_queued_attempt",
     "cancel_run",
