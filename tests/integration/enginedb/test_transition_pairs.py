@@ -135,3 +135,20 @@ def test_a_wrong_owner_is_refused(engine_db: EngineDB, rule: Transition, source:
         with engine_db.transaction(TESTER) as conn:
             CALLS[rule.name](conn, row_id, "host:9:9:intruder")
     assert _status_of(engine_db, rule.entity, row_id) == source
+
+
+def test_admit_runs_admits_the_queued_runs_with_admit_runs_guard(engine_db: EngineDB) -> None:
+    """The set form of admit_run: every QUEUED run at once; a run in any other status is left
+    as it is and out of the answer (admit_run would refuse it)."""
+    runs = {
+        status.value: seed_run(engine_db, seed_pipeline(engine_db).pipeline_id, status.value)
+        for status in RunStatus
+    }
+    other_queued = seed_run(engine_db, seed_pipeline(engine_db).pipeline_id, "QUEUED")
+    with engine_db.transaction(TESTER) as conn:
+        admitted = tx.admit_runs(conn, [*runs.values(), other_queued], TESTER)
+    assert sorted(admitted) == sorted([runs["QUEUED"], other_queued])
+    for status, run_id in runs.items():
+        expected = "IN-PROGRESS" if status == "QUEUED" else status
+        assert _status_of(engine_db, Entity.RUN, run_id) == expected
+    assert _status_of(engine_db, Entity.RUN, other_queued) == "IN-PROGRESS"

@@ -157,3 +157,38 @@ def test_a_pass_steps_the_runs_with_news_and_a_bounded_sweep(project: ProjectOnD
     assert not full  # an attempt's news: no need to read every live run again
     assert executed("run_controls") - looks <= 1 + SWEEP_RUNS < PIPELINES
     assert set(queued_tasks(project, newest)) == {"first", "second"}
+
+
+def test_pipelines_are_judged_blocked_again_only_once_the_metadata_changed(
+    project: ProjectOnDisk,
+) -> None:
+    driving = overseer(project)
+    driving.run_pass(full=True)  # the first pass judges every pipeline
+    judged = executed("metadata_active_projects")
+    driving.next_housekeeping = 0.0
+    driving.run_pass(full=True)
+    assert executed("metadata_active_projects") == judged  # nothing changed: not again
+
+    # A cycle blocks p05: its queued run is skipped saying why, as before.
+    run_id = project.queued_run("p05")
+    project.migrate(
+        "0002_cycle.sql",
+        """
+        INSERT INTO CFG_TASK_DEPENDENCY (TASK_ID, DEPENDS_ON_TASK_ID)
+        SELECT u.TASK_ID, d.TASK_ID FROM CFG_TASKS d
+          JOIN CFG_TASKS u ON u.PIPELINE_ID = d.PIPELINE_ID AND u.TASK_CODE = 'first'
+          JOIN CFG_PIPELINES l ON l.PIPELINE_ID = d.PIPELINE_ID
+         WHERE d.TASK_CODE = 'second' AND l.PIPELINE_CODE = 'p05';
+        """,
+    )
+    driving.next_housekeeping = 0.0
+    driving.run_pass(full=True)
+
+    assert executed("metadata_active_projects") == judged + 1
+    assert status(project, run_id) == "SKIPPED"
+    with project.engine.read() as conn:
+        message = execute(
+            conn, "SELECT MESSAGE FROM AUD_PIPELINES_RUN_LOG WHERE PIPELINE_RUN_ID = :r", r=run_id
+        ).scalar_one()
+    assert "pipeline p05 cannot run" in message
+    assert "cycle" in message

@@ -36,12 +36,13 @@ from etl_craft.core.errors import EngineDBError, MetadataError, RunStateError, S
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.events import Event, Listener, changes_a_plan, of_runs
+from etl_craft.enginedb.events import Event, Listener, changes_a_plan
 from etl_craft.enginedb.overseers import (
     Leadership,
     LiveRun,
     active_overseer,
     beat_overseer,
+    latest_metadata_change,
     live_runs,
     register_overseer,
     runs_of_news,
@@ -79,7 +80,7 @@ OVERSEER = Actor("overseer", ActorKind.ORCHESTRATOR)
 WORKER_HEARTBEAT_SECONDS = 10.0
 # A pass steps runs with news until this much time went by (at least one run); the rest waits
 # for the next pass, which starts at once, so housekeeping, admission and the pool keep pace.
-PASS_BUDGET_SECONDS = 0.15
+PASS_BUDGET_SECONDS = 0.1
 # Runs without news looked at again each pass, those looked at least recently first: while a
 # server drives no more, every pass looks at every run, as it did before passes had news.
 SWEEP_RUNS = 16
@@ -118,6 +119,7 @@ class Overseer:
         self.held: tuple[int, ...] = ()  # the runs whose leases the heartbeat renews
         # Pipelines whose graph cannot be built, by id: never admitted, never driven.
         self.blocked: dict[int, BlockedPipeline] = {}
+        self.blocked_version: int | None = None  # the metadata version they were judged at
         self.unbuildable: dict[int, str] = {}  # runs already logged as not drivable, and why
         self.spans = RunSpans()
         self.next_housekeeping = 0.0
@@ -277,8 +279,14 @@ class Overseer:
             log.info("schedule of %s: run %s %s", tick.pipeline_code, tick.run_id, tick.outcome)
 
     def _find_blocked(self) -> None:
+        """Judge every pipeline's metadata again, once it changed (a read of every project's
+        metadata and validate's checks: too much to repeat each poll at thousands of pipelines)."""
         with self.engine.read() as conn:
+            version = latest_metadata_change(conn)
+            if version is not None and version == self.blocked_version:
+                return
             found = {blocked.pipeline_id: blocked for blocked in blocked_pipelines(conn)}
+        self.blocked_version = version
         for pipeline_id, blocked in found.items():
             if self.blocked.get(pipeline_id) != blocked:
                 log.warning("%s (project %s)", blocked.reason, blocked.project_code)
@@ -490,21 +498,25 @@ class Overseer:
         return full
 
     def _note(self, events: list[Event]) -> bool:
-        """Note the driven runs these notifications name as news; True when one concerns a run
-        itself, or is not a transition's (it may concern anything, as may the notifications a
-        lost connection missed: then every driven run has news)."""
+        """Note the driven runs these notifications name as news; True when the live runs need
+        reading again: a run was created, ended (a QUEUED sibling may start) or changed that
+        this overseer does not know of, or a notification is not a transition's (it may concern
+        anything, as may those a lost connection missed: then every driven run has news). A
+        run it admitted itself starting, or an attempt's news, needs no such read."""
         runs, attempts, task_runs = set(), set(), set()
-        anything = False
+        anything = full = False
         for event in events:
             kind, named = event.get("type"), event.get("id")
             if not isinstance(named, int) or kind not in ("run", "attempt", "task run"):
-                anything = True
+                anything = full = True
             elif kind == "attempt":
                 attempts.add(named)
             elif kind == "task run":
                 task_runs.add(named)
             else:
                 runs.add(named)
+                known = named in self.drivers or named in self.news
+                full = full or not known or event.get("status") != RunStatus.IN_PROGRESS.value
         if attempts or task_runs:
             with self.engine.read() as conn:
                 runs |= runs_of_news(conn, attempts, task_runs)
@@ -513,7 +525,7 @@ class Overseer:
         for run_id in runs:
             if run_id in self.drivers:  # new runs are found by the full pass that follows
                 self.news.setdefault(run_id)
-        return any(of_runs(event) for event in events)
+        return full
 
     def _shut_down(self) -> None:
         """Admit and start nothing more; give local attempts the grace, then stop them."""

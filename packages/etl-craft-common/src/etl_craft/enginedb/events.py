@@ -37,12 +37,6 @@ def queued_attempt(event: Event) -> bool:
     return event.get("type") == "attempt" and event.get("status") == "QUEUED"
 
 
-def of_runs(event: Event) -> bool:
-    """Whether a notification concerns a run itself (created, admitted, ended, cancelled), or
-    is not one of the transitions' (then it may concern anything)."""
-    return event.get("type") not in ("attempt", "task run")
-
-
 def changes_a_plan(event: Event) -> bool:
     """All but a task run or attempt being queued, claimed or started: those follow from a
     plan and never change one, so an overseer need not look at its runs again for them."""

@@ -119,6 +119,12 @@ def live_runs(conn: EngineConnection) -> Iterator[LiveRun]:
         )
 
 
+def latest_metadata_change(conn: EngineConnection) -> int | None:
+    """A version of the whole metadata: it moves whenever a CFG_ row changes."""
+    found = conn.scalar("latest_metadata_change")
+    return None if found is None else int(found)
+
+
 def runs_of_news(
     conn: EngineConnection, attempt_ids: Iterable[int], task_run_ids: Iterable[int]
 ) -> set[int]:

@@ -35,3 +35,7 @@ SELECT r.PIPELINE_RUN_ID AS pipeline_run_id, r.PIPELINE_ID AS pipeline_id, r.STA
 -- name: first_overseer_start --
 -- When an overseer first took the lead on this Engine DB; NULL before any did.
 SELECT min(STARTED_AT) AS started_at FROM AUD_OVERSEERS;
+
+-- name: latest_metadata_change --
+-- The newest change to any CFG_ row (NULL before any): while it stays, the metadata has not changed.
+SELECT max(CHANGE_ID) AS change_id FROM AUD_METADATA_CHANGES;
