@@ -17,7 +17,9 @@ creates --runs runs in one transaction instead. Once every run ended, it prints:
 
 - admission latency (run QUEUED_AT to START_DATE) p50/p99;
 - queue age (attempt QUEUED_AT to CLAIMED_AT) p50/p99 of attempts queued while a slot was free;
-- overseer pass time p50/p99 (each `run_pass`, timed inside the overseer process);
+- overseer pass time p50/p99 (each `run_pass`, timed inside the overseer process), also
+  without its housekeeping (leases, workers, blocked pipelines, schedules: once a poll
+  interval), and the housekeeping's own;
 - tasks/s (attempts ended over the time from the first run queued to the last attempt ended);
 - Engine DB rows and bytes per run (every AUD_ table, indexes included);
 - CPU (share of one core over the measurement) and the largest PSS of the overseer and the
@@ -158,6 +160,16 @@ def services(project: ProjectOnDisk, slots: int, passes: Path) -> list[Process]:
         time.sleep(0.2)
 
 
+def first_passes(passes: Path) -> None:
+    """Until the overseer ended its first passes, which judge every pipeline's metadata and
+    catch up on schedules: start-up, not load."""
+    deadline = time.monotonic() + 600
+    while not passes.exists() or len(passes.read_text().splitlines()) < 2:
+        if time.monotonic() > deadline:
+            raise SystemExit("the overseer ended no pass within 600 s")
+        time.sleep(POLL_SECONDS)
+
+
 class Sampler(threading.Thread):
     def __init__(self, processes: list[Process]) -> None:
         super().__init__(daemon=True)
@@ -282,11 +294,16 @@ def report(project: ProjectOnDisk, args: argparse.Namespace, processes: list[Pro
     first = min(queued for queued, _, _ in runs)
     last = max(ended for _, _, ended in attempts)
     wall = (last - first).total_seconds()
-    passes = [
-        float(took)
-        for at, took in (line.split() for line in args.passes.read_text().splitlines())
+    timed = [
+        (float(took), float(housekeeping))
+        for at, took, housekeeping in (
+            line.split() for line in args.passes.read_text().splitlines()
+        )
         if float(at) >= args.since
     ]
+    passes = [took for took, _ in timed]
+    without = [took - housekeeping for took, housekeeping in timed]
+    housekeeping = [housekeeping for _, housekeeping in timed if housekeeping]
     rows, size = footprint(project)
     ms = 1000.0
     print(f"  runs {len(runs)} ({', '.join(statuses)}), attempts {len(attempts)}, {wall:.1f} s")
@@ -304,6 +321,12 @@ def report(project: ProjectOnDisk, args: argparse.Namespace, processes: list[Pro
     print(
         f"  overseer pass ({len(passes)} passes) p50 {percentile(passes, 0.5) * ms:7.1f} ms, "
         f"p99 {percentile(passes, 0.99) * ms:7.1f} ms, max {max(passes) * ms:7.1f} ms"
+    )
+    print(
+        f"    without housekeeping p50 {percentile(without, 0.5) * ms:7.1f} ms, "
+        f"p99 {percentile(without, 0.99) * ms:7.1f} ms; housekeeping ({len(housekeeping)} "
+        f"passes) p50 {percentile(housekeeping, 0.5) * ms:7.1f} ms, "
+        f"p99 {percentile(housekeeping, 0.99) * ms:7.1f} ms"
     )
     print(f"  tasks/s {len(attempts) / wall:6.1f}")
     print(
@@ -343,7 +366,7 @@ def bench(admin: str, args: argparse.Namespace) -> None:
             processes = services(project, args.slots, args.passes)
             sampler = Sampler(processes)
             try:
-                time.sleep(2 * POLL_SECONDS)  # let the first passes (catch-up, reconcile) end
+                first_passes(args.passes)
                 args.since = time.time()
                 for process in processes:
                     process.cpu_start = process.cpu_seconds()
@@ -369,16 +392,25 @@ def bench(admin: str, args: argparse.Namespace) -> None:
 
 
 def serve_timed(passes: Path, argv: list[str]) -> None:
-    """`etl-craft <argv>` in this process, appending each overseer pass's time to ``passes``."""
-    untimed = Overseer.run_pass
+    """`etl-craft <argv>` in this process, appending to ``passes`` each overseer pass's time
+    and the part of it its housekeeping took (0 in the passes without)."""
+    untimed_pass, untimed_housekeeping = Overseer.run_pass, Overseer._housekeeping
     out = passes.open("a", buffering=1)
+    housekeeping = [0.0]
 
     def run_pass(self: Overseer, *, full: bool = True) -> None:
+        housekeeping[0] = 0.0
         began = time.perf_counter()
-        untimed(self, full=full)
-        out.write(f"{time.time():.3f} {time.perf_counter() - began:.6f}\n")
+        untimed_pass(self, full=full)
+        out.write(f"{time.time():.3f} {time.perf_counter() - began:.6f} {housekeeping[0]:.6f}\n")
+
+    def timed_housekeeping(self: Overseer) -> None:
+        began = time.perf_counter()
+        untimed_housekeeping(self)
+        housekeeping[0] = time.perf_counter() - began
 
     Overseer.run_pass = run_pass  # type: ignore[method-assign]
+    Overseer._housekeeping = timed_housekeeping  # type: ignore[method-assign]
     etl_craft(argv)
 
 

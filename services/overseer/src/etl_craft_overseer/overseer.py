@@ -113,7 +113,7 @@ class Overseer:
         # Runs to look at, in the order their news came (a dict as an ordered set).
         self.news: dict[int, None] = {}
         # Driven runs, the one looked at least recently first: what the sweep takes.
-        self.looked: dict[int, float] = {}
+        self.looked: dict[int, None] = {}
         # Runs that may have attempts waiting for a free slot of the pool, oldest first.
         self.starved: dict[int, None] = {}
         self.held: tuple[int, ...] = ()  # the runs whose leases the heartbeat renews
@@ -246,7 +246,7 @@ class Overseer:
         if run_id not in self.drivers:
             self.starved.pop(run_id, None)
             return
-        self.looked[run_id] = time.monotonic()  # now the one looked at most recently
+        self.looked[run_id] = None  # now the one looked at most recently
         if self.pool.submits and not all(self._free_slots().values()):
             # Its pool had no slot of some kind left: attempts of it may wait for one.
             self.starved.setdefault(run_id)
