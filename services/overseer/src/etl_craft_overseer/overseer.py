@@ -116,6 +116,7 @@ class Overseer:
         self.looked: dict[int, None] = {}
         # Runs that may have attempts waiting for a free slot of the pool, oldest first.
         self.starved: dict[int, None] = {}
+        self.look_seconds = 0.0  # what a look at a run took lately (a moving average)
         self.held: tuple[int, ...] = ()  # the runs whose leases the heartbeat renews
         # Pipelines whose graph cannot be built, by id: never admitted, never driven.
         self.blocked: dict[int, BlockedPipeline] = {}
@@ -225,7 +226,9 @@ class Overseer:
         stepped: set[int] = set()
 
         def spent() -> bool:
-            return bool(stepped) and time.monotonic() - began > PASS_BUDGET_SECONDS
+            # Stop before a look that would likely end past the budget, not after it.
+            ends = time.monotonic() + self.look_seconds - began
+            return bool(stepped) and ends > PASS_BUDGET_SECONDS
 
         for run_id in [*self.news, *(run for run in self.starved if run not in self.news)]:
             if self.stopping.is_set() or spent():
@@ -241,7 +244,9 @@ class Overseer:
 
     def _look(self, run_id: int) -> None:
         self.news.pop(run_id, None)
+        began = time.monotonic()
         self._drive(run_id)
+        self.look_seconds += (time.monotonic() - began - self.look_seconds) / 8
         self.looked.pop(run_id, None)
         if run_id not in self.drivers:
             self.starved.pop(run_id, None)
