@@ -23,7 +23,7 @@ creates --runs runs in one transaction instead. Once every run ended, it prints:
   without its housekeeping (leases, workers, blocked pipelines, schedules: once a poll
   interval), and the housekeeping's own;
 - tasks/s (attempts ended over the time from the first run queued to the last attempt ended);
-- Engine DB rows and bytes per run (every AUD_ table, indexes included);
+- Engine DB rows and bytes per run (what every AUD_ table, indexes included, grew by);
 - CPU (share of one core over the measurement) and the largest PSS of the overseer and the
   worker processes (task processes excluded).
 
@@ -322,6 +322,7 @@ def report(project: ProjectOnDisk, args: argparse.Namespace, processes: list[Pro
     without = [took - housekeeping for took, housekeeping in timed]
     housekeeping = [housekeeping for _, housekeeping in timed if housekeeping]
     rows, size = footprint(project)
+    rows, size = rows - args.footprint[0], size - args.footprint[1]
     ms = 1000.0
     print(f"  runs {len(runs)} ({', '.join(statuses)}), attempts {len(attempts)}, {wall:.1f} s")
     print(
@@ -350,7 +351,7 @@ def report(project: ProjectOnDisk, args: argparse.Namespace, processes: list[Pro
     print(f"  tasks/s {len(attempts) / wall:6.1f}")
     print(
         f"  Engine DB per run: {rows / len(runs):6.1f} rows, {size / len(runs) / 1024:6.1f} KiB "
-        f"(AUD_ tables, indexes included)"
+        f"(what the AUD_ tables, indexes included, grew by)"
     )
     for process in processes:
         share = (process.cpu_seconds() - process.cpu_start) / args.measured * 100
@@ -386,6 +387,7 @@ def bench(admin: str, args: argparse.Namespace) -> None:
             sampler = Sampler(processes)
             try:
                 first_passes(args.passes)
+                args.footprint = footprint(project)  # the metadata's own changes, and such
                 args.since = time.time()
                 for process in processes:
                     process.cpu_start = process.cpu_seconds()
