@@ -1,4 +1,4 @@
-"""Dispatch through the overseer and a worker agent: a 40-task chain and a 200-task fan-out.
+"""Dispatch through the overseer and a worker agent: a 40-task chain and 200-task fan-outs.
 
 Run by hand (never in CI), from the repository root, with a PostgreSQL admin URL:
 
@@ -7,11 +7,13 @@ Run by hand (never in CI), from the repository root, with a PostgreSQL admin URL
 
 The overseer (`etl-craft server --pool-provider queue`) and one worker (`etl-craft worker`) run
 as separate processes on a fresh Engine DB; runs of no-op PYTHON tasks are queued and the
-overseer admits them. Prints, per task start mode (fork server, fresh interpreter) and shape:
-end-to-end wall time (run queued to run ended), tasks/s, ready->running latency (ready: a
-task's last upstream's outcome recorded, or its run's admission) both to the attempt recorded
-RUNNING and to the script's code running, as the script notes it; the time of each stage of
-an attempt; and the resident memory of the task processes sampled while they ran.
+overseer admits them. Shapes: a chain of 40 tasks, a root-fed fan-out (one task feeds 199),
+and an independent one (200 tasks with no upstream, as in the Airflow comparison). Prints,
+per task start mode (fork server, fresh interpreter) and shape: end-to-end wall time (run
+queued to run ended), tasks/s, ready->running latency (ready: a task's last upstream's outcome
+recorded, or its run's admission) both to the attempt recorded RUNNING and to the script's
+code running, as the script notes it; the time of each stage of an attempt; and the resident
+memory of the task processes sampled while they ran.
 """
 
 from __future__ import annotations
@@ -55,7 +57,12 @@ def run(context: ScriptContext) -> ScriptResult:
     (stamps / str(context.task_id)).write_text(repr(began))
     return ScriptResult(row_count=0)
 """
-SHAPES = (("chain", 40, True, 4), ("fan-out", 200, False, 16))
+# (name, tasks, upstream of each task: see shape_sql, MAX_PARALLEL_TASKS)
+SHAPES = (
+    ("chain", 40, "chain", 4),
+    ("fan-out", 200, "root", 16),
+    ("independent", 200, "none", 16),
+)
 SLOTS = 16
 # The benchmark's own polling and sampling share the two cores with what it measures: not too
 # often (the figures come from the rows' own times, not from when they were seen).
@@ -192,9 +199,9 @@ class Result:
     rss: list[float]
 
 
-def bench(admin: str, start: str, shape: tuple[str, int, bool, int]) -> Result:
+def bench(admin: str, start: str, shape: tuple[str, int, str, int]) -> Result:
     """One shape on a fresh Engine DB (task codes repeat across shapes)."""
-    name, tasks, chain, parallel = shape
+    name, tasks, upstream, parallel = shape
     with tempfile.TemporaryDirectory() as folder:
         database = unique_name("etl_craft_dispatch")
         url = create_database(admin, database)
@@ -203,7 +210,7 @@ def bench(admin: str, start: str, shape: tuple[str, int, bool, int]) -> Result:
         scripts = project.root / "ingestion_scripts"
         scripts.mkdir()
         (scripts / "noop.py").write_text(NOOP)
-        project.migrate("0001_bench.sql", shape_sql("bench", tasks, chain, parallel))
+        project.migrate("0001_bench.sql", shape_sql("bench", tasks, upstream, parallel))
         started = services(project, start)
         sampler = RssSampler(project.root)
         sampler.start()
@@ -218,7 +225,7 @@ def bench(admin: str, start: str, shape: tuple[str, int, bool, int]) -> Result:
             project.engine.dispose()
             drop_database(admin, database)
     print(
-        f"{start:<6} {name:<8} {tasks:>3} tasks (MAX_PARALLEL_TASKS {parallel:>2}): "
+        f"{start:<6} {name:<11} {tasks:>3} tasks (MAX_PARALLEL_TASKS {parallel:>2}): "
         f"end-to-end {wall:6.2f} s, {tasks / wall:6.1f} tasks/s; ready->RUNNING recorded "
         f"p50 {percentile(recorded, 0.5) * 1000:5.1f} ms; ready->task code running "
         f"p50 {percentile(delays, 0.5) * 1000:5.1f} ms, "
@@ -247,7 +254,7 @@ def main() -> None:
                 walls = sorted(result.wall for result in results)
                 p50s = sorted(percentile(result.delays, 0.5) * 1000 for result in results)
                 print(
-                    f"{start:<6} {shape[0]:<8} over {args.repeat} runs: end-to-end median "
+                    f"{start:<6} {shape[0]:<11} over {args.repeat} runs: end-to-end median "
                     f"{percentile(walls, 0.5):.2f} s (min {walls[0]:.2f}, max {walls[-1]:.2f}); "
                     f"ready->running p50 median {percentile(p50s, 0.5):.1f} ms "
                     f"(min {p50s[0]:.1f}, max {p50s[-1]:.1f})",

@@ -36,7 +36,9 @@ def run(context: ScriptContext) -> ScriptResult:
 """
 
 
-def shape_sql(pipeline: str, tasks: int, chain: bool, parallel: int) -> str:
+def shape_sql(pipeline: str, tasks: int, upstream: str, parallel: int) -> str:
+    """``tasks`` no-op tasks, each fed by its predecessor (``chain``), all but the first fed by
+    the first (``root``), or none fed by another (``none``)."""
     lines = [
         f"INSERT INTO CFG_PIPELINES (PROJECT_ID, PIPELINE_CODE, MAX_PARALLEL_TASKS) SELECT "
         f"PROJECT_ID, '{pipeline}', {parallel} FROM CFG_PROJECTS WHERE PROJECT_CODE = 'default';"
@@ -51,11 +53,11 @@ def shape_sql(pipeline: str, tasks: int, chain: bool, parallel: int) -> str:
         f"k.TASK_ID, 'SCRIPT', 'noop.py' FROM CFG_TASKS k JOIN CFG_PIPELINES p ON "
         f"p.PIPELINE_ID = k.PIPELINE_ID WHERE p.PIPELINE_CODE = '{pipeline}';"
     )
-    upstreams = (
-        [(f"t{n:03d}", f"t{n - 1:03d}") for n in range(1, tasks)]
-        if chain
-        else [(f"t{n:03d}", "t000") for n in range(1, tasks)]
-    )
+    upstreams = {
+        "chain": [(f"t{n:03d}", f"t{n - 1:03d}") for n in range(1, tasks)],
+        "root": [(f"t{n:03d}", "t000") for n in range(1, tasks)],
+        "none": [],
+    }[upstream]
     for down, up in upstreams:
         lines.append(
             "INSERT INTO CFG_TASK_DEPENDENCY (TASK_ID, DEPENDS_ON_TASK_ID) SELECT d.TASK_ID, "
@@ -134,7 +136,7 @@ def main() -> None:
         if dialect == "postgresql" and not admin:
             print("postgresql: skipped, set ETL_CRAFT_TEST_DATABASE_URL")
             continue
-        for name, tasks, chain in (("fan-out", 100, False), ("chain", 20, True)):
+        for name, tasks, upstream in (("fan-out", 100, "root"), ("chain", 20, "chain")):
             with tempfile.TemporaryDirectory() as folder:
                 database = unique_name("etl_craft_bench") if dialect == "postgresql" else None
                 url = None
@@ -145,7 +147,7 @@ def main() -> None:
                 scripts = project.root / "ingestion_scripts"
                 scripts.mkdir()
                 (scripts / "noop.py").write_text(NOOP)
-                project.migrate("0001_bench.sql", shape_sql("bench", tasks, chain, 4))
+                project.migrate("0001_bench.sql", shape_sql("bench", tasks, upstream, 4))
                 wall, delays = measure(project, "bench")
                 project.engine.dispose()
                 if database and admin:

@@ -201,3 +201,20 @@ def _assert_fenced(
     assert before[1] is not None
     assert after[1] is not None
     assert after[1] > before[1]
+
+
+def test_admit_runs_admits_the_queued_runs_with_admit_runs_guard(engine_db: EngineDB) -> None:
+    """The set form of admit_run: every QUEUED run at once; a run in any other status is left
+    as it is and out of the answer (admit_run would refuse it)."""
+    runs = {
+        status.value: seed_run(engine_db, seed_pipeline(engine_db).pipeline_id, status.value)
+        for status in RunStatus
+    }
+    other_queued = seed_run(engine_db, seed_pipeline(engine_db).pipeline_id, "QUEUED")
+    with engine_db.transaction(TESTER) as conn:
+        admitted = tx.admit_runs(conn, [*runs.values(), other_queued], TESTER)
+    assert sorted(admitted) == sorted([runs["QUEUED"], other_queued])
+    for status, run_id in runs.items():
+        expected = "IN-PROGRESS" if status == "QUEUED" else status
+        assert _status_of(engine_db, Entity.RUN, run_id) == expected
+    assert _status_of(engine_db, Entity.RUN, other_queued) == "IN-PROGRESS"

@@ -16,7 +16,6 @@ from etl_craft.enginedb.events import (
     WakeUp,
     WorkerChanged,
     changes_a_plan,
-    of_runs,
     parse_event,
     queued_attempt,
 )
@@ -77,4 +76,3 @@ def test_who_wakes_for_what() -> None:
         worker,
         MISSED,
     ]
-    assert [event for event in everything if of_runs(event)] == [run, worker, MISSED]

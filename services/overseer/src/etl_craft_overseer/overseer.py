@@ -1,13 +1,22 @@
 """The overseer: one leader that turns schedules into runs and drives every live run.
 
 Each pass reconciles expired leases, retires silent workers, creates runs for due schedule
-ticks, admits QUEUED runs through non-blocking gates, plans every IN-PROGRESS run it may hold
-(queuing ready attempts within limits), hands due attempts to its pool, settles what ended,
-and finalizes settled runs. It then waits for a notification, a child's exit, the poll
+ticks (those once per poll interval), admits QUEUED runs, plans the IN-PROGRESS runs that have
+news (queuing ready attempts within limits), hands due attempts to its pool, settles what
+ended, and finalizes settled runs. It then waits for a notification, a child's exit, the poll
 interval or a stop. Its working set is the live runs and their graphs only; after a restart
-it is rebuilt from the tables. When the Engine DB stops answering (a restart, dropped
-connections), it keeps its task processes running and tries again with backoff; their
-leases hold meanwhile, or the pool stops them before they run out.
+it is rebuilt from the tables.
+
+A pass costs what its news costs, not what the live runs number. QUEUED runs whose pipelines
+have no gates are admitted together, in one statement; those with gates are judged one by one.
+A pass steps the runs the notifications name (PostgreSQL), the runs new to it, and a bounded
+sweep of the runs looked at least recently, which catches what no notification names (a gate's
+next look, a retry's delay, a pause lifted, SQLite's missing notifications). What a pass's time
+budget leaves waits for the next pass, which starts at once.
+
+When the Engine DB stops answering (a restart, dropped connections), it keeps its task
+processes running and tries again with backoff; their leases hold meanwhile, or the pool
+stops them before they run out.
 """
 
 from __future__ import annotations
@@ -16,27 +25,38 @@ import logging
 import threading
 import time
 from contextlib import suppress
+from itertools import islice
 
 from etl_craft import __version__
 from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import SYSTEM, Actor, ActorKind
-from etl_craft.core.enums import RunStatus
+from etl_craft.core.enums import RunStatus, SlotKind
 from etl_craft.core.errors import EngineDBError, MetadataError, RunStateError, StaleTransitionError
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.enginedb.events import Listener, changes_a_plan, of_runs
+from etl_craft.enginedb.events import (
+    AttemptChanged,
+    Event,
+    Listener,
+    RunChanged,
+    TaskRunChanged,
+    changes_a_plan,
+)
 from etl_craft.enginedb.overseers import (
     Leadership,
     LiveRun,
     active_overseer,
     beat_overseer,
+    latest_metadata_change,
     live_runs,
     register_overseer,
+    runs_of_news,
     stop_overseer,
 )
 from etl_craft.enginedb.runs import RunRow
 from etl_craft.enginedb.transitions import (
+    admit_runs,
     mark_silent_workers_gone,
     skip_run,
 )
@@ -60,6 +80,12 @@ from etl_craft_overseer.overseer_series import (
 log = logging.getLogger(__name__)
 OVERSEER = Actor("overseer", ActorKind.ORCHESTRATOR)
 WORKER_HEARTBEAT_SECONDS = 10.0
+# A pass steps runs with news until this much time went by (at least one run); the rest waits
+# for the next pass, which starts at once, so housekeeping, admission and the pool keep pace.
+PASS_BUDGET_SECONDS = 0.1
+# Runs without news looked at again each pass, those looked at least recently first: while a
+# server drives no more, every pass looks at every run, as it did before passes had news.
+SWEEP_RUNS = 16
 
 
 class Overseer:
@@ -75,8 +101,16 @@ class Overseer:
         self.stopping = threading.Event()
         self.runs = RunSupervisor(engine, settings, pool, OVERSEER)
         self.admissions: dict[int, Admission] = {}
+        # Runs to look at, in the order their news came (a dict as an ordered set).
+        self.news: dict[int, None] = {}
+        # Driven runs, the one looked at least recently first: what the sweep takes.
+        self.looked: dict[int, None] = {}
+        # Runs that may have attempts waiting for a free slot of the pool, oldest first.
+        self.starved: dict[int, None] = {}
+        self.look_seconds = 0.0  # what a look at a run took lately (a moving average)
         # Pipelines whose graph cannot be built, by id: never admitted, never driven.
         self.blocked: dict[int, BlockedPipeline] = {}
+        self.blocked_version: int | None = None  # the metadata version they were judged at
         self.unbuildable: dict[int, str] = {}  # runs already logged as not drivable, and why
         self.next_housekeeping = 0.0
         # Since when the Engine DB has answered without a break: a worker's silence counts
@@ -124,6 +158,9 @@ class Overseer:
                     full = self._wait(listener)
             except EngineDBError as error:
                 full = True
+                self.news.update(
+                    dict.fromkeys(self.runs.drivers)
+                )  # news may have been lost with it
                 # Set on every failure, not once the Engine DB is back: the first pass that
                 # succeeds again would otherwise count the outage as the workers' silence.
                 self.answering_since = time.monotonic()
@@ -145,11 +182,12 @@ class Overseer:
         self.stopping.wait(delay if fence is None else min(delay, fence))
 
     def run_pass(self, *, full: bool = True) -> None:
-        """One pass; unless ``full``, only the runs this overseer drives are looked at again
-        (news of their attempts woke it), not every live run of the Engine DB."""
+        """One pass; unless ``full``, the live runs are not read again (only news of the runs
+        this overseer drives woke it): it steps the runs with news and its sweep."""
+        began = time.monotonic()
         # Leases, workers and schedules move on the scale of seconds: once per poll interval is
         # enough, while a wake-up from a completion only needs the runs looked at again.
-        if time.monotonic() >= self.next_housekeeping:
+        if began >= self.next_housekeeping:
             self._housekeeping()
             self.next_housekeeping = time.monotonic() + self.settings.poll_seconds
             full = True
@@ -159,12 +197,58 @@ class Overseer:
             with self.engine.read() as conn:
                 runs = list(live_runs(conn))
             self._look_at_runs(runs)
-        else:
-            for run_id in self.runs.held:
-                if self.stopping.is_set():
-                    break
-                self._drive(run_id)
+        self._step(began)
         self.pool.poll()
+
+    def _step(self, began: float) -> None:
+        """Step the runs with news, then those starved of slots while some are free, while the
+        pass's budget lasts; then the sweep, at least one run of it, more while the budget
+        lasts. A run the budget leaves keeps its place for the next pass."""
+        stepped: set[int] = set()
+
+        def spent() -> bool:
+            # Stop before a look that would likely end past the budget, not after it.
+            ends = time.monotonic() + self.look_seconds - began
+            return bool(stepped) and ends > PASS_BUDGET_SECONDS
+
+        for run_id in [*self.news, *(run for run in self.starved if run not in self.news)]:
+            if self.stopping.is_set() or spent():
+                break
+            if run_id not in self.news and not any(self._free_slots().values()):
+                continue
+            self._look(run_id)
+            stepped.add(run_id)
+        for swept, run_id in enumerate(self._sweep(stepped)):
+            if self.stopping.is_set() or (swept and spent()):
+                break
+            self._look(run_id)
+
+    def _look(self, run_id: int) -> None:
+        self.news.pop(run_id, None)
+        began = time.monotonic()
+        self._drive(run_id)
+        self.look_seconds += (time.monotonic() - began - self.look_seconds) / 8
+        self.looked.pop(run_id, None)
+        if run_id not in self.runs.drivers:
+            self.starved.pop(run_id, None)
+            return
+        self.looked[run_id] = None  # now the one looked at most recently
+        if self.pool.submits and not all(self._free_slots().values()):
+            # Its pool had no slot of some kind left: attempts of it may wait for one.
+            self.starved.setdefault(run_id)
+        else:
+            self.starved.pop(run_id, None)
+
+    def _free_slots(self) -> dict[SlotKind, bool]:
+        """Whether the pool has a free slot, by the kinds it has slots of (none: no pool)."""
+        capacity = self.pool.capacity()
+        return {kind: capacity.free(kind) > 0 for kind, slots in capacity.slots.items() if slots}
+
+    def _sweep(self, stepped: set[int]) -> list[int]:
+        """Up to SWEEP_RUNS driven runs not stepped in this pass, least recently looked first."""
+        for run_id in [run for run in self.looked if run not in self.runs.drivers]:
+            del self.looked[run_id]  # forgotten since
+        return list(islice((run for run in self.looked if run not in stepped), SWEEP_RUNS))
 
     def _housekeeping(self) -> None:
         report = reconcile(self.engine, self.ledger, self.settings.lease_seconds)
@@ -181,8 +265,14 @@ class Overseer:
             log.info("schedule of %s: run %s %s", tick.pipeline_code, tick.run_id, tick.outcome)
 
     def _find_blocked(self) -> None:
+        """Judge every pipeline's metadata again, once it changed (a read of every project's
+        metadata and validate's checks: too much to repeat each poll at thousands of pipelines)."""
         with self.engine.read() as conn:
+            version = latest_metadata_change(conn)
+            if version is not None and version == self.blocked_version:
+                return
             found = {blocked.pipeline_id: blocked for blocked in blocked_pipelines(conn)}
+        self.blocked_version = version
         for pipeline_id, blocked in found.items():
             if self.blocked.get(pipeline_id) != blocked:
                 log.warning("%s (project %s)", blocked.reason, blocked.project_code)
@@ -197,7 +287,10 @@ class Overseer:
         return time.monotonic() - self.answering_since >= seconds
 
     def _look_at_runs(self, runs: list[LiveRun]) -> None:
+        """Forget the runs others hold, hold back those of blocked pipelines, admit what may
+        start, and note the runs new to this overseer (and those gone from the live ones)."""
         active = {run.pipeline_id for run in runs if run.status is RunStatus.IN_PROGRESS}
+        queued: list[LiveRun] = []
         for run in runs:
             if self.stopping.is_set():
                 return
@@ -206,11 +299,40 @@ class Overseer:
             elif run.pipeline_id in self.blocked:
                 self._hold_back(run, self.blocked[run.pipeline_id])
             elif run.status is RunStatus.QUEUED:
-                # A QUEUED sibling waits while its pipeline has a run in progress (QUEUE overlap).
-                if run.pipeline_id not in active and self._admit(run):
-                    active.add(run.pipeline_id)
-            else:
-                self._drive(run.pipeline_run_id)
+                queued.append(run)
+            elif run.pipeline_run_id not in self.runs.drivers:
+                self.news.setdefault(run.pipeline_run_id)  # claimed and driven when stepped
+        self._admit_all(queued, active)
+        live = {run.pipeline_run_id for run in runs}
+        for run_id in self.runs.drivers:
+            if run_id not in live:
+                self.news.setdefault(run_id)  # ended or taken elsewhere: a look forgets it
+
+    def _admit_all(self, queued: list[LiveRun], active: set[int]) -> None:
+        """Admit, most urgent first, one QUEUED run of each pipeline without one in progress
+        (QUEUE overlap): those without pipeline gates together, in one transaction; those with
+        gates each through its gates, judged once a pass."""
+        together: list[LiveRun] = []
+        for run in queued:
+            if self.stopping.is_set():
+                return
+            if run.pipeline_id in active:
+                continue  # a QUEUED sibling waits while its pipeline has a run in progress
+            if not run.gated:
+                together.append(run)
+                active.add(run.pipeline_id)
+            elif self._admit(run):
+                active.add(run.pipeline_id)
+        if not together:
+            return
+        with self.engine.transaction(SYSTEM) as conn:
+            admitted = set(admit_runs(conn, [run.pipeline_run_id for run in together], SYSTEM))
+        for run in together:
+            if run.pipeline_run_id in admitted:
+                self.admissions.pop(run.pipeline_run_id, None)
+                self._admitted(run, RunStatus.IN_PROGRESS)
+                self.news.setdefault(run.pipeline_run_id)
+            # Otherwise a foreground caller admitted, skipped or cancelled it meanwhile.
 
     def _hold_back(self, run: LiveRun, blocked: BlockedPipeline) -> None:
         """A queued run of a pipeline that cannot run is skipped with why; one in progress
@@ -252,6 +374,13 @@ class Overseer:
         if decided is None:
             return False
         del self.admissions[run.pipeline_run_id]
+        self._admitted(run, decided)
+        if decided is RunStatus.IN_PROGRESS:
+            self.news.setdefault(run.pipeline_run_id)
+            return True
+        return False
+
+    def _admitted(self, run: LiveRun, decided: RunStatus) -> None:
         log.info("run %s admitted as %s", run.pipeline_run_id, decided)
         if run.queued_at is not None:
             waited = (utc_now() - run.queued_at).total_seconds()
@@ -259,7 +388,6 @@ class Overseer:
             ADMISSION_SECONDS.labels("admitted" if admitted else "skipped").observe(
                 max(0.0, waited)
             )
-        return decided is RunStatus.IN_PROGRESS
 
     def _drive(self, run_id: int) -> None:
         if run_id not in self.runs.drivers:
@@ -295,28 +423,61 @@ class Overseer:
         self.runs.let_go(run_id, ended)
 
     def _wait(self, listener: Listener) -> bool:
-        """Until a notification that may change a plan, a child's exit, a stop or the poll;
-        True when every live run needs a look (the poll, or news of a run), False when only
-        the runs this overseer drives do (news of their attempts, a child's exit)."""
+        """Until a notification that may change a plan, a child's exit, a stop or the poll (not
+        at all while runs with news wait for a look); True when every live run needs a look
+        (the poll, or news of a run), False when only the runs it drives do (news of their
+        attempts, a child's exit)."""
         deadline = time.monotonic() + self.settings.poll_seconds
         full = True
         while not self.stopping.is_set():
-            left = deadline - time.monotonic()
-            if left <= 0:
+            left = 0.0 if self.news else deadline - time.monotonic()
+            if left <= 0 and not self.news:
                 break
             # Read each time: a listener that lost its connection has another one, or none.
             descriptor = listener.descriptor()
             self.pool.wait(left, () if descriptor is None else (descriptor,))
-            if not listener.pending():  # a child, the time or a stop woke it
+            if not listener.pending():  # a child, the time, a stop, or news waiting woke it
                 full = time.monotonic() >= deadline
                 break
             # Attempts queued, claimed or started change no plan: wait on through those.
             news = listener.drain(changes_a_plan)
             if news:
-                full = any(of_runs(event) for event in news)
+                full = self._note(news)
                 break
-        listener.drain()
+        # What came meanwhile: news in it is noted, the rest changes no plan.
+        full = self._note([event for event in listener.drain() if changes_a_plan(event)]) or full
         self.pool.poll()
+        return full
+
+    def _note(self, events: list[Event]) -> bool:
+        """Note the driven runs these notifications name as news; True when the live runs need
+        reading again: a run was created, ended (a QUEUED sibling may start) or changed that
+        this overseer does not know of, or a notification is not a transition's (it may concern
+        anything, as may those a lost connection missed: then every driven run has news). A
+        run it admitted itself starting, or an attempt's news, needs no such read."""
+        runs: set[int] = set()
+        attempts: set[int] = set()
+        task_runs: set[int] = set()
+        anything = full = False
+        for event in events:
+            if isinstance(event, AttemptChanged):
+                attempts.add(event.attempt_id)
+            elif isinstance(event, TaskRunChanged):
+                task_runs.add(event.task_run_id)
+            elif isinstance(event, RunChanged):
+                runs.add(event.run_id)
+                known = event.run_id in self.runs.drivers or event.run_id in self.news
+                full = full or not known or event.status is not RunStatus.IN_PROGRESS
+            else:  # a worker came or went (the pool's capacity), or a plain wake-up
+                anything = full = True
+        if attempts or task_runs:
+            with self.engine.read() as conn:
+                runs |= runs_of_news(conn, attempts, task_runs)
+        if anything:
+            runs |= set(self.runs.drivers)
+        for run_id in runs:
+            if run_id in self.runs.drivers:  # new runs are found by the full pass that follows
+                self.news.setdefault(run_id)
         return full
 
     def _shut_down(self) -> None:

@@ -90,12 +90,6 @@ def queued_attempt(event: Event) -> bool:
     return isinstance(event, AttemptChanged) and event.status is AttemptStatus.QUEUED
 
 
-def of_runs(event: Event) -> bool:
-    """Whether an event concerns runs at large: a run itself (created, admitted, ended,
-    cancelled), a worker (the capacity of its pool), or anything (a plain wake-up)."""
-    return not isinstance(event, AttemptChanged | TaskRunChanged)
-
-
 def changes_a_plan(event: Event) -> bool:
     """All but a task run or attempt being queued, claimed or started: those follow from a
     plan and never change one, so an overseer need not look at its runs again for them."""

@@ -9,8 +9,9 @@ takes over without anyone cleaning up.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,6 +40,7 @@ class LiveRun:
     owner_id: str | None
     lease_expired: bool
     queued_at: datetime | None
+    gated: bool = False  # QUEUED, and its pipeline depends on others: admitted through gates
 
     def free_for(self, owner: str) -> bool:
         """Nobody else holds it: unowned, ours, or its holder's lease ran out."""
@@ -113,7 +115,27 @@ def live_runs(conn: EngineConnection) -> Iterator[LiveRun]:
             owner_id=row["owner_id"],
             lease_expired=bool(row["lease_expired"]),
             queued_at=as_utc(row["queued_at"]),
+            gated=bool(row["gated"]),
         )
+
+
+def latest_metadata_change(conn: EngineConnection) -> int | None:
+    """A version of the whole metadata: it moves whenever a CFG_ row changes."""
+    found = conn.scalar("latest_metadata_change")
+    return None if found is None else int(found)
+
+
+def runs_of_news(
+    conn: EngineConnection, attempt_ids: Iterable[int], task_run_ids: Iterable[int]
+) -> set[int]:
+    """The runs that these notified attempts and task runs belong to (PostgreSQL: only it
+    notifies)."""
+    rows = conn.all(
+        "overseer_runs_of_news",
+        attempt_ids=json.dumps(sorted(set(attempt_ids))),
+        task_run_ids=json.dumps(sorted(set(task_run_ids))),
+    )
+    return {int(row["pipeline_run_id"]) for row in rows}
 
 
 def _sqlite_lock_path(engine: EngineDB) -> Path:

@@ -15,6 +15,13 @@ UPDATE AUD_PIPELINES_RUN_LOG
  WHERE PIPELINE_RUN_ID = :pipeline_run_id AND STATUS = 'QUEUED'
 RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
 
+-- name: transition_admit_runs --
+-- QUEUED -> IN-PROGRESS for many runs in one statement (ids as a JSON array), each as transition_admit_run.
+UPDATE AUD_PIPELINES_RUN_LOG
+   SET STATUS = 'IN-PROGRESS', START_DATE = etl_craft_now()
+ WHERE PIPELINE_RUN_ID IN (SELECT value FROM json_each(:run_ids)) AND STATUS = 'QUEUED'
+RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
+
 -- name: transition_skip_run --
 -- QUEUED -> SKIPPED when the gate refuses the run or its tick is not run.
 UPDATE AUD_PIPELINES_RUN_LOG

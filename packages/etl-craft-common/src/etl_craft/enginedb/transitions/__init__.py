@@ -19,6 +19,7 @@ from etl_craft.enginedb.transitions.attempts import (
 )
 from etl_craft.enginedb.transitions.runs import (
     admit_run,
+    admit_runs,
     cancel_run,
     claim_run_lease,
     create_run,
@@ -56,6 +57,7 @@ __all__ = [
     "Transition",
     "WorkerBeat",
     "admit_run",
+    "admit_runs",
     "beat_worker",
     "cancel_owned_attempt",
     "cancel_queued_attempt",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from datetime import date
 
 from etl_craft.core.actor import Actor
@@ -49,6 +51,24 @@ def create_run(
 
 def admit_run(conn: EngineConnection, run_id: int, actor: Actor) -> None:
     apply(conn, Entity.RUN, "admit_run", run_id, actor)
+
+
+def admit_runs(conn: EngineConnection, run_ids: Sequence[int], actor: Actor) -> list[int]:
+    """``admit_run`` for many runs in one statement, with its guard (STATUS = QUEUED): the ids
+    admitted, each notified; a run another caller admitted, skipped or cancelled meanwhile is
+    left as it is and out of the answer, where ``admit_run`` would refuse it."""
+    if not run_ids:
+        return []
+    rows = conn.all(
+        "transition_admit_runs",
+        run_ids=json.dumps([int(run_id) for run_id in run_ids]),
+        actor=actor.name,
+        actor_kind=actor.kind.value,
+    )
+    admitted = [int(row["pipeline_run_id"]) for row in rows]
+    for run_id in admitted:
+        notify(conn, Entity.RUN, run_id, RunStatus.IN_PROGRESS.value)
+    return admitted
 
 
 def skip_run(conn: EngineConnection, run_id: int, actor: Actor, *, message: str) -> None:

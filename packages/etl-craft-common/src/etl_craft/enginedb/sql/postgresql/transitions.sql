@@ -7,3 +7,11 @@ UPDATE AUD_TASK_ATTEMPTS
        PROCESS_START = :process_start, LOG_PATH = :log_path
  WHERE ATTEMPT_ID = :attempt_id AND STATUS = 'CLAIMED' AND OWNER_ID = :owner_id
 RETURNING ATTEMPT_ID AS attempt_id, TASK_RUN_ID AS task_run_id, STATUS AS status;
+
+-- name: transition_admit_runs --
+-- QUEUED -> IN-PROGRESS for many runs in one statement (ids as a JSON array), each as transition_admit_run.
+UPDATE AUD_PIPELINES_RUN_LOG
+   SET STATUS = 'IN-PROGRESS', START_DATE = etl_craft_now()
+ WHERE PIPELINE_RUN_ID IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(:run_ids AS JSON)))
+   AND STATUS = 'QUEUED'
+RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
