@@ -103,7 +103,8 @@ def test_the_demo_specs_give_the_rows_of_the_demo_migrations(
         migrate(by_migrations)
         planned = write_plan(by_specs)
         assert planned.refusal is None
-        assert planned.written is not None and planned.written.is_file()
+        assert planned.written is not None
+        assert planned.written.is_file()
         migrate(by_specs)
 
         expected, found = cfg_rows(by_migrations.engine), cfg_rows(by_specs.engine)
