@@ -16,7 +16,8 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from etl_craft.specs.model import PipelineSpec, SpecError, pipelines_of
+from etl_craft.specs.model import PipelineSpec, SpecError
+from etl_craft.specs.templates import pipelines_of
 
 SPEC_SUFFIXES = (".yml", ".yaml")
 

@@ -3,10 +3,9 @@
 The document has already passed the JSON schema (schema.json) when it reaches this module, so
 only what the schema can't say is checked here (a shorthand and its parameter both given).
 
-Extension point: ``pipelines_of`` turns one document into the pipelines it describes. Today a
-document is one pipeline, named by its file. A later format (parameter tokens, a template
-instantiated once per parameter set) expands the document there, before ``_pipeline`` reads
-each instance, and adds its keys to schema.json; nothing downstream of ``PipelineSpec`` changes.
+``pipeline_spec`` reads one pipeline's document; specs.templates decides which documents a file
+holds (itself, or one per instance of a template), so nothing downstream of ``PipelineSpec``
+knows templates.
 """
 
 from __future__ import annotations
@@ -131,12 +130,7 @@ class PipelineSpec:
         return next((task for task in self.tasks if task.code == code), None)
 
 
-def pipelines_of(document: Document, source: Path) -> tuple[PipelineSpec, ...]:
-    """The pipelines one spec document describes (the extension point; see the module doc)."""
-    return (_pipeline(source.stem, document, source),)
-
-
-def _pipeline(code: str, document: Document, source: Path) -> PipelineSpec:
+def pipeline_spec(code: str, document: Document, source: Path) -> PipelineSpec:
     settings = {
         column: _setting(document[key])
         for key, column in PIPELINE_SETTINGS.items()
@@ -166,8 +160,10 @@ def _setting(value: object) -> FieldValue:
 
 def _pipeline_parameter(name: str, value: object) -> PipelineParameterSpec:
     if isinstance(value, Mapping):
-        return PipelineParameterSpec(name, _text(value["value"]), value.get("type", "STRING"))
-    return PipelineParameterSpec(name, _text(value))
+        return PipelineParameterSpec(
+            name, scalar_text(value.get("value")), value.get("type", "STRING")
+        )
+    return PipelineParameterSpec(name, scalar_text(value))
 
 
 def _pipeline_dependency(item: str | Mapping[str, Any]) -> PipelineDependencySpec:
@@ -200,7 +196,7 @@ def _task(pipeline: str, code: str, body: Document, source: Path) -> TaskSpec:
 
 
 def _task_parameters(handler: Handler, body: Document, source: Path, where: str) -> dict[str, str]:
-    named = {name: _text(value) for name, value in (body.get("parameters") or {}).items()}
+    named = {name: scalar_text(value) for name, value in (body.get("parameters") or {}).items()}
     found: dict[str, str] = {}
     for key, shorthand in TASK_SHORTHANDS.items():
         if key not in body:
@@ -267,7 +263,7 @@ def _columns(value: str | list[str]) -> str:
     return value if isinstance(value, str) else ", ".join(value)
 
 
-def _text(value: object) -> str | None:
+def scalar_text(value: object) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool):
