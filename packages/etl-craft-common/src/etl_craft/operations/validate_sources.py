@@ -26,7 +26,7 @@ from etl_craft.operations.validate_parameters import sql_action
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.parsing import ParsedSelect, parse_select
 from etl_craft.warehouse.targets import is_identifier
-from etl_craft.warehouse.tokens import parameters_used, placeholders, substitute
+from etl_craft.warehouse.tokens import parameters_used, substitute
 
 _MANAGED = frozenset(name.upper() for name in MANAGED_NAMES)
 _MERGES = (Action.SCD1_MERGE, Action.SCD2_MERGE)
@@ -100,7 +100,7 @@ def _sql_task(subject: Subject, task: TaskRow) -> Iterator[Finding]:
     except _UnreadableError as unreadable:
         yield unreadable.finding
         return
-    undeclared = _undeclared_parameters(subject, task, text, label, parameter)
+    undeclared = _undeclared_parameters(subject, task, text, f"the SELECT in {label}", parameter)
     if undeclared is not None:
         yield undeclared
         return
@@ -116,7 +116,7 @@ def _sql_task(subject: Subject, task: TaskRow) -> Iterator[Finding]:
 
 
 def _undeclared_parameters(
-    subject: Subject, task: TaskRow, sql: str, label: str, parameter: str
+    subject: Subject, task: TaskRow, sql: str, label: str, parameter: str | None
 ) -> Finding | None:
     """A `$$param.NAME` whose pipeline declares no NAME: a run would refuse the SQL."""
     declared = {
@@ -129,7 +129,7 @@ def _undeclared_parameters(
     return subject.fail(
         "sql-token",
         task,
-        f"the SELECT in {label} reads {', '.join('$$param.' + n for n in unknown)}, but "
+        f"{label} reads {', '.join('$$param.' + n for n in unknown)}, but "
         f"pipeline {pipeline} declares no parameter {', '.join(unknown)} (it declares: "
         f"{', '.join(sorted(declared)) or 'none'})",
         f"add {unknown[0]} to CFG_PIPELINE_PARAMETERS of {pipeline}, or fix the token",
@@ -252,17 +252,14 @@ def _business_rules(subject: Subject, task: TaskRow) -> Iterator[Finding]:
             "the task has no active rule in CFG_BUSINESS_RULES; expected at least one",
             "add its rules to CFG_BUSINESS_RULES, or deactivate the task",
         )
+    replacements = task_placeholders(subject.metadata, task, subject.dialect)
     for rule in rules:
-        try:
-            parse_select(
-                substitute(rule.rule_sql, placeholders(subject.dialect, {})),
-                subject.dialect,
-                subject=f"RULE_SQL of rule {rule.code}",
-            )
-        except SqlGuardError as error:
-            yield subject.fail(
-                "business-rule", task, str(error), f"fix RULE_SQL of rule {rule.code}"
-            )
+        label = f"RULE_SQL of rule {rule.code}"
+        undeclared = _undeclared_parameters(subject, task, rule.rule_sql, label, None)
+        if undeclared is not None:
+            yield undeclared
+        else:
+            yield from _rule_select(subject, task, substitute(rule.rule_sql, replacements), label)
         bad = [c.strip() for c in rule.key_columns.split(",") if not is_identifier(c.strip())]
         if bad:
             yield subject.fail(
@@ -272,6 +269,13 @@ def _business_rules(subject: Subject, task: TaskRow) -> Iterator[Finding]:
                 "names separated by commas",
                 f"fix KEY_COLUMNS of rule {rule.code} in CFG_BUSINESS_RULES",
             )
+
+
+def _rule_select(subject: Subject, task: TaskRow, sql: str, label: str) -> Iterator[Finding]:
+    try:
+        parse_select(sql, subject.dialect, subject=label)
+    except SqlGuardError as error:
+        yield subject.fail("business-rule", task, str(error), f"fix {label}")
 
 
 def _alert_templates(subject: Subject, task: TaskRow) -> Iterator[Finding]:
