@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from etl_craft.operations.catalog import read_catalog
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.setup import migrate
 from etl_craft.operations.spec_plan import write_plan
@@ -133,3 +134,17 @@ def test_three_instances_run_three_pipelines_from_one_sql_file(site: Site) -> No
     ]
     assert read("client_c") == [(5, ODD, "client_c", "manual:client_c", Decimal(0), None, False)]
     assert [tuple(r) for r in site.rows("SELECT COUNT(*) FROM src.orders")] == [(6,)]
+
+
+def test_the_catalog_shows_each_pipeline_its_own_sql(site: Site) -> None:
+    project = site.project
+    ctx = OperationContext(project.project, project.connector, project.engine, TESTER)
+
+    shown = {task.name: task.sql or "" for task in read_catalog(ctx).tasks}
+
+    assert "WHERE o.client = 'acme'" in shown["client_a.load"]
+    assert "$$pipeline_code AS" not in shown["client_b.load"]
+    assert "'client_b' AS pipeline_code" in shown["client_b.load"]
+    assert "o.client = 'O''Brien''; DROP TABLE src.orders; --'" in shown["client_b.load"]
+    # The run's own values are known only to a run.
+    assert "$$run_key AS run_key" in shown["client_c.load"]
