@@ -11,10 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from etl_craft.enginedb.metadata import read_project_metadata
+from etl_craft.lineage.build import build_lineage
 from etl_craft.operations.catalog import read_catalog
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.setup import migrate
+from etl_craft.operations.spec_effects import spec_metadata
 from etl_craft.operations.spec_plan import write_plan
+from etl_craft.specs.loader import load_specs
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.warehouse_sites import SITE_IDS, SITES, project_on_site
 from tests.integration.rehash.rehash_site import Site
@@ -148,3 +152,18 @@ def test_the_catalog_shows_each_pipeline_its_own_sql(site: Site) -> None:
     assert "o.client = 'O''Brien''; DROP TABLE src.orders; --'" in shown["client_b.load"]
     # The run's own values are known only to a run.
     assert "$$run_key AS run_key" in shown["client_c.load"]
+
+
+def test_plan_traces_a_new_instance_with_its_own_parameters(site: Site) -> None:
+    pipelines = site.project.root / "pipelines"
+    (pipelines / "clients.yml").write_text(
+        TEMPLATE + "  client_d:\n    parameters: {CLIENT: delta}\n"
+    )
+    with site.project.engine.read() as conn:
+        metadata = read_project_metadata(conn, "default")
+
+    planned = spec_metadata(metadata, load_specs(pipelines))
+    graph = build_lineage(planned, site.project.project, "duckdb").graph
+
+    assert [t.name for t in graph.untraced()] == []
+    assert graph.columns_of("dm.orders") == tuple(COLUMNS.split(", "))

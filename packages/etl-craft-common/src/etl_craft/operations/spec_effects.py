@@ -10,7 +10,12 @@ from types import MappingProxyType
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from etl_craft.core.cron import cron_problem, next_after
-from etl_craft.enginedb.metadata import PipelineRow, ProjectMetadata, TaskRow
+from etl_craft.enginedb.metadata import (
+    PipelineParameterRow,
+    PipelineRow,
+    ProjectMetadata,
+    TaskRow,
+)
 from etl_craft.lineage import Direction, LineageGraph
 from etl_craft.operations.metadata_edit_checks import MetadataEdit
 from etl_craft.operations.metadata_edit_kinds import EditKind
@@ -51,7 +56,8 @@ class PipelineTicks:
 
 
 def spec_metadata(metadata: ProjectMetadata, specs: tuple[PipelineSpec, ...]) -> ProjectMetadata:
-    """The project's metadata with the specs' pipelines and tasks as the specs describe them.
+    """The project's metadata with the specs' pipelines, their parameters (which their SQL's
+    tokens read) and tasks as the specs describe them.
 
     Existing objects keep their ids (so stored lineage traces apply); new ones get negative
     ids, which no Engine DB row has.
@@ -59,11 +65,16 @@ def spec_metadata(metadata: ProjectMetadata, specs: tuple[PipelineSpec, ...]) ->
     codes = {spec.code for spec in specs}
     fresh = count(-1, -1)
     pipelines = [p for p in metadata.pipelines if p.code not in codes or not p.active]
-    tasks = [t for t in metadata.tasks if t.pipeline_id in {p.pipeline_id for p in pipelines}]
+    kept = {p.pipeline_id for p in pipelines}
+    tasks = [t for t in metadata.tasks if t.pipeline_id in kept]
+    parameters = [p for p in metadata.pipeline_parameters if p.pipeline_id in kept]
     for spec in specs:
         row = next((p for p in metadata.pipelines if p.code == spec.code and p.active), None)
         pipeline_id = row.pipeline_id if row else next(fresh)
         pipelines.append(_pipeline_row(spec, pipeline_id))
+        parameters += [
+            PipelineParameterRow(pipeline_id, p.name, p.value, p.type) for p in spec.parameters
+        ]
         known = {t.code: t.task_id for t in metadata.tasks if t.pipeline_id == pipeline_id}
         tasks += [
             TaskRow(
@@ -78,7 +89,12 @@ def spec_metadata(metadata: ProjectMetadata, specs: tuple[PipelineSpec, ...]) ->
             )
             for task in spec.tasks
         ]
-    return replace(metadata, pipelines=tuple(pipelines), tasks=tuple(tasks))
+    return replace(
+        metadata,
+        pipelines=tuple(pipelines),
+        pipeline_parameters=tuple(parameters),
+        tasks=tuple(tasks),
+    )
 
 
 def _pipeline_row(spec: PipelineSpec, pipeline_id: int) -> PipelineRow:
