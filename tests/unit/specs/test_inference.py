@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from etl_craft.specs.inference import (
     EdgeOutcome,
@@ -30,7 +32,7 @@ USES = {
 }
 
 
-def outcomes(spec: dict[str, object], uses: dict[str, TableUse]) -> dict[tuple[str, str], str]:
+def outcomes(spec: Mapping[str, Any], uses: dict[str, TableUse]) -> dict[tuple[str, str], str]:
     (pipeline,) = pipelines_of(spec, Path("p.yml"))
     return {(e.task, e.upstream_task): e.outcome.value for e in infer_edges(pipeline, uses)}
 
