@@ -19,6 +19,7 @@ from etl_craft.operations.metadata_edit_kinds import SPECS, EditKind, FieldValue
 from etl_craft.specs.rows import KIND_ORDER, SpecRow
 
 Identity = tuple[str, tuple[tuple[str, str], ...]]
+SWITCHED_OFF: Mapping[str, FieldValue] = {"ACTIVE_FLAG": "N"}
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,8 @@ def _removal(row: SpecRow) -> MetadataEdit:
     kind = EditKind(row.kind)
     if spec_of(kind).removable:
         return MetadataEdit(kind, row.key, before=dict(row.fields), after=None)
-    return MetadataEdit(kind, row.key, before={"ACTIVE_FLAG": "Y"}, after={"ACTIVE_FLAG": "N"})
+    # Switched off, not deleted: its history stays, and before holds the row as it is.
+    return MetadataEdit(kind, row.key, before=dict(row.fields), after=SWITCHED_OFF)
 
 
 def _change(current: SpecRow, wanted: SpecRow) -> MetadataEdit | None:

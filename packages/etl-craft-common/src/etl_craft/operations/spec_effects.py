@@ -150,7 +150,9 @@ def affected_tasks(
         reason = reasons.get(lineage.name)
         if reason is not None:
             found.append(
-                AffectedTask(lineage.name, reason, lineage.target, _downstream(graph, lineage.name))
+                AffectedTask(
+                    lineage.name, reason, lineage.target, downstream_columns(graph, lineage.name)
+                )
             )
     return tuple(found)
 
@@ -159,7 +161,7 @@ def _task_name(edit: MetadataEdit) -> str:
     return f"{edit.key['pipeline']}.{edit.key['task']}"
 
 
-def _downstream(graph: LineageGraph, name: str) -> tuple[str, ...]:
+def downstream_columns(graph: LineageGraph, name: str) -> tuple[str, ...]:
     task = next(t for t in graph.tasks if t.name == name)
     if task.target is None or not task.writes_columns:
         return ()

@@ -26,7 +26,7 @@ from etl_craft.operations.lineage import sql_dialect
 from etl_craft.operations.metadata_edit_checks import MetadataEdit
 from etl_craft.operations.metadata_edit_kinds import FieldValue
 from etl_craft.operations.metadata_edits import preview_edit, write_new_file
-from etl_craft.operations.spec_diff import PipelineRows, current_rows, edits_of
+from etl_craft.operations.spec_diff import SWITCHED_OFF, PipelineRows, current_rows, edits_of
 from etl_craft.operations.spec_effects import (
     AffectedTask,
     EdgeChange,
@@ -47,7 +47,7 @@ class RowChange:
     """One CFG_ object the file adds, changes or removes; ``before`` and ``after`` hold the
     fields that differ (every field the file writes, for a new object)."""
 
-    operation: str  # add, change, remove
+    operation: str  # add, change, remove (deleted, or switched off with ACTIVE_FLAG N)
     kind: str
     key: dict[str, str]
     before: dict[str, FieldValue] | None
@@ -152,7 +152,8 @@ def _planned(
 def _row_change(edit: MetadataEdit) -> RowChange:
     before = None if edit.before is None else dict(edit.before)
     after = None if edit.after is None else dict(edit.after)
-    return RowChange(edit.verb, edit.kind.value, dict(edit.key), before, after)
+    verb = "remove" if edit.after == SWITCHED_OFF else edit.verb
+    return RowChange(verb, edit.kind.value, dict(edit.key), before, after)
 
 
 def _touched(edits: tuple[MetadataEdit, ...]) -> list[str]:

@@ -22,6 +22,16 @@ from etl_craft.specs.templates import pipelines_of
 SPEC_SUFFIXES = (".yml", ".yaml")
 
 
+class _SpecLoader(yaml.SafeLoader):
+    """YAML as the CFG_ rows hold it: a date stays the text it was written as."""
+
+
+_SpecLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
 def spec_files(folder: Path) -> tuple[Path, ...]:
     if not folder.is_dir():
         return ()
@@ -56,7 +66,7 @@ def load_spec_file(path: Path) -> tuple[PipelineSpec, ...]:
 
 def _document(path: Path) -> dict[str, Any]:
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_SpecLoader)  # noqa: S506
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "the file"
@@ -90,6 +100,10 @@ def _schema_error(path: Path, error: ValidationError) -> SpecError:
     return SpecError(path, where, found, expected, "correct the value or remove the key")
 
 
+def _listed(value: object) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else [str(value)]
+
+
 def _expectation(error: ValidationError) -> str:
     schema = error.schema if isinstance(error.schema, dict) else {}
     if error.validator == "additionalProperties":
@@ -97,6 +111,8 @@ def _expectation(error: ValidationError) -> str:
         return f"only the keys {known} ({error.message})"
     if error.validator == "enum":
         return "one of " + ", ".join(str(v) for v in schema.get("enum", ()))
+    if error.validator == "type":
+        return f"a value of type {' or '.join(_listed(error.validator_value))}"
     if error.validator == "pattern":
         return f"a code matching {error.validator_value}"
     described = schema.get("description")

@@ -140,6 +140,7 @@ def pipeline_spec(code: str, document: Document, source: Path) -> PipelineSpec:
         _task(code, task_code, body, source)
         for task_code, body in (document.get("tasks") or {}).items()
     )
+    _check_upstream_tasks(code, tasks, source)
     return PipelineSpec(
         code=code,
         source=source,
@@ -150,6 +151,21 @@ def pipeline_spec(code: str, document: Document, source: Path) -> PipelineSpec:
         depends_on=tuple(_pipeline_dependency(item) for item in document.get("depends_on", ())),
         tasks=tasks,
     )
+
+
+def _check_upstream_tasks(pipeline: str, tasks: tuple[TaskSpec, ...], source: Path) -> None:
+    """A dependency within the pipeline names one of its tasks (others are checked by migrate)."""
+    codes = {task.code for task in tasks}
+    for task in tasks:
+        for index, dependency in enumerate(task.depends_on):
+            if dependency.upstream_pipeline == pipeline and dependency.upstream_task not in codes:
+                raise SpecError(
+                    source,
+                    f"/tasks/{task.code}/depends_on/{index}",
+                    repr(dependency.upstream_task),
+                    f"a task of pipeline {pipeline}: {', '.join(sorted(codes))}",
+                    "correct the code, or write pipeline.task for a task of another pipeline",
+                )
 
 
 def _setting(value: object) -> FieldValue:

@@ -54,6 +54,8 @@ def _change(change: RowChange) -> list[str]:
         return [head, *(f"    {c} = {v!r}" for c, v in (change.after or {}).items())]
     if change.after is None:
         return [head + ": deleted"]
+    if change.operation == "remove":
+        return [head + ": switched off (ACTIVE_FLAG N)"]
     return [head, *_fields(change.before or {}, change.after)]
 
 
@@ -65,7 +67,7 @@ def _edge(edge: EdgeChange) -> str:
     if edge.change == "added":
         return f"+ {edge.task} after {edge.upstream} ({edge.type_after})"
     if edge.change == "removed":
-        return f"- {edge.task} after {edge.upstream}"
+        return f"- {edge.task} after {edge.upstream} ({edge.type_before})"
     return f"~ {edge.task} after {edge.upstream}: {edge.type_before} -> {edge.type_after}"
 
 
@@ -80,6 +82,8 @@ def _inferred(edge: InferredEdge) -> str:
 
 
 def _affected(affected: AffectedTask) -> list[str]:
+    if affected.target is None:
+        return [f"{affected.task} ({affected.reason}) writes no table"]
     head = f"{affected.task} ({affected.reason}) writes {affected.target}"
     if not affected.columns:
         return [head + "; no traced columns downstream"]
