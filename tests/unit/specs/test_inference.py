@@ -12,7 +12,8 @@ from etl_craft.specs.inference import (
     infer_edges,
     written_edges,
 )
-from etl_craft.specs.model import TaskDependencySpec, pipelines_of
+from etl_craft.specs.model import TaskDependencySpec
+from etl_craft.specs.templates import pipelines_of
 
 SPEC = {
     "tasks": {
