@@ -9,7 +9,7 @@ schedule that changes. ``write_plan`` writes the file; migrate applies it as any
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -114,7 +114,7 @@ def write_plan(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
             f"{plan.refusal}; fix the specs and run etl-craft plan again"
         )
     path = write_new_file(_migrations_dir(ctx), plan.file_name, plan.sql)
-    return SpecPlan(**{**plan.__dict__, "written": path})
+    return replace(plan, written=path)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
+from etl_craft.core.errors import ExitCode
 from etl_craft.operations.spec_effects import AffectedTask, EdgeChange, PipelineTicks
 from etl_craft.operations.spec_plan import RowChange, SpecPlan, plan_specs, write_plan
 from etl_craft.specs.inference import EdgeOutcome, InferredEdge
@@ -20,7 +21,8 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         ctx.close()
     emit(plan, args.format, render(plan, sql=args.sql))
-    return 0
+    # CI reads the exit code: a plan migrate would refuse fails the check.
+    return int(ExitCode.METADATA) if plan.refusal is not None else 0
 
 
 def render(plan: SpecPlan, *, sql: bool = False) -> str:
