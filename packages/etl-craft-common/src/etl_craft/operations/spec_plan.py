@@ -9,6 +9,7 @@ schedule that changes. ``write_plan`` writes the file; migrate applies it as any
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -17,10 +18,10 @@ from typing import ClassVar
 from etl_craft.config.project import Project
 from etl_craft.core.errors import MetadataError, UsageError
 from etl_craft.core.time import utc_now
-from etl_craft.enginedb.lineage import stored_traces
+from etl_craft.enginedb.lineage import StoredTrace, stored_traces
 from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.lineage import LineageGraph
-from etl_craft.lineage.build import build_lineage
+from etl_craft.lineage.build import LineageBuild, build_lineage
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.lineage import sql_dialect
 from etl_craft.operations.metadata_edit_checks import MetadataEdit
@@ -90,17 +91,21 @@ def plan_specs(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
         for s in specs
     ]
     edits = edits_of(rows)
-    changed_sql = {
+    effects = _Effects(
+        dag_changes(edits),
+        affected_tasks(edits, build.graph, after, _changed_sql(build, stored)),
+        schedule_ticks(edits, metadata, after, now or utc_now()),
+    )
+    return _planned(ctx, specs, edits, inferred, effects)
+
+
+def _changed_sql(build: LineageBuild, stored: Mapping[int, StoredTrace]) -> set[int]:
+    """The tasks whose SELECT differs from the one their stored lineage trace was made of."""
+    return {
         record.task_id
         for record in build.changed
         if record.task_id in stored and stored[record.task_id].sql_hash != record.sql_hash
     }
-    effects = _Effects(
-        dag_changes(edits),
-        affected_tasks(edits, build.graph, after, changed_sql),
-        schedule_ticks(edits, metadata, after, now or utc_now()),
-    )
-    return _planned(ctx, specs, edits, inferred, effects)
 
 
 def write_plan(ctx: OperationContext, *, now: datetime | None = None) -> SpecPlan:
