@@ -152,6 +152,20 @@ def test_a_removed_dependency(project: OperationContext) -> None:
     assert [tuple(row) for row in flags] == [("daily", "Y"), ("publish", "N")]
 
 
+def test_a_removed_task_is_switched_off_with_the_edges_on_it(project: OperationContext) -> None:
+    _edit_spec(
+        project,
+        "  publish:\n    action: CREATE_TABLE\n    target: pub.daily\n    sql: publish.sql\n",
+        "",
+    )
+    _edit_spec(project, "      - {task: publish, type: FAILURE}\n", "")
+    assert_golden(plan_specs(project, now=BEFORE_DST), "removed_task")
+    write_plan(project, now=BEFORE_DST)
+    migrate(project)
+    again = plan_specs(project, now=BEFORE_DST)
+    assert (again.changes, again.file_name) == ((), None)
+
+
 def test_a_schedule_change_across_a_dst_boundary(project: OperationContext) -> None:
     _edit_spec(project, 'schedule: "0 1 * * *"', 'schedule: "30 2 * * *"')
     assert_golden(plan_specs(project, now=BEFORE_DST), "schedule_across_dst")

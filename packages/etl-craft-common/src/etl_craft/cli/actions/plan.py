@@ -66,6 +66,8 @@ def _fields(before: Mapping[str, object], after: Mapping[str, object]) -> list[s
 
 
 def _edge(edge: EdgeChange) -> str:
+    if edge.upstream is None:
+        return f"{'+' if edge.change == 'added' else '-'} task {edge.task}"
     if edge.change == "added":
         return f"+ {edge.task} after {edge.upstream} ({edge.type_after})"
     if edge.change == "removed":
