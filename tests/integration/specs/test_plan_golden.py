@@ -166,6 +166,15 @@ def test_a_removed_task_is_switched_off_with_the_edges_on_it(project: OperationC
     assert (again.changes, again.file_name) == ((), None)
 
 
+def test_a_select_lineage_cannot_trace_is_named(project: OperationContext) -> None:
+    assert project.project is not None
+    (project.project.sql_files_dir / "publish.sql").write_text("SELECT FROM WHERE\n")
+    plan = plan_specs(project, now=BEFORE_DST)
+    (untraced,) = plan.untraced
+    assert untraced.startswith("orders.publish: sqlglot can't parse it")
+    assert "not traced, so no dependency is inferred" in render(plan)
+
+
 def test_a_schedule_change_across_a_dst_boundary(project: OperationContext) -> None:
     _edit_spec(project, 'schedule: "0 1 * * *"', 'schedule: "30 2 * * *"')
     assert_golden(plan_specs(project, now=BEFORE_DST), "schedule_across_dst")

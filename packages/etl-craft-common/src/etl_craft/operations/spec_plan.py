@@ -63,6 +63,7 @@ class SpecPlan:
     changes: tuple[RowChange, ...]
     dag: tuple[EdgeChange, ...]
     inferred: tuple[InferredEdge, ...]
+    untraced: tuple[str, ...]  # "pipeline.task: why": no dependency is inferred for them
     affected: tuple[AffectedTask, ...]
     ticks: tuple[PipelineTicks, ...]
     file_name: str | None  # the migration file the plan is; None when nothing changes
@@ -91,7 +92,9 @@ def plan_specs(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
         for s in specs
     ]
     edits = edits_of(rows)
+    codes = {spec.code for spec in specs}
     effects = _Effects(
+        tuple(f"{t.name}: {t.problem}" for t in build.graph.untraced() if t.pipeline_code in codes),
         dag_changes(edits),
         affected_tasks(edits, build.graph, after, _changed_sql(build, stored)),
         schedule_ticks(edits, metadata, after, now or utc_now()),
@@ -124,6 +127,7 @@ def write_plan(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
 
 @dataclass(frozen=True)
 class _Effects:
+    untraced: tuple[str, ...]
     dag: tuple[EdgeChange, ...]
     affected: tuple[AffectedTask, ...]
     ticks: tuple[PipelineTicks, ...]
@@ -146,6 +150,7 @@ def _planned(
         changes=tuple(_row_change(edit) for edit in edits),
         dag=effects.dag,
         inferred=inferred,
+        untraced=effects.untraced,
         affected=effects.affected,
         ticks=effects.ticks,
         file_name=file_name,

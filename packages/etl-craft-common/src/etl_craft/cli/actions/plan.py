@@ -38,6 +38,9 @@ def render(plan: SpecPlan, *, sql: bool = False) -> str:
     if plan.inferred:
         lines.append("inferred dependencies:")
         lines += [f"  {_inferred(edge)}" for edge in plan.inferred]
+    if plan.untraced:
+        lines.append("not traced, so no dependency is inferred for them (state them):")
+        lines += [f"  {task}" for task in plan.untraced]
     for affected in plan.affected:
         lines += _affected(affected)
     for ticks in plan.ticks:
