@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from etl_craft.cli.actions.plan import render
+from etl_craft.core.errors import MetadataError
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.lineage import project_lineage
 from etl_craft.operations.setup import migrate
@@ -58,9 +59,10 @@ SQL_FILES = {
 }
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Iterator[OperationContext]:
-    made = make_project(tmp_path / "etl-craft")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OperationContext]:
+    url = None if request.param == "sqlite" else str(request.getfixturevalue("pg_fresh_url"))
+    made = make_project(tmp_path / "etl-craft", url)
     for name, sql in SQL_FILES.items():
         _write(made.root / "sql_files" / name, sql)
     _write(made.root / "pipelines" / "orders.yml", ORDERS)
@@ -150,6 +152,29 @@ def test_a_removed_dependency(project: OperationContext) -> None:
     assert [tuple(row) for row in flags] == [("daily", "Y"), ("publish", "N")]
 
 
+def test_a_removed_task_is_switched_off_with_the_edges_on_it(project: OperationContext) -> None:
+    _edit_spec(
+        project,
+        "  publish:\n    action: CREATE_TABLE\n    target: pub.daily\n    sql: publish.sql\n",
+        "",
+    )
+    _edit_spec(project, "      - {task: publish, type: FAILURE}\n", "")
+    assert_golden(plan_specs(project, now=BEFORE_DST), "removed_task")
+    write_plan(project, now=BEFORE_DST)
+    migrate(project)
+    again = plan_specs(project, now=BEFORE_DST)
+    assert (again.changes, again.file_name) == ((), None)
+
+
+def test_a_select_lineage_cannot_trace_is_named(project: OperationContext) -> None:
+    assert project.project is not None
+    (project.project.sql_files_dir / "publish.sql").write_text("SELECT FROM WHERE\n")
+    plan = plan_specs(project, now=BEFORE_DST)
+    (untraced,) = plan.untraced
+    assert untraced.startswith("orders.publish: sqlglot can't parse it")
+    assert "not traced, so no dependency is inferred" in render(plan)
+
+
 def test_a_schedule_change_across_a_dst_boundary(project: OperationContext) -> None:
     _edit_spec(project, 'schedule: "0 1 * * *"', 'schedule: "30 2 * * *"')
     assert_golden(plan_specs(project, now=BEFORE_DST), "schedule_across_dst")
@@ -176,3 +201,16 @@ def test_a_plan_with_pending_migrations_is_refused(project: OperationContext) ->
     _edit_spec(project, "Orders into", "Orders to")
     with pytest.raises(Exception, match="0002_by_hand.sql .* not applied yet"):
         plan_specs(project, now=BEFORE_DST)
+
+
+def test_a_plan_validate_would_fail_is_shown_and_not_written(project: OperationContext) -> None:
+    _edit_spec(project, "    target: pub.daily\n", "")
+    plan = plan_specs(project, now=BEFORE_DST)
+    assert plan.refusal is not None
+    assert "publish" in plan.refusal
+    with pytest.raises(MetadataError, match="would be refused by migrate"):
+        write_plan(project, now=BEFORE_DST)
+    assert project.project is not None
+    assert sorted(p.name for p in project.project.migrations_dir.iterdir()) == [
+        "0001_plan_orders.sql"
+    ]

@@ -19,6 +19,7 @@ from etl_craft.enginedb.metadata import (
 from etl_craft.lineage import Direction, LineageGraph
 from etl_craft.operations.metadata_edit_checks import MetadataEdit
 from etl_craft.operations.metadata_edit_kinds import EditKind
+from etl_craft.operations.spec_diff import SWITCHED_OFF
 from etl_craft.specs.model import PipelineSpec
 
 NEXT_TICKS = 5
@@ -29,9 +30,11 @@ _OUTPUT_KINDS = (EditKind.TASK, EditKind.TASK_PARAMETER, EditKind.BUSINESS_RULE)
 
 @dataclass(frozen=True)
 class EdgeChange:
+    """A task of the DAG added or removed (``upstream`` None), or an edge of it."""
+
     change: str  # added, removed, changed
     task: str  # pipeline.task, or the pipeline for a pipeline dependency
-    upstream: str
+    upstream: str | None
     type_before: str | None
     type_after: str | None
 
@@ -110,7 +113,13 @@ def _pipeline_row(spec: PipelineSpec, pipeline_id: int) -> PipelineRow:
 
 
 def dag_changes(edits: tuple[MetadataEdit, ...]) -> tuple[EdgeChange, ...]:
-    return tuple(_edge(edit) for edit in edits if edit.kind in _EDGE_KINDS)
+    """Tasks added and removed, then the edges added, removed and changed."""
+    nodes = [
+        EdgeChange("added" if edit.verb == "add" else "removed", _task_name(edit), None, None, None)
+        for edit in edits
+        if edit.kind is EditKind.TASK and (edit.verb == "add" or edit.after == SWITCHED_OFF)
+    ]
+    return (*nodes, *(_edge(edit) for edit in edits if edit.kind in _EDGE_KINDS))
 
 
 def _edge(edit: MetadataEdit) -> EdgeChange:

@@ -9,7 +9,8 @@ schedule that changes. ``write_plan`` writes the file; migrate applies it as any
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
@@ -17,10 +18,10 @@ from typing import ClassVar
 from etl_craft.config.project import Project
 from etl_craft.core.errors import MetadataError, UsageError
 from etl_craft.core.time import utc_now
-from etl_craft.enginedb.lineage import stored_traces
+from etl_craft.enginedb.lineage import StoredTrace, stored_traces
 from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.lineage import LineageGraph
-from etl_craft.lineage.build import build_lineage
+from etl_craft.lineage.build import LineageBuild, build_lineage
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.lineage import sql_dialect
 from etl_craft.operations.metadata_edit_checks import MetadataEdit
@@ -62,6 +63,7 @@ class SpecPlan:
     changes: tuple[RowChange, ...]
     dag: tuple[EdgeChange, ...]
     inferred: tuple[InferredEdge, ...]
+    untraced: tuple[str, ...]  # "pipeline.task: why": no dependency is inferred for them
     affected: tuple[AffectedTask, ...]
     ticks: tuple[PipelineTicks, ...]
     file_name: str | None  # the migration file the plan is; None when nothing changes
@@ -90,17 +92,23 @@ def plan_specs(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
         for s in specs
     ]
     edits = edits_of(rows)
-    changed_sql = {
+    codes = {spec.code for spec in specs}
+    effects = _Effects(
+        tuple(f"{t.name}: {t.problem}" for t in build.graph.untraced() if t.pipeline_code in codes),
+        dag_changes(edits),
+        affected_tasks(edits, build.graph, after, _changed_sql(build, stored)),
+        schedule_ticks(edits, metadata, after, now or utc_now()),
+    )
+    return _planned(ctx, specs, edits, inferred, effects)
+
+
+def _changed_sql(build: LineageBuild, stored: Mapping[int, StoredTrace]) -> set[int]:
+    """The tasks whose SELECT differs from the one their stored lineage trace was made of."""
+    return {
         record.task_id
         for record in build.changed
         if record.task_id in stored and stored[record.task_id].sql_hash != record.sql_hash
     }
-    effects = _Effects(
-        dag_changes(edits),
-        affected_tasks(edits, build.graph, after, changed_sql),
-        schedule_ticks(edits, metadata, after, now or utc_now()),
-    )
-    return _planned(ctx, specs, edits, inferred, effects)
 
 
 def write_plan(ctx: OperationContext, *, now: datetime | None = None) -> SpecPlan:
@@ -114,11 +122,12 @@ def write_plan(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
             f"{plan.refusal}; fix the specs and run etl-craft plan again"
         )
     path = write_new_file(_migrations_dir(ctx), plan.file_name, plan.sql)
-    return SpecPlan(**{**plan.__dict__, "written": path})
+    return replace(plan, written=path)
 
 
 @dataclass(frozen=True)
 class _Effects:
+    untraced: tuple[str, ...]
     dag: tuple[EdgeChange, ...]
     affected: tuple[AffectedTask, ...]
     ticks: tuple[PipelineTicks, ...]
@@ -141,6 +150,7 @@ def _planned(
         changes=tuple(_row_change(edit) for edit in edits),
         dag=effects.dag,
         inferred=inferred,
+        untraced=effects.untraced,
         affected=effects.affected,
         ticks=effects.ticks,
         file_name=file_name,

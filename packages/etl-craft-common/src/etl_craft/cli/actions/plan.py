@@ -8,6 +8,7 @@ from datetime import datetime
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
+from etl_craft.core.errors import ExitCode
 from etl_craft.operations.spec_effects import AffectedTask, EdgeChange, PipelineTicks
 from etl_craft.operations.spec_plan import RowChange, SpecPlan, plan_specs, write_plan
 from etl_craft.specs.inference import EdgeOutcome, InferredEdge
@@ -20,7 +21,8 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         ctx.close()
     emit(plan, args.format, render(plan, sql=args.sql))
-    return 0
+    # CI reads the exit code: a plan migrate would refuse fails the check.
+    return int(ExitCode.METADATA) if plan.refusal is not None else 0
 
 
 def render(plan: SpecPlan, *, sql: bool = False) -> str:
@@ -36,6 +38,9 @@ def render(plan: SpecPlan, *, sql: bool = False) -> str:
     if plan.inferred:
         lines.append("inferred dependencies:")
         lines += [f"  {_inferred(edge)}" for edge in plan.inferred]
+    if plan.untraced:
+        lines.append("not traced, so no dependency is inferred for them (state them):")
+        lines += [f"  {task}" for task in plan.untraced]
     for affected in plan.affected:
         lines += _affected(affected)
     for ticks in plan.ticks:
@@ -64,6 +69,8 @@ def _fields(before: Mapping[str, object], after: Mapping[str, object]) -> list[s
 
 
 def _edge(edge: EdgeChange) -> str:
+    if edge.upstream is None:
+        return f"{'+' if edge.change == 'added' else '-'} task {edge.task}"
     if edge.change == "added":
         return f"+ {edge.task} after {edge.upstream} ({edge.type_after})"
     if edge.change == "removed":
