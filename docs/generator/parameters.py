@@ -12,7 +12,7 @@ from etl_craft.handlers.parameters import (
     ParameterType,
     declarations_for,
 )
-from etl_craft.warehouse.substitution import TOKEN_NAMES
+from etl_craft.handlers.sql.tokens import SWITCHED, TOKEN_DESCRIPTIONS
 
 SOURCE = "etl_craft.handlers.parameters and etl_craft.handlers.sql.parameters"
 INTRO = (
@@ -42,12 +42,22 @@ def render() -> str:
     lines += [
         "## SQL tokens",
         "",
-        "With `PIPELINE_ID_SUBSTITUTION = Y` (and `PIPELINE_ID_FILTER = Y` for "
-        "`$$pipeline_id_filter`), a SQL task's SELECT may use these tokens; they are replaced "
-        "outside string literals, quoted names and comments:",
+        "A SQL task's SELECT may use these tokens; they are replaced outside string literals, "
+        "quoted names and comments, each value as a literal of the warehouse's dialect:",
         "",
-        ", ".join(code(f"$${name}") for name in TOKEN_NAMES) + ".",
-        "",
+    ]
+    lines += table(
+        ("token", "value", "replaced"),
+        (
+            (
+                code(f"$${name}"),
+                text,
+                f"with {SWITCHED[name]} = Y" if name in SWITCHED else "always",
+            )
+            for name, text in TOKEN_DESCRIPTIONS.items()
+        ),
+    )
+    lines += [
         "## Alert template tokens",
         "",
         "`SUBJECT` and `BODY` of an EMAIL_ALERT task are Python format strings over these "

@@ -1,7 +1,9 @@
-"""The project `etl-craft new` writes runs as it is, twice, and publishes what it landed."""
+"""The project `etl-craft new` writes runs as it is, twice, and publishes what it landed; its
+pipeline is a spec, and the migration it ships is that spec as plan --write compiles it."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from datetime import date
 from decimal import Decimal
@@ -30,6 +32,13 @@ def test_the_new_projects_pipeline_succeeds_and_publishes_each_day_once(tmp_path
     project = tmp_path / "shop" / "etl-craft"
     etl_craft(project, "init-db")
     etl_craft(project, "migrate")
+    plan = json.loads(etl_craft(project, "--format", "json", "plan"))
+    assert (plan["pipelines"], plan["changes"], plan["file_name"]) == (["orders"], [], None)
+    assert [(e["task"], e["upstream_task"], e["outcome"]) for e in plan["inferred"]] == [
+        ("build_daily_orders", "ingest_orders", "stated"),
+        ("setup_published_orders", "build_daily_orders", "written"),
+        ("publish_daily_orders", "build_daily_orders", "implied"),
+    ]
 
     first = etl_craft(project, "run", "--pipeline_code", "orders", "--run-date", "2026-11-30")
     second = etl_craft(project, "run", "--pipeline_code", "orders", "--run-date", "2026-11-30")

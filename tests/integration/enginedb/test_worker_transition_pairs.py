@@ -26,7 +26,7 @@ from tests.fixtures.metadata import (
     seed_task_run,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 WorkerCall = Callable[[EngineConnection, str], object]
 SILENT_SECONDS = 31  # a worker silent this long is GONE at a 10 s heartbeat interval
 

@@ -43,8 +43,14 @@ class RuleTask:
         return seed_run(self.db, self.pipeline_id, "IN-PROGRESS")
 
     def check(
-        self, warehouse: WarehouseConnection, run_id: int, *, forced: bool = False
+        self,
+        warehouse: WarehouseConnection,
+        run_id: int,
+        *,
+        forced: bool = False,
+        **tokens: Any,
     ) -> RulesResult:
+        """``tokens``: the RulesRun fields SQL tokens read (pipeline_code, pipeline_parameters...)."""
         # One task run per run; checking again stands for another attempt of it.
         if run_id not in self.task_runs:
             self.task_runs[run_id] = seed_task_run(self.db, run_id, self.task_id, "IN-PROGRESS")
@@ -57,6 +63,7 @@ class RuleTask:
             task_run_id=task_run_id,
             run_date=date(2026, 1, 1),
             forced=forced,
+            **tokens,
         )
         with self.db.transaction(TESTER) as conn:
             return run_business_rules(conn, warehouse, run)

@@ -13,8 +13,6 @@ from etl_craft.config.rules import GatePolicy
 from etl_craft.config.settings import ENV_PREFIX, load_settings
 from etl_craft.core.errors import ConfigurationError
 
-pytestmark = pytest.mark.unit
-
 PROJECT = """\
 Engine:
   path: engine.db

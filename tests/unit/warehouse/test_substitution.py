@@ -4,7 +4,18 @@ from datetime import date
 
 import pytest
 
-from etl_craft.warehouse.substitution import TokenValues, substitute, without_terminator
+from etl_craft.handlers.sql.tokens import TOKEN_DESCRIPTIONS
+from etl_craft.warehouse.literals import ParameterKind
+from etl_craft.warehouse.substitution import (
+    PARAMETER_PREFIX,
+    TOKEN_NAMES,
+    PipelineParameter,
+    TokenValues,
+    parameters_used,
+    placeholders,
+    substitute,
+    without_terminator,
+)
 
 VALUES = TokenValues(7, 70, 700, date(2024, 3, 1), full_refresh=False)
 
@@ -15,7 +26,7 @@ VALUES = TokenValues(7, 70, 700, date(2024, 3, 1), full_refresh=False)
         ("SELECT $$pipeline_id", "SELECT 7"),
         ("SELECT $$pipeline_run_id, $$task_run_id", "SELECT 70, 700"),
         ("WHERE $$pipeline_id_filter", "WHERE pipeline_id = 7"),
-        ("WHERE d = $$run_date", "WHERE d = DATE '2024-03-01'"),
+        ("WHERE d = $$run_date", "WHERE d = CAST('2024-03-01' AS DATE)"),
         ("SELECT '$$pipeline_id'", "SELECT '$$pipeline_id'"),
         ("SELECT 'it''s $$pipeline_id'", "SELECT 'it''s $$pipeline_id'"),
         ("SELECT E'\\' $$pipeline_id'", "SELECT E'\\' $$pipeline_id'"),
@@ -39,3 +50,55 @@ def test_full_refresh_filter_reads_every_pipeline() -> None:
 def test_terminators_and_trailing_comments() -> None:
     assert without_terminator("SELECT ';' AS x; -- done;\n") == "SELECT ';' AS x -- done;"
     assert without_terminator("SELECT 1;;") == "SELECT 1"
+
+
+RUN = TokenValues(
+    7,
+    70,
+    700,
+    date(2024, 3, 1),
+    full_refresh=False,
+    pipeline_code="client_a",
+    run_key="manual:it's",
+    parameters={
+        "CLIENT": PipelineParameter("CLIENT", ParameterKind.STRING, "O'Brien'; DROP TABLE t; --"),
+        "LIMIT": PipelineParameter("LIMIT", ParameterKind.INT, "-5"),
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT $$pipeline_code, $$run_key", "SELECT 'client_a', 'manual:it''s'"),
+        ("WHERE c = $$param.CLIENT", "WHERE c = 'O''Brien''; DROP TABLE t; --'"),
+        # A bare -5 after a minus would start a comment.
+        ("SELECT 1 -$$param.LIMIT", "SELECT 1 -(-5)"),
+        # Right after a word or a literal, a string would be read as its prefix or its tail.
+        ("SELECT E$$param.CLIENT", "SELECT E 'O''Brien''; DROP TABLE t; --'"),
+        ("SELECT 'a'$$pipeline_code", "SELECT 'a' 'client_a'"),
+        ("SELECT '$$param.CLIENT' -- $$param.CLIENT", "SELECT '$$param.CLIENT' -- $$param.CLIENT"),
+        # An undeclared parameter is left as written, for the run to refuse by name.
+        ("SELECT $$param.OTHER", "SELECT $$param.OTHER"),
+    ],
+)
+def test_run_tokens_are_literals(sql: str, expected: str) -> None:
+    assert substitute(sql, RUN.as_sql("postgres")) == expected
+
+
+def test_parameters_used_are_those_in_code() -> None:
+    sql = "SELECT $$param.B, $$param.A, '$$param.C' /* $$param.D */, $$param.B"
+    assert parameters_used(sql) == ("B", "A")
+
+
+def test_placeholders_are_literals_of_each_type() -> None:
+    found = placeholders("duckdb", {"D": ParameterKind.DATE, "N": ParameterKind.INT})
+    assert (found["param.D"], found["param.N"], found["pipeline_code"]) == (
+        "CAST('2000-01-01' AS DATE)",
+        "0",
+        "''",
+    )
+
+
+def test_every_token_is_described_for_the_reference() -> None:
+    assert set(TOKEN_DESCRIPTIONS) == {*TOKEN_NAMES, PARAMETER_PREFIX + "NAME"}

@@ -29,6 +29,10 @@ class Project:
         return self.root / "migrations"
 
     @property
+    def pipelines_dir(self) -> Path:
+        return self.root / "pipelines"
+
+    @property
     def sql_files_dir(self) -> Path:
         return self.root / "sql_files"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
@@ -36,6 +36,10 @@ class AttemptInvocation:
     # The task's stored offset as AUD_TASK_OFFSETS holds it (enginedb/offsets decodes it).
     offset_type: str | None = None
     offset_value: str | None = None
+    # PARAMETER_TYPE of each pipeline parameter: how `$$param.NAME` in SQL reads its value.
+    pipeline_parameter_types: Mapping[str, str] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,9 @@ def read_invocation(conn: EngineConnection, attempt_id: int) -> AttemptInvocatio
         run_date=run_date if isinstance(run_date, date) else date.fromisoformat(str(run_date)),
         parameters=MappingProxyType({str(p["name"]): p["value"] for p in params}),
         pipeline_parameters=MappingProxyType({str(p["name"]): p["value"] for p in pipeline_params}),
+        pipeline_parameter_types=MappingProxyType(
+            {str(p["name"]): str(p["type"]) for p in pipeline_params}
+        ),
         offset_type=row["offset_type"],
         offset_value=row["offset_value"],
     )
@@ -93,6 +100,7 @@ def encode_invocation(invocation: AttemptInvocation) -> str:
         run_date=invocation.run_date.isoformat(),
         parameters=dict(invocation.parameters),
         pipeline_parameters=dict(invocation.pipeline_parameters),
+        pipeline_parameter_types=dict(invocation.pipeline_parameter_types),
     )
     return json.dumps(fields)
 
@@ -105,6 +113,7 @@ def decode_invocation(text: str) -> AttemptInvocation:
         run_date=date.fromisoformat(fields["run_date"]),
         parameters=MappingProxyType(fields["parameters"]),
         pipeline_parameters=MappingProxyType(fields["pipeline_parameters"]),
+        pipeline_parameter_types=MappingProxyType(fields.get("pipeline_parameter_types", {})),
     )
     return AttemptInvocation(**fields)
 

@@ -20,6 +20,10 @@ def run_rules_task(task: Task) -> HandlerResult:
         run_date=invocation.run_date,
         forced=False,
         ledger_schema=warehouse_settings.ledger_schema,
+        pipeline_code=invocation.pipeline_code,
+        run_key=invocation.run_key,
+        pipeline_parameters=invocation.pipeline_parameters,
+        pipeline_parameter_types=invocation.pipeline_parameter_types,
     )
     # The flags commit before the outcome is known, so an INCOMPLETE failure still shows
     # which keys it stands on.

@@ -25,13 +25,13 @@ from etl_craft.handlers.sql.spec import (
     SqlActionSpec,
     ValidFrom,
 )
-from etl_craft.warehouse import connect, parse_select
+from etl_craft.handlers.sql.tokens import SWITCHED, read_parameters
+from etl_craft.warehouse import SQL_DIALECTS, connect, parse_select
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import CHANGE_HASH_VERSION
 from etl_craft.warehouse.substitution import TokenValues, substitute
 from etl_craft.warehouse.targets import TargetObject
 
-FILTER_NAME = "pipeline_id_filter"
 MERGES = frozenset({Action.SCD1_MERGE, Action.SCD2_MERGE})
 # These write every row of the target anew, so afterwards all of them hold the current version.
 REPLACES = frozenset({Action.CREATE_TABLE, Action.OVERWRITE_TABLE})
@@ -190,19 +190,25 @@ def _source(task: Task, refresh: RefreshType) -> str:
     sql = inline if inline else _read_file(task, str(file))
     assert sql is not None
     invocation = task.invocation
+    parameters = read_parameters(
+        sql,
+        invocation.pipeline_code,
+        invocation.pipeline_parameters,
+        invocation.pipeline_parameter_types,
+        source_name(task),
+    )
     values = TokenValues(
         invocation.pipeline_id,
         invocation.pipeline_run_id,
         invocation.task_run_id,
         invocation.run_date,
         full_refresh=refresh is RefreshType.FULL,
-    ).as_sql()
-    enabled = {
-        name: value
-        for name, value in values.items()
-        if _flag(task, "PIPELINE_ID_FILTER" if name == FILTER_NAME else "PIPELINE_ID_SUBSTITUTION")
-    }
-    return substitute(sql, enabled) if enabled else sql
+        pipeline_code=invocation.pipeline_code,
+        run_key=invocation.run_key,
+        parameters=parameters,
+    ).as_sql(SQL_DIALECTS[task.environment.connector.warehouse.type])
+    switched_on = {name: _flag(task, switch) for name, switch in SWITCHED.items()}
+    return substitute(sql, {k: v for k, v in values.items() if switched_on.get(k, True)})
 
 
 def source_name(task: Task) -> str:

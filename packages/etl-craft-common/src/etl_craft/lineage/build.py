@@ -65,7 +65,11 @@ def build_lineage(
     known: dict[str, tuple[str, ...]] = dict(warehouse_columns or {})
     codes = {p.pipeline_id: p.code for p in metadata.pipelines}
     tasks = active_tasks(metadata)
-    pending = [_pending(task_sql(t, project), dialect, stored) for t in tasks if has_select(t)]
+    pending = [
+        _pending(task_sql(t, project, metadata, dialect), dialect, stored)
+        for t in tasks
+        if has_select(t)
+    ]
     lineages: dict[int, TaskLineage] = {}
     changed: list[StoredTrace] = []
     traced = reused = 0
@@ -109,7 +113,7 @@ def source_tables(
     """The tables SELECTs read that no SQL task writes: the warehouse alone knows their columns."""
     stored = stored or {}
     tasks = [t for t in active_tasks(metadata) if has_select(t)]
-    pending = [_pending(task_sql(t, project), dialect, stored) for t in tasks]
+    pending = [_pending(task_sql(t, project, metadata, dialect), dialect, stored) for t in tasks]
     written = {target_of(t, dialect) for t in tasks}
     return tuple(sorted({r for item in pending for r in item.reads} - written))
 

@@ -11,16 +11,9 @@ from etl_craft.config.project import Project, relative_path_problem
 from etl_craft.core.enums import Handler
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow
 from etl_craft.lineage.trace import table_key
-from etl_craft.warehouse.substitution import substitute
+from etl_craft.warehouse.literals import parameter_kind
+from etl_craft.warehouse.substitution import placeholders, substitute
 
-# Values that make the SQL parse the way a run's would; their own values don't matter.
-PLACEHOLDERS = {
-    "pipeline_id": "0",
-    "pipeline_id_filter": "1 = 1",
-    "pipeline_run_id": "0",
-    "task_run_id": "0",
-    "run_date": "DATE '2000-01-01'",
-}
 # Actions whose SELECT holds no rows for the target: DROP_TABLE has none at all.
 _NO_SELECT = ("DROP_TABLE",)
 
@@ -43,10 +36,24 @@ def has_select(task: TaskRow) -> bool:
     return task.handler is Handler.SQL and (task.parameter("ACTION") or "") not in _NO_SELECT
 
 
-def task_sql(task: TaskRow, project: Project | None) -> TaskSql:
+def task_placeholders(metadata: ProjectMetadata, task: TaskRow, dialect: str) -> dict[str, str]:
+    """What the task's tokens are replaced with to parse its SQL: a literal of each one's type,
+    its pipeline's parameters included, so the SQL parses as a run's would."""
+    kinds = {
+        p.name: parameter_kind(p.type)
+        for p in metadata.pipeline_parameters
+        if p.pipeline_id == task.pipeline_id
+    }
+    return placeholders(dialect, kinds)
+
+
+def task_sql(
+    task: TaskRow, project: Project | None, metadata: ProjectMetadata, dialect: str
+) -> TaskSql:
+    replacements = task_placeholders(metadata, task, dialect)
     inline, file = task.parameter("SOURCE_SQL"), task.parameter("SOURCE_SQL_FILE")
     if inline is not None:
-        return TaskSql(task, substitute(inline, PLACEHOLDERS), None)
+        return TaskSql(task, substitute(inline, replacements), None)
     if file is None:
         return TaskSql(task, None, "the task sets neither SOURCE_SQL nor SOURCE_SQL_FILE")
     problem = relative_path_problem(file)
@@ -58,7 +65,7 @@ def task_sql(task: TaskRow, project: Project | None) -> TaskSql:
     path = project.sql_files_dir.joinpath(*Path(file.replace("\\", "/")).parts)
     if not path.is_file():
         return TaskSql(task, None, f"SOURCE_SQL_FILE {file!r}: found no file at {path}")
-    return TaskSql(task, substitute(path.read_text(encoding="utf-8"), PLACEHOLDERS), None)
+    return TaskSql(task, substitute(path.read_text(encoding="utf-8"), replacements), None)
 
 
 def target_of(task: TaskRow, dialect: str) -> str | None:

@@ -22,7 +22,13 @@ from etl_craft.operations.catalog_views import (
     TaskRunEntry,
     Upstream,
 )
-from etl_craft.warehouse.substitution import substitute
+from etl_craft.warehouse.literals import (
+    ParameterKind,
+    parameter_kind,
+    read_value,
+    sql_literal,
+)
+from etl_craft.warehouse.substitution import PARAMETER_PREFIX, substitute
 
 KEY_PARAMETERS = ("MERGE_KEY", "MERGE_COMPARE_COLUMNS", "MERGE_DEDUPE_ORDER", "ROW_ID")
 
@@ -87,7 +93,7 @@ def task_entries(
             upstream[task.task_id],
             own_rules[names[task.task_id]],
             task_runs.get(task.task_id, ()),
-            _shown_sql(task, task.pipeline_id, sources.project, redactor),
+            _shown_sql(task, metadata, sources.project, redactor),
             sources.names,
         )
         for task in active_tasks(metadata)
@@ -145,10 +151,11 @@ def _redactor(metadata: ProjectMetadata, sources: TaskSources) -> Redactor:
 
 
 def _shown_sql(
-    task: TaskRow, pipeline_id: int, project: Project | None, redactor: Redactor
+    task: TaskRow, metadata: ProjectMetadata, project: Project | None, redactor: Redactor
 ) -> str | None:
-    """The task's SELECT as a run of its pipeline reads it: its pipeline id put in; the tokens
-    only a run has values for ($$run_date, $$pipeline_run_id, ...) stay as written."""
+    """The task's SELECT as a run of its pipeline reads it: what the pipeline's definition gives
+    put in; the tokens only a run has values for ($$run_date, $$pipeline_run_id, ...) stay as
+    written."""
     if task.handler is not Handler.SQL:
         return None
     text = task.parameter("SOURCE_SQL")
@@ -159,7 +166,26 @@ def _shown_sql(
             text = path.read_text(encoding="utf-8")
     if text is None:
         return None
-    return redactor(substitute(text, {"pipeline_id": str(pipeline_id)}))
+    return redactor(substitute(text, _definition_tokens(metadata, task.pipeline_id)))
+
+
+def _definition_tokens(metadata: ProjectMetadata, pipeline_id: int) -> dict[str, str]:
+    """The pipeline's id, code and parameters, as a run writes them (in no dialect's quirks)."""
+    pipeline = metadata.pipeline_by_id(pipeline_id)
+    values = {
+        "pipeline_id": str(pipeline_id),
+        "pipeline_code": sql_literal(ParameterKind.STRING, pipeline.code, ""),
+    }
+    for parameter in metadata.pipeline_parameters:
+        if parameter.pipeline_id != pipeline_id:
+            continue
+        kind = parameter_kind(parameter.type)
+        try:
+            literal = sql_literal(kind, read_value(kind, parameter.value), "")
+        except ValueError:
+            continue  # validate reports the value; its token stays as written
+        values[PARAMETER_PREFIX + parameter.name] = literal
+    return values
 
 
 def script_entries(tasks: tuple[TaskEntry, ...]) -> tuple[ScriptEntry, ...]:

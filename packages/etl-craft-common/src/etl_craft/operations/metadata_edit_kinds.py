@@ -11,11 +11,11 @@ from enum import StrEnum
 
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.handlers.rules.model import RuleType
+from etl_craft.warehouse.literals import ParameterKind
 
 FieldValue = str | int | None
 FLAG = ("Y", "N")
-# The CHECK constraint of CFG_PIPELINE_PARAMETERS.PARAMETER_TYPE.
-PARAMETER_TYPES = ("STRING", "INT", "DECIMAL", "BOOLEAN", "DATE", "JSON")
+PARAMETER_TYPES = tuple(ParameterKind)
 
 
 class EditKind(StrEnum):

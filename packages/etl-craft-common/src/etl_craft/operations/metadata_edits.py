@@ -47,6 +47,7 @@ __all__ = [
     "MigrationConflictError",
     "apply_edit",
     "preview_edit",
+    "write_new_file",
 ]
 # One edit, or several that make sense only together (a new task with its parameters).
 Edits = MetadataEdit | tuple[MetadataEdit, ...]
@@ -82,12 +83,16 @@ class AppliedEdit:
     action_id: int
 
 
-def preview_edit(ctx: OperationContext, edits: Edits) -> EditPreview:
-    """The file ``edits`` would become, rehearsed as migrate would apply it; writes nothing."""
+def preview_edit(ctx: OperationContext, edits: Edits, *, title: str | None = None) -> EditPreview:
+    """The file ``edits`` would become, rehearsed as migrate would apply it; writes nothing.
+
+    ``title`` names the file (NNNN_<title>.sql); the first edit names it otherwise.
+    """
     batch = _batch(edits)
     folder = _migrations_dir(ctx)
     version = next_project_version(ctx.engine, project_code=ctx.project_code, folder=folder)
-    migration = MigrationFile(version, file_name(version, batch), edit_sql(ctx, batch))
+    name = file_name(version, batch) if title is None else titled_name(version, title)
+    migration = MigrationFile(version, name, edit_sql(ctx, batch))
     seen = _Rehearsal(ctx, batch)
     try:
         rehearse_project_file(
@@ -120,7 +125,7 @@ def apply_edit(ctx: OperationContext, edits: Edits, expected_file_name: str) -> 
         )
     if preview.refusal is not None:
         raise MetadataError(preview.refusal)
-    path = _write_new(_migrations_dir(ctx), preview.file_name, preview.sql)
+    path = write_new_file(_migrations_dir(ctx), preview.file_name, preview.sql)
     try:
         report = migrate(ctx)
     except BaseException:
@@ -153,7 +158,10 @@ def _statement(ctx: OperationContext, edit: MetadataEdit) -> str:
 def file_name(version: int, edits: tuple[MetadataEdit, ...]) -> str:
     first = edits[0]
     codes = "_".join(first.key[name] for name in first.spec.key_names[1:])
-    words = f"{first.verb}_{first.kind.value}_{codes or first.key['pipeline']}"
+    return titled_name(version, f"{first.verb}_{first.kind.value}_{codes or first.key['pipeline']}")
+
+
+def titled_name(version: int, words: str) -> str:
     return f"{version:04d}_{re.sub(r'[^A-Za-z0-9_]', '_', words)[:80]}.sql"
 
 
@@ -205,7 +213,7 @@ def _migrations_dir(ctx: OperationContext) -> Path:
     return ctx.project.migrations_dir
 
 
-def _write_new(folder: Path, name: str, sql: str) -> Path:
+def write_new_file(folder: Path, name: str, sql: str) -> Path:
     """Write ``name`` whole or not at all, and never over a file that exists by then."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name

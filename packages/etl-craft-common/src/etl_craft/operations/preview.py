@@ -166,6 +166,7 @@ def _task_of(
 ) -> Task:
     """The task as an attempt of a run starting now would get it, but with no run behind it."""
     pipeline = metadata.pipeline_by_id(row.pipeline_id)
+    parameters = [p for p in metadata.pipeline_parameters if p.pipeline_id == pipeline.pipeline_id]
     invocation = AttemptInvocation(
         attempt_id=NO_RUN,
         attempt_number=NO_RUN,
@@ -182,13 +183,8 @@ def _task_of(
         run_key=f"preview:{run_date.isoformat()}",
         run_date=run_date,
         parameters=MappingProxyType(dict(row.parameters)),
-        pipeline_parameters=MappingProxyType(
-            {
-                parameter.name: parameter.value
-                for parameter in metadata.pipeline_parameters
-                if parameter.pipeline_id == pipeline.pipeline_id
-            }
-        ),
+        pipeline_parameters=MappingProxyType({p.name: p.value for p in parameters}),
+        pipeline_parameter_types=MappingProxyType({p.name: p.type for p in parameters}),
     )
     environment = TaskEnvironment(
         connector=connector,

@@ -184,7 +184,7 @@ def next_stage(
         run = read_run(conn, run_id)
         rows = read_task_runs(conn, run_id)
         shape = build_shape(read_pipeline_shape(conn, run.pipeline_id), 0)
-        todo = _to_redo(acting, run_id, shape, task_id, with_downstream) - redone
+        todo = to_redo(acting, run_id, shape, task_id, with_downstream) - redone
         ready = [t for t in shape.graph.ready(_state_without(rows, todo)) if t.task_id in todo]
         if not ready:
             return {}
@@ -193,7 +193,7 @@ def next_stage(
         return {t.task_id: t.code for t in ready}
 
 
-def _to_redo(
+def to_redo(
     acting: Acting,
     run_id: int,
     shape: RunShape,
@@ -224,7 +224,7 @@ def _still_to_rerun(
         acting = Acting(conn, ctx, ActionScope(ctx.project_code))
         run = read_run(conn, run_id)
         shape = build_shape(read_pipeline_shape(conn, run.pipeline_id), 0)
-        left = _to_redo(acting, run_id, shape, task_id, with_downstream) - redone
+        left = to_redo(acting, run_id, shape, task_id, with_downstream) - redone
         codes = task_codes(conn, run)
     return tuple(sorted(codes[task] for task in left))
 

@@ -52,6 +52,7 @@ def new_project(path: Path, project_code: str | None = None) -> NewProjectReport
             f"cd {root}",
             "etl-craft init-db",
             "etl-craft migrate",
+            "etl-craft plan",
             "etl-craft validate",
         ),
     )

@@ -19,11 +19,10 @@ from etl_craft.operations.validate_graph import check_graph
 from etl_craft.operations.validate_lineage import check_lineage
 from etl_craft.operations.validate_parameters import check_parameters
 from etl_craft.operations.validate_sources import check_sources
+from etl_craft.warehouse import SQL_DIALECTS
 
 __all__ = ["Finding", "Severity", "ValidateReport", "subject_of", "validate", "validate_metadata"]
 
-# sqlglot's names for the warehouses; DuckDB is the embedded default when there is no project.
-SQL_DIALECTS = {WarehouseType.POSTGRESQL: "postgres", WarehouseType.DUCKDB: "duckdb"}
 CHECKS = (check_graph, check_parameters, check_sources, check_lineage, check_remote)
 
 
@@ -59,7 +58,8 @@ def validate(ctx: OperationContext, pipeline_code: str | None = None) -> Validat
 
 
 def subject_of(ctx: OperationContext, metadata: ProjectMetadata, scope: frozenset[int]) -> Subject:
-    """The project's metadata as validate judges it: with the project's files and dialect."""
+    """The project's metadata as validate judges it: with the project's files and dialect
+    (DuckDB, the embedded default, when there is no project)."""
     warehouse = ctx.connector.warehouse.type if ctx.connector else WarehouseType.DUCKDB
     return Subject(
         metadata=metadata,

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
-from datetime import date
-from decimal import Decimal, InvalidOperation
+from collections.abc import Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from etl_craft.core.cron import cron_problem
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.core.graph import DependencyGraph, PipelineEdge, TaskEdge, TaskNode
 from etl_craft.core.text import CODE_RULE, is_code
-from etl_craft.enginedb.metadata import (
-    PipelineParameterRow,
-    TaskDependencyRow,
-    TaskRow,
-)
+from etl_craft.enginedb.metadata import TaskDependencyRow, TaskRow
 from etl_craft.operations.validate_findings import Finding, Subject
+from etl_craft.warehouse.literals import parameter_kind, value_problem
 
 # Handlers whose task runs never report rows written, so a HAS_DATA edge on them is never met.
 _ROWLESS_HANDLERS = (Handler.EMAIL_ALERT, Handler.BUSINESS_RULES)
@@ -218,30 +212,11 @@ def _is_zone(name: str) -> bool:
     return True
 
 
-def _json(value: str) -> object:
-    return json.loads(value)
-
-
-def _boolean(value: str) -> bool:
-    if value.upper() not in ("Y", "N", "TRUE", "FALSE"):
-        raise ValueError(value)
-    return value.upper() in ("Y", "TRUE")
-
-
-_PARSERS: dict[str, tuple[Callable[[str], object], str]] = {
-    "INT": (int, "a whole number such as 42"),
-    "DECIMAL": (Decimal, "a decimal number such as 12.50"),
-    "BOOLEAN": (_boolean, "Y, N, TRUE or FALSE"),
-    "DATE": (date.fromisoformat, "a date such as 2026-01-31"),
-    "JSON": (_json, 'JSON text such as {"days": 3}'),
-}
-
-
 def _pipeline_parameters(subject: Subject) -> Iterator[Finding]:
     scoped = {p.pipeline_id: p for p in subject.pipelines()}
     for parameter in subject.metadata.pipeline_parameters:
         pipeline = scoped.get(parameter.pipeline_id)
-        expectation = _typed_problem(parameter)
+        expectation = value_problem(parameter_kind(parameter.type), parameter.value)
         if pipeline is not None and expectation is not None:
             yield subject.fail(
                 "pipeline-parameter",
@@ -251,14 +226,3 @@ def _pipeline_parameters(subject: Subject) -> Iterator[Finding]:
                 "fix PARAMETER_VALUE or PARAMETER_TYPE in CFG_PIPELINE_PARAMETERS",
                 parameter.name,
             )
-
-
-def _typed_problem(parameter: PipelineParameterRow) -> str | None:
-    parser = _PARSERS.get(parameter.type)
-    if parser is None or parameter.value is None:
-        return None
-    try:
-        parser[0](parameter.value.strip())
-    except (ValueError, InvalidOperation):
-        return parser[1]
-    return None

@@ -20,12 +20,12 @@ from etl_craft.enginedb.metadata import TaskRow
 from etl_craft.handlers.parameters import template_problem
 from etl_craft.handlers.scripts.runner import ENTRY_POINT
 from etl_craft.handlers.sql.spec import Action
-from etl_craft.lineage.sources import PLACEHOLDERS
+from etl_craft.lineage.sources import task_placeholders
 from etl_craft.operations.validate_findings import Finding, Subject
 from etl_craft.operations.validate_parameters import sql_action
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.parsing import ParsedSelect, parse_select
-from etl_craft.warehouse.substitution import substitute
+from etl_craft.warehouse.substitution import parameters_used, substitute
 from etl_craft.warehouse.targets import is_identifier
 
 _MANAGED = frozenset(name.upper() for name in MANAGED_NAMES)
@@ -100,7 +100,11 @@ def _sql_task(subject: Subject, task: TaskRow) -> Iterator[Finding]:
     except _UnreadableError as unreadable:
         yield unreadable.finding
         return
-    sql = substitute(text, PLACEHOLDERS)
+    undeclared = _undeclared_parameters(subject, task, text, f"the SELECT in {label}", parameter)
+    if undeclared is not None:
+        yield undeclared
+        return
+    sql = substitute(text, task_placeholders(subject.metadata, task, subject.dialect))
     try:
         parsed = parse_select(sql, subject.dialect, subject=f"the SELECT in {label}")
     except SqlGuardError as error:
@@ -109,6 +113,28 @@ def _sql_task(subject: Subject, task: TaskRow) -> Iterator[Finding]:
     yield from _output_columns(subject, task, parsed, parameter)
     if action in _MERGES:
         yield from _float_compare_columns(subject, task, sql)
+
+
+def _undeclared_parameters(
+    subject: Subject, task: TaskRow, sql: str, label: str, parameter: str | None
+) -> Finding | None:
+    """A `$$param.NAME` whose pipeline declares no NAME: a run would refuse the SQL."""
+    declared = {
+        p.name for p in subject.metadata.pipeline_parameters if p.pipeline_id == task.pipeline_id
+    }
+    unknown = [name for name in parameters_used(sql) if name not in declared]
+    if not unknown:
+        return None
+    pipeline = subject.metadata.pipeline_by_id(task.pipeline_id).code
+    return subject.fail(
+        "sql-token",
+        task,
+        f"{label} reads {', '.join('$$param.' + n for n in unknown)}, but "
+        f"pipeline {pipeline} declares no parameter {', '.join(unknown)} (it declares: "
+        f"{', '.join(sorted(declared)) or 'none'})",
+        f"add {unknown[0]} to CFG_PIPELINE_PARAMETERS of {pipeline}, or fix the token",
+        parameter,
+    )
 
 
 def _output_columns(
@@ -226,17 +252,14 @@ def _business_rules(subject: Subject, task: TaskRow) -> Iterator[Finding]:
             "the task has no active rule in CFG_BUSINESS_RULES; expected at least one",
             "add its rules to CFG_BUSINESS_RULES, or deactivate the task",
         )
+    replacements = task_placeholders(subject.metadata, task, subject.dialect)
     for rule in rules:
-        try:
-            parse_select(
-                substitute(rule.rule_sql, PLACEHOLDERS),
-                subject.dialect,
-                subject=f"RULE_SQL of rule {rule.code}",
-            )
-        except SqlGuardError as error:
-            yield subject.fail(
-                "business-rule", task, str(error), f"fix RULE_SQL of rule {rule.code}"
-            )
+        label = f"RULE_SQL of rule {rule.code}"
+        undeclared = _undeclared_parameters(subject, task, rule.rule_sql, label, None)
+        if undeclared is not None:
+            yield undeclared
+        else:
+            yield from _rule_select(subject, task, substitute(rule.rule_sql, replacements), label)
         bad = [c.strip() for c in rule.key_columns.split(",") if not is_identifier(c.strip())]
         if bad:
             yield subject.fail(
@@ -246,6 +269,13 @@ def _business_rules(subject: Subject, task: TaskRow) -> Iterator[Finding]:
                 "names separated by commas",
                 f"fix KEY_COLUMNS of rule {rule.code} in CFG_BUSINESS_RULES",
             )
+
+
+def _rule_select(subject: Subject, task: TaskRow, sql: str, label: str) -> Iterator[Finding]:
+    try:
+        parse_select(sql, subject.dialect, subject=label)
+    except SqlGuardError as error:
+        yield subject.fail("business-rule", task, str(error), f"fix {label}")
 
 
 def _alert_templates(subject: Subject, task: TaskRow) -> Iterator[Finding]:

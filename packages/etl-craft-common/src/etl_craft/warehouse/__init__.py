@@ -13,6 +13,9 @@ from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from etl_craft.warehouse.substitution import TokenValues, substitute
 from etl_craft.warehouse.targets import TargetObject
 
+# sqlglot's names for the warehouses' dialects.
+SQL_DIALECTS = {WarehouseType.POSTGRESQL: "postgres", WarehouseType.DUCKDB: "duckdb"}
+
 
 def connect(warehouse: Warehouse) -> WarehouseConnection:
     """A connection to the configured warehouse, its session pinned to UTC."""
@@ -27,6 +30,7 @@ def connect(warehouse: Warehouse) -> WarehouseConnection:
 
 
 __all__ = [
+    "SQL_DIALECTS",
     "Capabilities",
     "Column",
     "Dialect",

@@ -1,16 +1,59 @@
-"""`$$token` substitution in SQL text, only outside string literals, quoted names and comments."""
+"""`$$token` substitution in SQL text, only outside string literals, quoted names and comments.
+
+The tokens a run has values for: its ids (numbers), `$$run_date`, `$$pipeline_code`, `$$run_key`
+and `$$param.NAME` for each parameter its pipeline declares in CFG_PIPELINE_PARAMETERS. Every
+value but the ids and the row filter is written as a literal sqlglot renders for the warehouse's
+dialect (warehouse.literals), so it lands in the statement as data.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
+from types import MappingProxyType
 
-TOKEN_NAMES = ("pipeline_id_filter", "pipeline_id", "pipeline_run_id", "task_run_id", "run_date")
-_TOKEN = re.compile(r"\$\$(" + "|".join(TOKEN_NAMES) + r")(?![A-Za-z0-9_$])")
+from etl_craft.warehouse.literals import (
+    JsonText,
+    ParameterKind,
+    Value,
+    placeholder,
+    read_value,
+    sql_literal,
+)
+
+TOKEN_NAMES = (
+    "pipeline_id_filter",
+    "pipeline_id",
+    "pipeline_run_id",
+    "task_run_id",
+    "run_date",
+    "pipeline_code",
+    "run_key",
+)
+PARAMETER_PREFIX = "param."
+_TOKEN = re.compile(
+    r"\$\$(" + "|".join(TOKEN_NAMES) + r"|param\.[A-Za-z][A-Za-z0-9_]{0,127})(?![A-Za-z0-9_$])"
+)
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 _WORD = re.compile(r"[A-Za-z0-9_$]")
+# A string literal right after a word or another literal would read differently (E'..' and
+# U&'..' escape, '..''..' continues), so a space keeps it apart.
+_FUSES = re.compile(r"[A-Za-z0-9_$&'\"]")
+
+
+@dataclass(frozen=True)
+class PipelineParameter:
+    """One CFG_PIPELINE_PARAMETERS row, as `$$param.NAME` reads it."""
+
+    name: str
+    kind: ParameterKind
+    text: str | None
+
+    def value(self) -> Value | JsonText:
+        """The typed value; ValueError when the text doesn't read as the kind."""
+        return read_value(self.kind, self.text)
 
 
 @dataclass(frozen=True)
@@ -20,17 +63,59 @@ class TokenValues:
     task_run_id: int
     run_date: date
     full_refresh: bool
+    pipeline_code: str | None = None
+    run_key: str | None = None
+    parameters: Mapping[str, PipelineParameter] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
-    def as_sql(self) -> dict[str, str]:
+    def as_sql(self, dialect: str = "") -> dict[str, str]:
+        """Each token's replacement; ValueError when a parameter's value doesn't fit its type."""
         # A FULL refresh reads every pipeline's rows; an incremental one only this pipeline's.
         row_filter = "1 = 1" if self.full_refresh else f"pipeline_id = {self.pipeline_id}"
-        return {
+        values = {
             "pipeline_id": str(int(self.pipeline_id)),
             "pipeline_id_filter": row_filter,
             "pipeline_run_id": str(int(self.pipeline_run_id)),
             "task_run_id": str(int(self.task_run_id)),
-            "run_date": f"DATE '{self.run_date.isoformat()}'",
+            "run_date": sql_literal(ParameterKind.DATE, self.run_date, dialect),
         }
+        for name, text in (("pipeline_code", self.pipeline_code), ("run_key", self.run_key)):
+            if text is not None:
+                values[name] = sql_literal(ParameterKind.STRING, text, dialect)
+        for parameter in self.parameters.values():
+            literal = sql_literal(parameter.kind, parameter.value(), dialect)
+            values[PARAMETER_PREFIX + parameter.name] = literal
+        return values
+
+
+def placeholders(dialect: str, parameters: Mapping[str, ParameterKind]) -> dict[str, str]:
+    """Replacements that make SQL parse the way a run's would, for checks and lineage: each
+    token becomes a literal of its type, whatever a run's value will be."""
+    text = sql_literal(ParameterKind.STRING, "", dialect)
+    values = {
+        "pipeline_id": "0",
+        "pipeline_id_filter": "1 = 1",
+        "pipeline_run_id": "0",
+        "task_run_id": "0",
+        "run_date": placeholder(ParameterKind.DATE, dialect),
+        "pipeline_code": text,
+        "run_key": text,
+    }
+    for name, kind in parameters.items():
+        values[PARAMETER_PREFIX + name] = placeholder(kind, dialect)
+    return values
+
+
+def parameters_used(sql: str) -> tuple[str, ...]:
+    """The names of the pipeline parameters the SQL's code reads as `$$param.NAME`, in order."""
+    found: dict[str, None] = {}
+    for span in spans(sql):
+        if span.code:
+            for match in _TOKEN.finditer(sql, span.start, span.end):
+                if match.group(1).startswith(PARAMETER_PREFIX):
+                    found[match.group(1).removeprefix(PARAMETER_PREFIX)] = None
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -112,13 +197,20 @@ def _quoted_end(sql: str, position: int, quote: str, *, backslash: bool) -> int:
 def substitute(sql: str, values: TokenValues | Mapping[str, str]) -> str:
     """Replace `$$token`s in code; the same text inside quotes or comments stays as written."""
     replacements = values.as_sql() if isinstance(values, TokenValues) else dict(values)
-    parts = []
+    parts, position = [], 0
     for span in spans(sql):
-        text = sql[span.start : span.end]
-        if span.code:
-            text = _TOKEN.sub(lambda match: replacements.get(match.group(1), match.group(0)), text)
-        parts.append(text)
-    return "".join(parts)
+        if not span.code:
+            continue
+        for match in _TOKEN.finditer(sql, span.start, span.end):
+            value = replacements.get(match.group(1))
+            if value is None:
+                continue
+            fused = value.startswith("'") and _FUSES.fullmatch(
+                sql[match.start() - 1 : match.start()]
+            )
+            parts += [sql[position : match.start()], " " + value if fused else value]
+            position = match.end()
+    return "".join([*parts, sql[position:]])
 
 
 def without_terminator(sql: str) -> str:

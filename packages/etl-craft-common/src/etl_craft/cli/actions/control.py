@@ -20,6 +20,7 @@ from etl_craft.operations.interventions import Intervention, MarkRequest, cancel
 from etl_craft.operations.pauses import Pause, PauseRequest, pause, resume
 from etl_craft.operations.remote import RemoteRequest, finalize_run, init_run
 from etl_craft.operations.reruns import Rerun, RerunRequest, rerun, skip
+from etl_craft.operations.run_plans import RunActionPlan, backfill_plan, rerun_plan
 from etl_craft.runtime.stopping import stop_on_signals
 
 
@@ -98,6 +99,8 @@ def handle_run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.with_downstream and not args.rerun:
         raise UsageError("--with-downstream goes with --rerun; add --rerun or leave it out")
+    if args.plan:
+        return _planned(args)
     if args.backfill is not None:
         return _backfill(args)
     if args.init_only or args.finalize_only:
@@ -125,6 +128,43 @@ def _run(args: argparse.Namespace) -> int:
         ctx.close()
     emit(done, args.format, render_rerun(done))
     return run_exit_code(done.run.status)
+
+
+def _planned(args: argparse.Namespace) -> int:
+    if not (args.rerun or args.backfill):
+        raise UsageError("--plan shows what --rerun or --backfill would do; add one of them")
+    if args.rerun and len(args.task_codes) != 1:
+        raise UsageError(
+            f"--rerun acts on one task; found {len(args.task_codes)} --task_code: name one"
+        )
+    ctx = operation_context(args)
+    try:
+        if args.backfill:
+            plan = backfill_plan(ctx, args.pipeline_code, args.backfill)
+        else:
+            request = RerunRequest(
+                args.pipeline_code,
+                args.task_codes[0],
+                args.reason,
+                args.run_id,
+                args.with_downstream,
+            )
+            plan = rerun_plan(ctx, request)
+    finally:
+        ctx.close()
+    emit(plan, args.format, render_run_plan(plan))
+    return 0
+
+
+def render_run_plan(plan: RunActionPlan) -> str:
+    lines = [plan.message]
+    if plan.dates:
+        lines.append(f"dates: {plan.dates[0]} to {plan.dates[-1]}")
+    for task in plan.tasks:
+        now = f"task run {task.task_run_id} ({task.status})" if task.task_run_id else "new"
+        lines.append(f"  {task.task_code}: {now}, writes {task.target or 'no table'}")
+        lines += [f"      {column}" for column in task.columns]
+    return "\n".join(lines)
 
 
 def _orchestrator_step(args: argparse.Namespace) -> int:

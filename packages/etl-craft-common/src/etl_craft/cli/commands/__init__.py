@@ -15,6 +15,7 @@ from etl_craft.cli.commands import (
     logs,
     migrate,
     new,
+    plan,
     preview,
     run,
     setup,
@@ -28,6 +29,7 @@ from etl_craft.cli.registry import Command
 BUILT_IN: list[Command] = [
     init_db.COMMAND,
     migrate.COMMAND,
+    plan.COMMAND,
     doctor.COMMAND,
     setup.COMMAND,
     new.COMMAND,

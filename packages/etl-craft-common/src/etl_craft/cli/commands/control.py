@@ -100,13 +100,19 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --rerun: also rerun every downstream task that ran",
     )
+    parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="with --rerun or --backfill: show which task runs would run and which tables and "
+        "columns they would change, doing nothing",
+    )
     _reason(parser)
 
 
 def prepare_run(args: argparse.Namespace) -> None:
     """Start the fork server of the run's task processes while this process imports what the
     run needs and admits it; none for the options that start no task."""
-    if not (args.init_only or args.finalize_only or args.skip):
+    if not (args.init_only or args.finalize_only or args.skip or args.plan):
         start_fork_server()
 
 

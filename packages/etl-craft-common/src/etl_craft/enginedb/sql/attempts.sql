@@ -16,11 +16,13 @@ SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.STATUS 
  WHERE a.ATTEMPT_ID = :attempt_id;
 
 -- name: attempt_parameters --
--- The parameters of one task and of its pipeline, by scope ('task' or 'pipeline') and name.
-SELECT 'task' AS scope, PARAMETER_NAME AS name, PARAMETER_VALUE AS value
+-- The parameters of one task and of its pipeline, by scope ('task' or 'pipeline') and name;
+-- a pipeline parameter's PARAMETER_TYPE says how SQL tokens read its value.
+SELECT 'task' AS scope, PARAMETER_NAME AS name, PARAMETER_VALUE AS value, NULL AS type
   FROM CFG_TASK_PARAMETERS WHERE TASK_ID = :task_id
 UNION ALL
-SELECT 'pipeline' AS scope, PARAMETER_NAME AS name, PARAMETER_VALUE AS value
+SELECT 'pipeline' AS scope, PARAMETER_NAME AS name, PARAMETER_VALUE AS value,
+       PARAMETER_TYPE AS type
   FROM CFG_PIPELINE_PARAMETERS WHERE PIPELINE_ID = :pipeline_id
 ORDER BY scope, name;
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 
 from etl_craft.core.errors import MetadataError
 from etl_craft.enginedb.rule_flags import RuleRow
+from etl_craft.handlers.sql.tokens import read_parameters
 from etl_craft.warehouse.parsing import parse_select
 from etl_craft.warehouse.substitution import TokenValues, substitute
 from etl_craft.warehouse.targets import TargetObject, is_identifier
@@ -35,6 +37,11 @@ class RulesRun:
     # A forced run judges the whole table; a normal one only the keys of this run's rows.
     forced: bool
     ledger_schema: str = "etl_craft"
+    pipeline_code: str | None = None
+    run_key: str | None = None
+    # The pipeline's parameters and their PARAMETER_TYPE, for `$$param.NAME` in RULE_SQL.
+    pipeline_parameters: Mapping[str, str | None] = field(default_factory=dict)
+    pipeline_parameter_types: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -63,11 +70,26 @@ def prepare(row: RuleRow, run: RulesRun, warehouse_dialect: str) -> Rule:
             f"{bad[0]!r}, which is not a plain column name; expected names such as "
             "order_id, line_no"
         )
-    tokens = TokenValues(
-        run.pipeline_id, run.pipeline_run_id, run.task_run_id, run.run_date, run.forced
-    )
     subject = f"RULE_SQL of business rule {row.rule_code}"
-    parsed = parse_select(substitute(row.rule_sql, tokens), warehouse_dialect, subject=subject)
+    parameters = read_parameters(
+        row.rule_sql,
+        run.pipeline_code or f"id {run.pipeline_id}",
+        run.pipeline_parameters,
+        run.pipeline_parameter_types,
+        subject,
+    )
+    tokens = TokenValues(
+        run.pipeline_id,
+        run.pipeline_run_id,
+        run.task_run_id,
+        run.run_date,
+        run.forced,
+        pipeline_code=run.pipeline_code,
+        run_key=run.run_key,
+        parameters=parameters,
+    )
+    replaced = substitute(row.rule_sql, tokens.as_sql(warehouse_dialect))
+    parsed = parse_select(replaced, warehouse_dialect, subject=subject)
     return Rule(
         row, RuleType(row.rule_type), TargetObject.parse(row.target_table), keys, parsed.sql
     )

@@ -1,0 +1,291 @@
+"""The pipeline spec: what one ``pipelines/<code>.yml`` describes, and how its document is read.
+
+The document has already passed the JSON schema (schema.json) when it reaches this module, so
+only what the schema can't say is checked here (a shorthand and its parameter both given).
+
+``pipeline_spec`` reads one pipeline's document; specs.templates decides which documents a file
+holds (itself, or one per instance of a template), so nothing downstream of ``PipelineSpec``
+knows templates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from etl_craft.core.enums import DependencyType, Handler, RunCondition
+from etl_craft.core.errors import MetadataError
+
+FieldValue = str | int | None
+Document = Mapping[str, Any]
+
+# Task keys that stand for one CFG_TASK_PARAMETERS row each.
+TASK_SHORTHANDS = {
+    "action": "ACTION",
+    "sql": "SOURCE_SQL_FILE",
+    "source_sql": "SOURCE_SQL",
+    "target": "TARGET_OBJECT",
+    "keys": "MERGE_KEY",
+    "script": "SCRIPT",
+    "input_params": "INPUT_PARAMS",
+    "offset_type": "OFFSET_TYPE",
+}
+# A BUSINESS_RULES task judges the table it names; it writes none.
+RULES_TARGET = "TARGET_TABLE"
+# The pipeline settings a spec may give, by document key, and their CFG_PIPELINES column.
+PIPELINE_SETTINGS = {
+    "description": "DESCRIPTION",
+    "schedule": "RUN_SCHEDULE",
+    "timezone": "SCHEDULE_TIMEZONE",
+    "catchup": "CATCHUP",
+    "max_catchup_runs": "MAX_CATCHUP_RUNS",
+    "overlap_policy": "OVERLAP_POLICY",
+    "priority": "PRIORITY",
+    "max_parallel_tasks": "MAX_PARALLEL_TASKS",
+    "sla_minutes": "SLA_MINUTES",
+    "active": "ACTIVE_FLAG",
+}
+
+
+class SpecError(MetadataError):
+    """A spec file that can't be read: where, what was found, what was expected, the remedy."""
+
+    def __init__(self, source: Path, path: str, found: str, expected: str, remedy: str) -> None:
+        self.source = source
+        self.path = path or "/"  # where in the document, as /tasks/load/depends_on/0
+        self.found = found
+        self.expected = expected
+        self.remedy = remedy
+        super().__init__(f"{source}: at {self.path} found {found}; expected {expected}; {remedy}")
+
+
+@dataclass(frozen=True)
+class TaskDependencySpec:
+    upstream_task: str
+    upstream_pipeline: str  # the task's own pipeline unless the spec names another
+    type: DependencyType = DependencyType.SUCCESS
+    consume_repairs: bool = True
+
+
+@dataclass(frozen=True)
+class PipelineDependencySpec:
+    upstream_pipeline: str
+    type: DependencyType = DependencyType.SUCCESS
+    consume_repairs: bool = True
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    code: str
+    rule_type: str
+    target_table: str
+    key_columns: str
+    rule_sql: str
+    wave: int = 1
+    description: str | None = None
+    active: bool = True
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    code: str
+    handler: Handler
+    description: str | None
+    run_condition: RunCondition
+    required_count: int | None
+    active: bool
+    parameters: Mapping[str, str]  # CFG_TASK_PARAMETERS, the shorthands included
+    depends_on: tuple[TaskDependencySpec, ...]
+    rules: tuple[RuleSpec, ...]
+
+    def parameter(self, name: str) -> str | None:
+        return self.parameters.get(name)
+
+
+@dataclass(frozen=True)
+class PipelineParameterSpec:
+    name: str
+    value: str | None
+    type: str = "STRING"
+
+
+@dataclass(frozen=True)
+class PipelineSpec:
+    code: str
+    source: Path
+    settings: Mapping[str, FieldValue]  # CFG_PIPELINES columns the spec sets
+    parameters: tuple[PipelineParameterSpec, ...]
+    depends_on: tuple[PipelineDependencySpec, ...]
+    tasks: tuple[TaskSpec, ...]
+
+    @property
+    def active(self) -> bool:
+        return self.settings.get("ACTIVE_FLAG", "Y") == "Y"
+
+    def task(self, code: str) -> TaskSpec | None:
+        return next((task for task in self.tasks if task.code == code), None)
+
+
+def pipeline_spec(code: str, document: Document, source: Path) -> PipelineSpec:
+    settings = {
+        column: _setting(document[key])
+        for key, column in PIPELINE_SETTINGS.items()
+        if key in document
+    }
+    tasks = tuple(
+        _task(code, task_code, body, source)
+        for task_code, body in (document.get("tasks") or {}).items()
+    )
+    _check_upstream_tasks(code, tasks, source)
+    return PipelineSpec(
+        code=code,
+        source=source,
+        settings=MappingProxyType(settings),
+        parameters=tuple(
+            _pipeline_parameter(n, v) for n, v in document.get("parameters", {}).items()
+        ),
+        depends_on=tuple(_pipeline_dependency(item) for item in document.get("depends_on", ())),
+        tasks=tasks,
+    )
+
+
+def _check_upstream_tasks(pipeline: str, tasks: tuple[TaskSpec, ...], source: Path) -> None:
+    """A dependency within the pipeline names one of its tasks (others are checked by migrate)."""
+    codes = {task.code for task in tasks}
+    for task in tasks:
+        for index, dependency in enumerate(task.depends_on):
+            if dependency.upstream_pipeline == pipeline and dependency.upstream_task not in codes:
+                raise SpecError(
+                    source,
+                    f"/tasks/{task.code}/depends_on/{index}",
+                    repr(dependency.upstream_task),
+                    f"a task of pipeline {pipeline}: {', '.join(sorted(codes))}",
+                    "correct the code, or write pipeline.task for a task of another pipeline",
+                )
+
+
+def _setting(value: object) -> FieldValue:
+    if isinstance(value, bool):
+        return _flag(value)
+    return value if value is None or isinstance(value, int) else str(value)
+
+
+def _pipeline_parameter(name: str, value: object) -> PipelineParameterSpec:
+    if isinstance(value, Mapping):
+        return PipelineParameterSpec(
+            name, scalar_text(value.get("value")), value.get("type", "STRING")
+        )
+    return PipelineParameterSpec(name, scalar_text(value))
+
+
+def _pipeline_dependency(item: str | Mapping[str, Any]) -> PipelineDependencySpec:
+    if isinstance(item, str):
+        return PipelineDependencySpec(item)
+    return PipelineDependencySpec(
+        item["pipeline"],
+        DependencyType(item.get("type", DependencyType.SUCCESS)),
+        item.get("consume_repairs", True),
+    )
+
+
+def _task(pipeline: str, code: str, body: Document, source: Path) -> TaskSpec:
+    handler = Handler(body.get("handler", Handler.SQL))
+    where = f"/tasks/{code}"
+    return TaskSpec(
+        code=code,
+        handler=handler,
+        description=body.get("description"),
+        run_condition=RunCondition(body.get("run_condition", RunCondition.ALL)),
+        required_count=body.get("required_count"),
+        active=body.get("active", True),
+        parameters=MappingProxyType(_task_parameters(handler, body, source, where)),
+        depends_on=tuple(_task_dependency(pipeline, item) for item in body.get("depends_on", ())),
+        rules=tuple(
+            _rule(rule_code, rule, body, source, f"{where}/rules/{rule_code}")
+            for rule_code, rule in (body.get("rules") or {}).items()
+        ),
+    )
+
+
+def _task_parameters(handler: Handler, body: Document, source: Path, where: str) -> dict[str, str]:
+    named = {name: scalar_text(value) for name, value in (body.get("parameters") or {}).items()}
+    found: dict[str, str] = {}
+    for key, shorthand in TASK_SHORTHANDS.items():
+        if key not in body:
+            continue
+        rules_target = handler is Handler.BUSINESS_RULES and key == "target"
+        name = RULES_TARGET if rules_target else shorthand
+        if name in named:
+            raise SpecError(
+                source,
+                f"{where}/parameters/{name}",
+                f"{name} given twice, as {key!r} and in parameters",
+                "each task parameter once",
+                f"keep {key}: and remove {name} from parameters",
+            )
+        found[name] = _parameter_value(key, body[key])
+    return {name: value for name, value in {**found, **named}.items() if value is not None}
+
+
+def _parameter_value(key: str, value: Any) -> str:
+    if key == "input_params":
+        return json.dumps(value)
+    if key == "keys":
+        return _columns(value)
+    return str(value)
+
+
+def _task_dependency(pipeline: str, item: str | Mapping[str, Any]) -> TaskDependencySpec:
+    if isinstance(item, str):
+        upstream_pipeline, _, task = item.rpartition(".")
+        return TaskDependencySpec(task, upstream_pipeline or pipeline)
+    return TaskDependencySpec(
+        item["task"],
+        item.get("pipeline", pipeline),
+        DependencyType(item.get("type", DependencyType.SUCCESS)),
+        item.get("consume_repairs", True),
+    )
+
+
+def _rule(code: str, rule: Document, task: Document, source: Path, where: str) -> RuleSpec:
+    target = (
+        rule.get("target") or task.get("target") or (task.get("parameters") or {}).get(RULES_TARGET)
+    )
+    if target is None:
+        raise SpecError(
+            source,
+            f"{where}/target",
+            "no target table",
+            "the table the rule judges",
+            "give the rule a target:, or its task a target:",
+        )
+    return RuleSpec(
+        code=code,
+        rule_type=rule["type"],
+        target_table=str(target),
+        key_columns=_columns(rule["keys"]),
+        rule_sql=rule["sql"].strip(),
+        wave=rule.get("wave", 1),
+        description=rule.get("description"),
+        active=rule.get("active", True),
+    )
+
+
+def _columns(value: str | list[str]) -> str:
+    return value if isinstance(value, str) else ", ".join(value)
+
+
+def scalar_text(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return _flag(value)
+    return str(value)
+
+
+def _flag(value: bool) -> str:
+    return "Y" if value else "N"

@@ -1,0 +1,107 @@
+"""Template spec files: one pipeline per instance, and refusals that name the place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from etl_craft.specs.loader import load_spec_file
+from etl_craft.specs.model import PipelineSpec, SpecError
+
+TEMPLATE = """\
+schedule: "0 6 * * *"
+parameters:
+  CLIENT: {type: STRING}
+  DAYS: {type: INT, value: 3}
+tasks:
+  load:
+    action: CREATE_TABLE
+    target: dm.orders
+    sql: orders.sql
+    parameters: {PIPELINE_ID_SUBSTITUTION: "Y"}
+instances:
+"""
+
+
+def load(tmp_path: Path, instances: str) -> tuple[PipelineSpec, ...]:
+    path = tmp_path / "clients.yml"
+    path.write_text(TEMPLATE + instances)
+    return load_spec_file(path)
+
+
+def test_each_instance_is_a_pipeline_with_its_values_and_changes(tmp_path: Path) -> None:
+    specs = load(
+        tmp_path,
+        "  north: {parameters: {CLIENT: n}}\n"
+        "  south:\n"
+        "    schedule: null\n"
+        '    parameters: {CLIENT: "s\'; --", DAYS: 7}\n'
+        "    tasks: {load: {target: dm.south, parameters: {ROW_ID: id}}}\n",
+    )
+
+    north, south = specs
+    assert (north.code, south.code) == ("north", "south")
+    assert [(p.name, p.value, p.type) for p in south.parameters] == [
+        ("CLIENT", "s'; --", "STRING"),
+        ("DAYS", "7", "INT"),
+    ]
+    assert [(p.name, p.value) for p in north.parameters] == [("CLIENT", "n"), ("DAYS", "3")]
+    assert (north.settings["RUN_SCHEDULE"], south.settings["RUN_SCHEDULE"]) == ("0 6 * * *", None)
+    assert dict(north.tasks[0].parameters)["TARGET_OBJECT"] == "dm.orders"
+    assert dict(south.tasks[0].parameters) == {
+        "ACTION": "CREATE_TABLE",
+        "TARGET_OBJECT": "dm.south",
+        "SOURCE_SQL_FILE": "orders.sql",
+        "PIPELINE_ID_SUBSTITUTION": "Y",
+        "ROW_ID": "id",
+    }
+
+
+@pytest.mark.parametrize(
+    ("instances", "path", "found"),
+    [
+        ("  north: {}\n", "/instances/north/parameters", "no value for parameter CLIENT"),
+        (
+            "  north: {parameters: {CLIENT: n, DAYZ: 1}}\n",
+            "/instances/north/parameters/DAYZ",
+            "parameter DAYZ, which the template doesn't declare",
+        ),
+        (
+            "  north: {parameters: {CLIENT: n, DAYS: three}}\n",
+            "/instances/north/parameters/DAYS",
+            "'three' for parameter DAYS of type INT",
+        ),
+        (
+            "  north: {parameters: {CLIENT: n}, tasks: {lod: {target: dm.x}}}\n",
+            "/instances/north/tasks/lod",
+            "task lod, which the template doesn't have",
+        ),
+        (
+            "  north: {parameters: {CLIENT: n}, tasks: {load: {colour: red}}}\n",
+            "/instances/north/tasks/load",
+            "",
+        ),
+    ],
+)
+def test_an_instance_the_template_cannot_take_is_refused_by_place(
+    tmp_path: Path, instances: str, path: str, found: str
+) -> None:
+    with pytest.raises(SpecError) as refused:
+        load(tmp_path, instances)
+
+    assert refused.value.path == path
+    assert found in refused.value.found
+
+
+def test_a_plain_pipeline_value_of_the_wrong_type_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "daily.yml"
+    path.write_text(
+        "parameters: {SINCE: {type: DATE, value: yesterday}}\ntasks: {t: {sql: a.sql}}\n"
+    )
+
+    with pytest.raises(SpecError) as refused:
+        load_spec_file(path)
+
+    assert refused.value.path == "/parameters/SINCE"
+    assert refused.value.expected == "a date such as 2026-01-31"
