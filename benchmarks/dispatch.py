@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.run_overhead import overheads, percentile, readiness, shape_sql
+from benchmarks.run_overhead import overheads, percentile, readiness, shape_sql, wait_until_serving
 from tests.fixtures.databases import create_database, drop_database, initialise, unique_name
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
@@ -87,19 +87,8 @@ def services(project: ProjectOnDisk, start: str) -> list[subprocess.Popen[bytes]
                 stderr=(project.root / f"{args[0]}.log").open("wb"),
             )
         )
-    # Measure dispatch, not start-up: wait until the overseer leads and the worker is ready.
-    deadline = time.monotonic() + 120
-    query = (
-        "SELECT (SELECT count(*) FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL) "
-        "+ (SELECT count(*) FROM AUD_WORKERS WHERE STATUS = 'ACTIVE')"
-    )
-    while True:
-        with project.engine.read() as conn:
-            if execute(conn, query).scalar_one() == len(started):
-                return started
-        if time.monotonic() > deadline:
-            raise SystemExit("the overseer and the worker did not start within 120 s")
-        time.sleep(0.05)
+    wait_until_serving(project, len(started), 120)
+    return started
 
 
 class RssSampler(threading.Thread):

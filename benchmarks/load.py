@@ -48,7 +48,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.run_overhead import NOOP, percentile
+from benchmarks.run_overhead import NOOP, percentile, wait_until_serving
 from tests.fixtures.databases import create_database, drop_database, initialise, unique_name
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk, make_project
@@ -148,18 +148,8 @@ def services(project: ProjectOnDisk, slots: int, passes: Path) -> list[Process]:
         )
         for name, command in commands.items()
     ]
-    deadline = time.monotonic() + 180
-    query = (
-        "SELECT (SELECT count(*) FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL) "
-        "+ (SELECT count(*) FROM AUD_WORKERS WHERE STATUS = 'ACTIVE')"
-    )
-    while True:
-        with project.engine.read() as conn:
-            if execute(conn, query).scalar_one() == len(started):
-                return started
-        if time.monotonic() > deadline:
-            raise SystemExit(f"the services did not start within 180 s; see {project.root}")
-        time.sleep(0.2)
+    wait_until_serving(project, len(started), 180)
+    return started
 
 
 def first_passes(passes: Path) -> None:

@@ -162,3 +162,20 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def wait_until_serving(project: ProjectOnDisk, services: int, seconds: float) -> None:
+    """Until ``services`` overseers and workers are up (the overseer leads, a worker is ACTIVE),
+    so that a benchmark measures dispatch, not start-up."""
+    deadline = time.monotonic() + seconds
+    query = (
+        "SELECT (SELECT count(*) FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL) "
+        "+ (SELECT count(*) FROM AUD_WORKERS WHERE STATUS = 'ACTIVE')"
+    )
+    while True:
+        with project.engine.read() as conn:
+            if execute(conn, query).scalar_one() == services:
+                return
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the services did not start within {seconds:g} s; see {project.root}")
+        time.sleep(0.05)

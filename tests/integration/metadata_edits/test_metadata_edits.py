@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from etl_craft.core.actor import Actor, ActorKind
+from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import MetadataError
 from etl_craft.enginedb.migrations import PendingMigrationsError
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.metadata_edit_kinds import EditKind
 from etl_craft.operations.metadata_edits import (
     MetadataEdit,
     MigrationConflictError,

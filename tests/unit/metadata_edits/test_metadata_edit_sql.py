@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
+from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import UsageError
 from etl_craft.operations.metadata_edit_checks import MetadataEdit, check_edit
-from etl_craft.operations.metadata_edit_kinds import EditKind
 from etl_craft.operations.metadata_edit_sql import sql_literal
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import NotFoundError, UsageError
 from etl_craft.core.redaction import MASK
 from etl_craft.operations.audit import MetadataChangeEntry
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.metadata_edit_kinds import EditKind, FieldSpec, FieldValue, spec_of
+from etl_craft.operations.metadata_edit_kinds import FieldSpec, FieldValue, spec_of
 from etl_craft.operations.metadata_edits import MetadataEdit
 from etl_craft.operations.metadata_objects import pipeline_metadata
 

@@ -120,3 +120,15 @@ class Role(StrEnum):
     def allows(self, needed: Role) -> bool:
         order = list(Role)
         return order.index(self) >= order.index(needed)
+
+
+class EditKind(StrEnum):
+    """A kind of CFG_ row, as the metadata editor and the pipeline specs change them."""
+
+    PIPELINE = "pipeline"
+    PIPELINE_PARAMETER = "pipeline_parameter"
+    PIPELINE_DEPENDENCY = "pipeline_dependency"
+    TASK = "task"
+    TASK_PARAMETER = "task_parameter"
+    TASK_DEPENDENCY = "task_dependency"
+    BUSINESS_RULE = "business_rule"

@@ -9,23 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from etl_craft.core.enums import DependencyType, Handler, RunCondition
+from etl_craft.core.enums import DependencyType, EditKind, Handler, RunCondition
 from etl_craft.handlers.rules.model import RuleType
 from etl_craft.warehouse.literals import ParameterKind
 
 FieldValue = str | int | None
 FLAG = ("Y", "N")
 PARAMETER_TYPES = tuple(ParameterKind)
-
-
-class EditKind(StrEnum):
-    PIPELINE = "pipeline"
-    PIPELINE_PARAMETER = "pipeline_parameter"
-    PIPELINE_DEPENDENCY = "pipeline_dependency"
-    TASK = "task"
-    TASK_PARAMETER = "task_parameter"
-    TASK_DEPENDENCY = "task_dependency"
-    BUSINESS_RULE = "business_rule"
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import NotFoundError
 from etl_craft.enginedb.metadata_edits import read_editable_rows
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.metadata_edit_kinds import (
-    SPECS,
-    EditKind,
-    FieldValue,
-    KindSpec,
-    spec_of,
-)
+from etl_craft.operations.metadata_edit_kinds import SPECS, FieldValue, KindSpec, spec_of
 
 
 @dataclass(frozen=True)

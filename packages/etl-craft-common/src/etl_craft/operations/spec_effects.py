@@ -10,6 +10,7 @@ from types import MappingProxyType
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from etl_craft.core.cron import cron_problem, next_after
+from etl_craft.core.enums import EditKind
 from etl_craft.enginedb.metadata import (
     PipelineParameterRow,
     PipelineRow,
@@ -18,7 +19,6 @@ from etl_craft.enginedb.metadata import (
 )
 from etl_craft.lineage import Direction, LineageGraph
 from etl_craft.operations.metadata_edit_checks import MetadataEdit
-from etl_craft.operations.metadata_edit_kinds import EditKind
 from etl_craft.operations.spec_diff import SWITCHED_OFF
 from etl_craft.specs.model import PipelineSpec
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from etl_craft.core.enums import EditKind
 from etl_craft.specs.model import (
     FieldValue,
     PipelineSpec,
@@ -18,27 +19,19 @@ from etl_craft.specs.model import (
     TaskSpec,
 )
 
-# The kinds are the metadata editor's (operations.metadata_edit_kinds.EditKind values).
-PIPELINE = "pipeline"
-PIPELINE_PARAMETER = "pipeline_parameter"
-PIPELINE_DEPENDENCY = "pipeline_dependency"
-TASK = "task"
-TASK_PARAMETER = "task_parameter"
-TASK_DEPENDENCY = "task_dependency"
-BUSINESS_RULE = "business_rule"
 # Parents before children: the order new rows are inserted in (and the reverse for removal).
 KIND_ORDER = (
-    PIPELINE,
-    PIPELINE_PARAMETER,
-    PIPELINE_DEPENDENCY,
-    TASK,
-    TASK_PARAMETER,
-    TASK_DEPENDENCY,
-    BUSINESS_RULE,
+    EditKind.PIPELINE,
+    EditKind.PIPELINE_PARAMETER,
+    EditKind.PIPELINE_DEPENDENCY,
+    EditKind.TASK,
+    EditKind.TASK_PARAMETER,
+    EditKind.TASK_DEPENDENCY,
+    EditKind.BUSINESS_RULE,
 )
 # The column defaults of schema.sql, for the fields a spec may leave out.
 DEFAULTS: Mapping[str, Mapping[str, FieldValue]] = {
-    PIPELINE: {
+    EditKind.PIPELINE: {
         "DESCRIPTION": None,
         "RUN_SCHEDULE": None,
         "SCHEDULE_TIMEZONE": None,
@@ -50,18 +43,26 @@ DEFAULTS: Mapping[str, Mapping[str, FieldValue]] = {
         "SLA_MINUTES": None,
         "ACTIVE_FLAG": "Y",
     },
-    PIPELINE_PARAMETER: {"PARAMETER_VALUE": None, "PARAMETER_TYPE": "STRING"},
-    PIPELINE_DEPENDENCY: {"DEPENDENCY_TYPE": "SUCCESS", "CONSUME_REPAIRS": "Y", "ACTIVE_FLAG": "Y"},
-    TASK: {
+    EditKind.PIPELINE_PARAMETER: {"PARAMETER_VALUE": None, "PARAMETER_TYPE": "STRING"},
+    EditKind.PIPELINE_DEPENDENCY: {
+        "DEPENDENCY_TYPE": "SUCCESS",
+        "CONSUME_REPAIRS": "Y",
+        "ACTIVE_FLAG": "Y",
+    },
+    EditKind.TASK: {
         "DESCRIPTION": None,
         "HANDLER": None,
         "RUN_CONDITION": "ALL",
         "REQUIRED_COUNT": None,
         "ACTIVE_FLAG": "Y",
     },
-    TASK_PARAMETER: {"PARAMETER_VALUE": None},
-    TASK_DEPENDENCY: {"DEPENDENCY_TYPE": "SUCCESS", "CONSUME_REPAIRS": "Y", "ACTIVE_FLAG": "Y"},
-    BUSINESS_RULE: {
+    EditKind.TASK_PARAMETER: {"PARAMETER_VALUE": None},
+    EditKind.TASK_DEPENDENCY: {
+        "DEPENDENCY_TYPE": "SUCCESS",
+        "CONSUME_REPAIRS": "Y",
+        "ACTIVE_FLAG": "Y",
+    },
+    EditKind.BUSINESS_RULE: {
         "RULE_TYPE": None,
         "TARGET_TABLE": None,
         "KEY_COLUMNS": None,
@@ -95,12 +96,12 @@ def spec_rows(
     """The spec's rows; ``inferred`` adds dependencies by task code to those the spec states."""
     inferred = inferred or {}
     key = {"pipeline": spec.code}
-    rows = [_row(PIPELINE, key, spec.settings)]
+    rows = [_row(EditKind.PIPELINE, key, spec.settings)]
     if not spec.active:
         return tuple(rows)  # an inactive pipeline's objects are left as they are
     rows += [
         _row(
-            PIPELINE_PARAMETER,
+            EditKind.PIPELINE_PARAMETER,
             {**key, "parameter": p.name},
             {"PARAMETER_VALUE": p.value, "PARAMETER_TYPE": p.type},
         )
@@ -108,7 +109,7 @@ def spec_rows(
     ]
     rows += [
         _row(
-            PIPELINE_DEPENDENCY,
+            EditKind.PIPELINE_DEPENDENCY,
             {**key, "upstream_pipeline": d.upstream_pipeline},
             {"DEPENDENCY_TYPE": d.type.value, "CONSUME_REPAIRS": _flag(d.consume_repairs)},
         )
@@ -130,9 +131,9 @@ def _task_rows(
         "RUN_CONDITION": task.run_condition.value,
         "REQUIRED_COUNT": task.required_count,
     }
-    rows = [_row(TASK, key, fields)]
+    rows = [_row(EditKind.TASK, key, fields)]
     rows += [
-        _row(TASK_PARAMETER, {**key, "parameter": name}, {"PARAMETER_VALUE": value})
+        _row(EditKind.TASK_PARAMETER, {**key, "parameter": name}, {"PARAMETER_VALUE": value})
         for name, value in sorted(task.parameters.items())
     ]
     rows += [_dependency(key, d) for d in (*task.depends_on, *inferred)]
@@ -142,7 +143,7 @@ def _task_rows(
 
 def _dependency(key: Mapping[str, str], dependency: TaskDependencySpec) -> SpecRow:
     return _row(
-        TASK_DEPENDENCY,
+        EditKind.TASK_DEPENDENCY,
         {
             **key,
             "upstream_pipeline": dependency.upstream_pipeline,
@@ -157,7 +158,7 @@ def _dependency(key: Mapping[str, str], dependency: TaskDependencySpec) -> SpecR
 
 def _rule(key: Mapping[str, str], rule: RuleSpec) -> SpecRow:
     return _row(
-        BUSINESS_RULE,
+        EditKind.BUSINESS_RULE,
         {**key, "rule": rule.code},
         {
             "RULE_TYPE": rule.rule_type,

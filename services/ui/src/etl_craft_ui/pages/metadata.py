@@ -15,8 +15,9 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from etl_craft.core.enums import EditKind
 from etl_craft.operations.inspect import list_pipelines
-from etl_craft.operations.metadata_edit_kinds import SPECS, EditKind, FieldValue, spec_of
+from etl_craft.operations.metadata_edit_kinds import SPECS, FieldValue, spec_of
 from etl_craft.operations.metadata_edits import apply_edit, preview_edit
 from etl_craft.operations.metadata_objects import pipeline_metadata
 from etl_craft_ui.forms import Form
