@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -60,16 +60,17 @@ def test_exactly_one_claim_per_round(engines: list[EngineDB]) -> None:
 
         def claim(engine: EngineDB, index: int, pool: str = pool) -> object:
             with engine.transaction(TESTER) as conn:
-                return tx.claim_next_attempt(
+                found = tx.claim_attempts(
                     conn,
                     TESTER,
                     pool=pool,
-                    free_kinds=[SlotKind.WAREHOUSE],
+                    free={SlotKind.WAREHOUSE: 2},
                     owner_id=f"host:{index}:0:worker",
                     lease_seconds=60,
                 )
+                return [attempt.attempt_id for attempt in found]
 
-        claims = [result for result in _race(engines, claim) if result is not None]
+        claims = [got for result in _race(engines, claim) for got in cast(list[int], result)]
         assert claims == [queued.attempt_id], f"round {round_number}: {claims}"
     with db.read() as conn:
         owners = execute(
@@ -126,13 +127,14 @@ def test_the_claim_uses_its_partial_index(engines: list[EngineDB]) -> None:
         execute(conn, "ANALYZE AUD_TASK_ATTEMPTS")
     # The statement the workers run, as loaded from its named .sql file: a copy here would
     # keep passing after the claim changed.
-    claim = statement("postgresql", "transition_claim_next_attempt")
+    claim = statement("postgresql", "transition_claim_attempts")
     with db.transaction(TESTER) as conn:
         [[plan]] = execute(
             conn,
             f"EXPLAIN (FORMAT JSON) {claim.sql}",
             pool="default",
-            free_kinds=[SlotKind.WAREHOUSE.value],
+            slot_kind=SlotKind.WAREHOUSE.value,
+            limit=4,
             owner_id="explainer:1",
             lease_seconds=60,
         ).all()

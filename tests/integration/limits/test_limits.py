@@ -9,7 +9,7 @@ import pytest
 
 from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.enums import SlotKind
-from etl_craft.enginedb.transitions import claim_next_attempt
+from etl_craft.enginedb.transitions import claim_attempts
 from etl_craft.scheduling.driver import RunDriver, Step
 from tests.chaos.harness import rows, scalar
 from tests.fixtures.metadata import TESTER
@@ -82,17 +82,16 @@ def test_the_queue_hands_out_higher_priority_first_then_the_oldest(
 
     claimed = []
     with project.engine.transaction(TESTER) as conn:
-        while (
-            attempt := claim_next_attempt(
-                conn,
-                TESTER,
-                pool="default",
-                free_kinds=[SlotKind.INGESTION],
-                owner_id="tests:1:1:claims",
-                lease_seconds=60,
-            )
-        ) is not None:
-            claimed.append(attempt)
+        # One slot at a time, so that the order of the claims is the queue's.
+        while found := claim_attempts(
+            conn,
+            TESTER,
+            pool="default",
+            free={SlotKind.INGESTION: 1},
+            owner_id="tests:1:1:claims",
+            lease_seconds=60,
+        ):
+            claimed += [attempt.attempt_id for attempt in found]
 
     order = rows(
         project,

@@ -79,7 +79,7 @@ def test_the_queue_and_attempt_series_follow_a_run_through_overseer_and_worker(
     assert worker.value("etl_craft_worker_attempts_running", **QUEUE) == 1
     assert claims >= 1
     assert worker.value("etl_craft_dispatch_latency_seconds_count", provider="queue") == claims
-    assert statement_count(worker, "transition_claim_next_attempt") >= 1
+    assert statement_count(worker, "transition_claim_attempts") >= 1
     running = until(
         server,
         lambda s: s.value("etl_craft_attempts", status="RUNNING", **QUEUE) == 1,

@@ -23,6 +23,7 @@ import os
 import select
 import signal
 import time
+from collections import Counter
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
@@ -33,15 +34,15 @@ from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError, MetadataError, StaleTransitionError
-from etl_craft.enginedb.attempts import AttemptInvocation, CancelRequest, read_invocation
+from etl_craft.enginedb.attempts import AttemptInvocation, CancelRequest, read_invocations
 from etl_craft.enginedb.backoff import Backoff
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.events import Listener, queued_attempt
-from etl_craft.enginedb.gauges import claim_wait
 from etl_craft.enginedb.runs import read_pipeline_shape
 from etl_craft.enginedb.transitions import (
+    ClaimedAttempt,
     beat_worker,
-    claim_next_attempt,
+    claim_attempts,
     drain_worker,
     register_worker,
     retire_worker,
@@ -212,36 +213,48 @@ class WorkerAgent:
         return False
 
     def _claim_while_free(self) -> None:
-        while self.signals.count == self.signals_seen:
-            free = self._free_kinds()
-            if not free or (self.emptied is not None and self.emptied.issuperset(free)):
-                return  # no slot, or the queue had nothing for these kinds and nothing came
-            sent = time.monotonic()  # the lease the claim grants runs from after this
-            with claiming(self.engine, self.actor) as claim:
-                attempt_id = claim_next_attempt(
-                    claim.conn,
-                    self.actor,
-                    pool=self.settings.pool,
-                    free_kinds=free,
-                    owner_id=self.worker_id,
-                    lease_seconds=self.settings.owner.lease_seconds,
-                )
-                if attempt_id is None:
-                    self.emptied = frozenset(free)
-                    return
-                # Read with the claim: the task process is handed it and reads nothing itself.
-                invocation = read_invocation(claim.conn, attempt_id)
-                waited = claim_wait(claim.conn, attempt_id)
+        """Claim as many attempts as slots are free, in one transaction: a statement per slot
+        kind claims them, two read their invocations, and their task processes are recorded
+        RUNNING in one batch."""
+        free = self._free_slots()
+        if not free or (self.emptied is not None and self.emptied.issuperset(free)):
+            return  # no slot, or the queue had nothing for these kinds and nothing came
+        if self.signals.count != self.signals_seen:
+            return  # asked to stop: the next pass drains
+        sent = time.monotonic()  # the leases the claim grants run from after this
+        started: list[tuple[AttemptInvocation, TaskSettings, ClaimedAttempt]] = []
+        with claiming(self.engine, self.actor) as claim:
+            claimed = claim_attempts(
+                claim.conn,
+                self.actor,
+                pool=self.settings.pool,
+                free=free,
+                owner_id=self.worker_id,
+                lease_seconds=self.settings.owner.lease_seconds,
+            )
+            # Read with the claim: the task processes are handed them and read nothing themselves.
+            invocations = read_invocations(claim.conn, [c.attempt_id for c in claimed])
+            for attempt in claimed:
+                invocation = invocations[attempt.attempt_id]
                 task = self._task(claim.conn, invocation)
                 if task is not None:
-                    claim.start(self._spec(invocation, task), invocation)
-            if task is not None and claim.running is not None:
-                self.attempts.hold(claim.running, invocation, task.slot_kind, task.handler, sent)
-                self._started(invocation, task, waited)
+                    started.append((invocation, task, attempt))
+            if started:
+                claim.start_all([(self._spec(inv, task), inv) for inv, task, _ in started])
+        for running, (invocation, task, attempt) in zip(claim.running, started, strict=True):
+            self.attempts.hold(running, invocation, task.slot_kind, task.handler, sent)
+            self._started(invocation, task, attempt.waited)
+        got = Counter(attempt.slot_kind for attempt in claimed)
+        # A kind that came back short has nothing more to claim until an attempt is queued.
+        self.emptied = frozenset(kind for kind, count in free.items() if got[kind] < count)
 
-    def _free_kinds(self) -> list[SlotKind]:
+    def _free_slots(self) -> dict[SlotKind, int]:
         used = self.attempts.used()
-        return [kind for kind, slots in self.settings.slots.items() if used[kind] < slots]
+        return {
+            kind: slots - used[kind]
+            for kind, slots in self.settings.slots.items()
+            if used[kind] < slots
+        }
 
     def _task(self, conn: EngineConnection, invocation: AttemptInvocation) -> TaskSettings | None:
         """The claimed attempt's task settings; None when its metadata can't start it (then the
@@ -259,12 +272,9 @@ class WorkerAgent:
             self.attempts.fail(conn, invocation.attempt_id, message, retryable=False)
             return None
 
-    def _started(
-        self, invocation: AttemptInvocation, task: TaskSettings, waited: float | None
-    ) -> None:
+    def _started(self, invocation: AttemptInvocation, task: TaskSettings, waited: float) -> None:
         WORKER_CLAIMS.labels(self.settings.pool, task.slot_kind.value).inc()
-        if waited is not None:
-            DISPATCH_SECONDS.labels("queue").observe(waited)
+        DISPATCH_SECONDS.labels("queue").observe(waited)
         log.info(
             "claimed attempt %s: run %s, task %s.%s, attempt %s, %s slot",
             invocation.attempt_id,

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
+
+from sqlalchemy import RowMapping
 
 from etl_craft.core.enums import AttemptStatus, Handler
 from etl_craft.core.errors import NotFoundError
@@ -56,14 +59,34 @@ class ExpiredAttempt:
 
 
 def read_invocation(conn: EngineConnection, attempt_id: int) -> AttemptInvocation:
-    row = conn.one("attempt_invocation", attempt_id=attempt_id)
-    if row is None:
+    found = read_invocations(conn, [attempt_id])
+    if attempt_id not in found:
         raise NotFoundError(
             f"attempt {attempt_id} does not exist in this Engine DB; check the attempt id and "
             "that the task process was given the same Engine DB as its owner"
         )
+    return found[attempt_id]
+
+
+def read_invocations(
+    conn: EngineConnection, attempt_ids: Sequence[int]
+) -> dict[int, AttemptInvocation]:
+    """The invocations of several attempts in two statements, by attempt id; an id that names
+    no attempt is left out."""
+    if not attempt_ids:
+        return {}
+    ids = list(attempt_ids)
+    parameters: dict[int, list[RowMapping]] = defaultdict(list)
+    for found in conn.all("attempt_parameters", attempt_id_list=ids):
+        parameters[int(found["attempt_id"])].append(found)
+    return {
+        int(row["attempt_id"]): _invocation(row, parameters[int(row["attempt_id"])])
+        for row in conn.all("attempt_invocations", attempt_id_list=ids)
+    }
+
+
+def _invocation(row: RowMapping, found: list[RowMapping]) -> AttemptInvocation:
     run_date = row["run_date"]
-    found = conn.all("attempt_parameters", task_id=row["task_id"], pipeline_id=row["pipeline_id"])
     params = [p for p in found if p["scope"] == "task"]
     pipeline_params = [p for p in found if p["scope"] == "pipeline"]
     return AttemptInvocation(

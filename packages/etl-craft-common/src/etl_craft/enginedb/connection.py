@@ -357,12 +357,19 @@ class EngineConnection:
         """Execute the named statement with ``params``."""
         return self.connection.execute(statement(self.dialect, name).clause, self._params(params))
 
-    def run_many(self, name: str, rows: list[dict[str, Any]], /) -> None:
-        """Execute the named statement once for each of ``rows``, sent as one batch."""
-        if rows:
-            self.connection.execute(
-                statement(self.dialect, name).clause, [self._params(row) for row in rows]
-            )
+    def run_many(self, name: str, rows: list[dict[str, Any]], /) -> int:
+        """Execute the named statement once for each of ``rows``, sent as one batch; the number
+        of rows the executions changed in all."""
+        if not rows:
+            return 0
+        if self.dialect == "sqlite":
+            # The driver counts no row a RETURNING statement changed until they are read, and
+            # takes no RETURNING in a batch: each runs on its own (the file is local anyway).
+            return sum(_changed(self.run(name, **row)) for row in rows)
+        result = self.connection.execute(
+            statement(self.dialect, name).clause, [self._params(row) for row in rows]
+        )
+        return int(result.rowcount)
 
     def one(self, name: str, /, **params: Any) -> RowMapping | None:
         return self.run(name, **params).mappings().first()
@@ -403,6 +410,10 @@ class EngineConnection:
         if self.notifications:
             self.run("notify_events", payloads=self.notifications)
             self.notifications = []
+
+
+def _changed(result: CursorResult[Any]) -> int:
+    return len(result.all()) if result.returns_rows else int(result.rowcount)
 
 
 def _split_sqlite_script(sql: str) -> Iterator[str]:

@@ -135,17 +135,6 @@ def register_engine_collector(
     return collector
 
 
-def claim_wait(conn: EngineConnection, attempt_id: int) -> float | None:
-    """Seconds from the attempt being due to its claim, by the Engine DB's clock alone."""
-    row = conn.one("metrics_claim_times", attempt_id=attempt_id)
-    claimed = None if row is None else as_utc(row["claimed_at"])
-    if row is None or claimed is None:
-        return None
-    queued, delayed = as_utc(row["queued_at"]), as_utc(row["not_before"])
-    due = max(stamp for stamp in (queued, delayed) if stamp is not None)
-    return _age(claimed, due)
-
-
 def _up(value: int) -> GaugeMetricFamily:
     return GaugeMetricFamily(
         "etl_craft_enginedb_up", "1 when the last scrape read the Engine DB, else 0", value=value

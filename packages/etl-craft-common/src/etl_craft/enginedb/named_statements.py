@@ -1,7 +1,9 @@
 """Named Engine DB statements, loaded once from the .sql files beside this module.
 
 Each statement sits under a ``-- name: <name> --`` header followed by a one-line description.
-A file under ``sql/<dialect>/`` overrides a statement of the same name for that dialect.
+A file under ``sql/<dialect>/`` overrides a statement of the same name for that dialect. A
+parameter whose name ends in ``_list`` takes a sequence and expands to one bound value per item
+(``IN :attempt_id_list``), the same on both dialects.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from typing import Any
 
-from sqlalchemy import TextClause, text
+from sqlalchemy import BindParameter, TextClause, bindparam, text
 
 STATEMENT_OPTION = "etl_craft_statement"  # the name, carried to the Engine DB's timing events
 HEADER = re.compile(r"^--\s*name:\s*([a-z][a-z0-9_]*)\s*--\s*$", re.MULTILINE)
+EXPANDING = re.compile(r"(?<!:):([a-z][a-z0-9_]*_list)\b")
 DIALECTS = ("postgresql", "sqlite")
 
 
@@ -30,7 +34,10 @@ class Statement:
     def clause(self) -> TextClause:
         # Built once per statement; the name rides along as an option, so timing it by name
         # costs a dictionary lookup rather than parsing the SQL.
-        return text(self.sql).execution_options(**{STATEMENT_OPTION: self.name})
+        names = sorted(set(EXPANDING.findall(self.sql)))
+        expanding: list[BindParameter[Any]] = [bindparam(n, expanding=True) for n in names]
+        clause = text(self.sql).bindparams(*expanding) if expanding else text(self.sql)
+        return clause.execution_options(**{STATEMENT_OPTION: self.name})
 
 
 def parse_statements(source: str, content: str) -> dict[str, Statement]:

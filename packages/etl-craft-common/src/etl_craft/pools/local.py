@@ -76,14 +76,13 @@ class LocalPool:
                     lease_seconds=self.settings.lease_seconds,
                 )
                 invocation = read_invocation(claim.conn, spec.attempt_id)
-                claim.start(launched, invocation)
+                running = claim.start(launched, invocation)
         except StaleTransitionError:
             return spec.attempt_id  # cancelled or claimed by another owner meanwhile
         except EngineDBError:
             self.seen.discard(spec.attempt_id)  # never claimed: submitted again once it answers
             raise
-        assert claim.running is not None
-        self.attempts.hold(claim.running, invocation, spec.slot_kind, spec.handler, sent)
+        self.attempts.hold(running, invocation, spec.slot_kind, spec.handler, sent)
         fault_point("after_launch")
         return spec.attempt_id
 

@@ -37,9 +37,11 @@ from etl_craft.enginedb.attempts import AttemptInvocation, CancelRequest, attemp
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.offsets import finish_with_offset
 from etl_craft.enginedb.transitions import (
+    AttemptEnd,
     AttemptOutcome,
     cancel_owned_attempt,
     finish_attempt,
+    finish_attempts,
     time_out_attempt,
 )
 from etl_craft.runtime.handover import HandedOutcome, hand_over, outcome_path, take_outcome
@@ -59,6 +61,7 @@ class Held:
 
     running: RunningAttempt
     kind: SlotKind
+    task_run_id: int
     ledgered: bool  # its writes commit with a ledger row: an exit may be recovered from it
     context: Mapping[str, object]  # pipeline, task and ids, for every log record about it
 
@@ -134,7 +137,9 @@ class AttemptOwner:
         claimed_at: float,  # a monotonic time taken before the claim was sent
     ) -> None:
         context = attempt_context(invocation)
-        self.held[running.attempt_id] = Held(running, kind, handler in LEDGERED, context)
+        ledgered = handler in LEDGERED
+        held = Held(running, kind, invocation.task_run_id, ledgered, context)
+        self.held[running.attempt_id] = held
         self.leases.claimed(running.attempt_id, claimed_at)
 
     def used(self) -> Counter[SlotKind]:
@@ -146,14 +151,28 @@ class AttemptOwner:
         return [a for a, held in list(self.held.items()) if held.running.exit_code() is None]
 
     def settle(self) -> None:
-        """Record what exited, stop and record what ran out of time."""
+        """Record what exited (the outcomes handed over together in one transaction), stop and
+        record what ran out of time."""
+        exited: list[tuple[int, Held, HandedOutcome | None]] = []
         for attempt_id, held in list(self.held.items()):
             running = held.running
             if running.exit_code() is not None:
-                self._end(attempt_id, self._settle_exit(held))
+                exited.append((attempt_id, held, take_outcome(outcome_path(running.spec.log_path))))
             elif running.overdue():
                 self._stop_for_timeout(running)
                 self._end(attempt_id)
+        together = [(a, held, handed) for a, held, handed in exited if _plain(handed)]
+        if len(together) > 1 and self._record_together(together):
+            exited = [entry for entry in exited if not _plain(entry[2])]
+        for index, (attempt_id, held, handed) in enumerate(exited):
+            try:
+                outcome = self._settle_exit(held, handed)
+            except BaseException:
+                for _, later, waiting in exited[index + 1 :]:
+                    if waiting is not None:  # taken, not yet recorded: for the next pass
+                        hand_over(outcome_path(later.running.spec.log_path), waiting)
+                raise
+            self._end(attempt_id, outcome)
 
     def cancel(self, attempt_id: int, reason: str) -> None:
         held = self.held.get(attempt_id)
@@ -308,13 +327,37 @@ class AttemptOwner:
         with _settling(running, "unowned"):
             self._stop(running, 0)
 
-    def _settle_exit(self, held: Held) -> AttemptOutcome | None:
+    def _record_together(self, exited: list[tuple[int, Held, HandedOutcome | None]]) -> bool:
+        """Record the outcomes several task processes handed over, in one transaction; False
+        when one of them was refused (nothing is recorded then: each is recorded on its own)."""
+        ends, outcomes = [], {}
+        for attempt_id, held, handed in exited:
+            assert handed is not None
+            running = held.running
+            outcome = replace(handed.outcome, task_log=tail(running.spec.log_path))
+            outcomes[attempt_id] = outcome
+            ends.append(AttemptEnd(attempt_id, held.task_run_id, running.spec.owner_id, outcome))
+        try:
+            with self.engine.transaction(self.actor) as conn:
+                finish_attempts(conn, self.actor, ends)
+        except StaleTransitionError:
+            return False
+        except EngineDBError:
+            for _, held, handed in exited:
+                assert handed is not None  # for the next try, once the Engine DB answers
+                hand_over(outcome_path(held.running.spec.log_path), handed)
+            raise
+        for attempt_id, held, _ in exited:
+            _settled(held.running, "exited")
+            self._end(attempt_id, outcomes[attempt_id])
+        return True
+
+    def _settle_exit(self, held: Held, handed: HandedOutcome | None) -> AttemptOutcome | None:
         """The outcome the child handed over (the usual end); nothing when it recorded one
         itself; else the ledger's outcome, else FAILED."""
         running = held.running
         with _settling(running, "exited"):
             path = outcome_path(running.spec.log_path)
-            handed = take_outcome(path)
             if handed is not None:
                 try:
                     return self._record_handed(running, handed)
@@ -416,6 +459,11 @@ class AttemptOwner:
         except StaleTransitionError:
             return None  # the child recorded its own outcome, which stands
         return outcome
+
+
+def _plain(handed: HandedOutcome | None) -> bool:
+    """Handed over with no offset to store: it may be recorded with others in one batch."""
+    return handed is not None and handed.offset is None
 
 
 @contextmanager

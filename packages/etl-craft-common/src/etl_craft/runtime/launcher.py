@@ -4,15 +4,15 @@ The owner starts the task process in a session of its own, with its output going
 attempt log: forked by its fork server or a fresh interpreter (runtime/starter). It starts the
 child inside its claim transaction, hands it the invocation it read there, records it RUNNING
 with the child's pid in the same transaction, and lets the child begin its task once that
-committed. From then on the owner's AttemptOwner holds the child and settles it
-(runtime/attempt_owner).
+committed; a worker claims and starts several attempts in one such transaction. From then on
+the owner's AttemptOwner holds the child and settles it (runtime/attempt_owner).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +24,7 @@ from etl_craft.core.actor import Actor
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, encode_invocation
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
-from etl_craft.enginedb.transitions import (
-    start_attempt,
-)
+from etl_craft.enginedb.transitions import AttemptStart, start_attempts
 from etl_craft.runtime.handover import (
     OUTCOME_PATH_VARIABLE,
     outcome_path,
@@ -102,50 +100,67 @@ class RunningAttempt:
 
 @dataclass
 class Claim:
-    """An owner's claim transaction, in which it may start a claimed attempt's task process."""
+    """An owner's claim transaction, in which it may start claimed attempts' task processes."""
 
     conn: EngineConnection
     actor: Actor
-    running: RunningAttempt | None = None
+    running: list[RunningAttempt] = field(default_factory=list)
 
     def start(self, spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:
-        """Start the task process and record it RUNNING, with the process's identity, in the
-        claim's transaction: the claim and the start become visible together."""
-        assert self.running is None, "one task process per claim"
-        self.running = _start(spec, invocation)
+        [running] = self.start_all([(spec, invocation)])
+        return running
+
+    def start_all(
+        self, launches: Sequence[tuple[LaunchSpec, AttemptInvocation]]
+    ) -> list[RunningAttempt]:
+        """Start a task process for each claimed attempt and record them RUNNING, with their
+        processes' identities, in one batch of the claim's transaction: the claims and the
+        starts become visible together."""
+        assert launches, "a claim starts at least one task process"
+        started: list[tuple[RunningAttempt, AttemptInvocation]] = []
+        for spec, invocation in launches:
+            running = _start(spec, invocation)
+            self.running.append(running)  # released (or not) with the transaction's end
+            started.append((running, invocation))
         fault_point("before_running")
-        pid = self.running.process.pid
-        start_attempt(
+        start_attempts(
             self.conn,
-            spec.attempt_id,
             self.actor,
-            owner_id=spec.owner_id,
-            host=HOST,
-            pid=pid,
-            process_start=process_start(pid) or "0",
-            log_path=str(spec.log_path),
+            [
+                AttemptStart(
+                    attempt_id=running.attempt_id,
+                    task_run_id=invocation.task_run_id,
+                    owner_id=running.spec.owner_id,
+                    host=HOST,
+                    pid=running.process.pid,
+                    process_start=process_start(running.process.pid) or "0",
+                    log_path=str(running.spec.log_path),
+                )
+                for running, invocation in started
+            ],
         )
-        return self.running
+        return [running for running, _ in started]
 
 
 @contextmanager
 def claiming(engine: EngineDB, actor: Actor) -> Iterator[Claim]:
-    """A claim transaction. A task process started in it begins its task once the transaction
-    committed; should the transaction fail, or the owner die before the commit, the claim never
-    happened and the process exits without its task."""
+    """A claim transaction. Task processes started in it begin their tasks once the transaction
+    committed; should the transaction fail, or the owner die before the commit, the claims
+    never happened and the processes exit without their tasks."""
     claim: Claim | None = None
     try:
         with engine.transaction(actor) as conn:
             claim = Claim(conn, actor)
             yield claim
     except BaseException:
-        if claim is not None and claim.running is not None:
-            claim.running.process.release(go=False)
-            claim.running.span.end()
+        for running in claim.running if claim is not None else []:
+            running.process.release(go=False)
+            running.span.end()
         raise
-    if claim.running is not None:
-        fault_point("after_claim")  # committed: a death now leaves a process that never ran
-        claim.running.process.release(go=True)
+    if claim.running:
+        fault_point("after_claim")  # committed: a death now leaves processes that never ran
+    for running in claim.running:
+        running.process.release(go=True)
 
 
 def _start(spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:

@@ -1,6 +1,6 @@
--- name: attempt_invocation --
--- Everything a task process needs to know about its attempt, from its id alone, with the
--- offset its task stored last (ingestion tasks resume from it).
+-- name: attempt_invocations --
+-- Everything a task process needs to know about each of several attempts,
+-- from the ids alone, with the offset its task stored last (ingestion tasks resume from it).
 SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.STATUS AS status,
        a.OWNER_ID AS owner_id, a.TASK_RUN_ID AS task_run_id, t.PIPELINE_RUN_ID AS pipeline_run_id,
        r.PIPELINE_ID AS pipeline_id, t.TASK_ID AS task_id, p.PIPELINE_CODE AS pipeline_code,
@@ -13,18 +13,27 @@ SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.STATUS 
   JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
   JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID
   LEFT JOIN AUD_TASK_OFFSETS o ON o.TASK_ID = t.TASK_ID
- WHERE a.ATTEMPT_ID = :attempt_id;
+ WHERE a.ATTEMPT_ID IN :attempt_id_list;
 
 -- name: attempt_parameters --
--- The parameters of one task and of its pipeline, by scope ('task' or 'pipeline') and name;
--- a pipeline parameter's PARAMETER_TYPE says how SQL tokens read its value.
-SELECT 'task' AS scope, PARAMETER_NAME AS name, PARAMETER_VALUE AS value, NULL AS type
-  FROM CFG_TASK_PARAMETERS WHERE TASK_ID = :task_id
+-- The parameters of the tasks and pipelines of several attempts, by
+-- attempt, scope ('task' or 'pipeline') and name; a pipeline parameter's PARAMETER_TYPE says how
+-- SQL tokens read its value.
+SELECT a.ATTEMPT_ID AS attempt_id, 'task' AS scope, c.PARAMETER_NAME AS name,
+       c.PARAMETER_VALUE AS value, NULL AS type
+  FROM AUD_TASK_ATTEMPTS a
+  JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
+  JOIN CFG_TASK_PARAMETERS c ON c.TASK_ID = t.TASK_ID
+ WHERE a.ATTEMPT_ID IN :attempt_id_list
 UNION ALL
-SELECT 'pipeline' AS scope, PARAMETER_NAME AS name, PARAMETER_VALUE AS value,
-       PARAMETER_TYPE AS type
-  FROM CFG_PIPELINE_PARAMETERS WHERE PIPELINE_ID = :pipeline_id
-ORDER BY scope, name;
+SELECT a.ATTEMPT_ID AS attempt_id, 'pipeline' AS scope, c.PARAMETER_NAME AS name,
+       c.PARAMETER_VALUE AS value, c.PARAMETER_TYPE AS type
+  FROM AUD_TASK_ATTEMPTS a
+  JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
+  JOIN AUD_PIPELINES_RUN_LOG r ON r.PIPELINE_RUN_ID = t.PIPELINE_RUN_ID
+  JOIN CFG_PIPELINE_PARAMETERS c ON c.PIPELINE_ID = r.PIPELINE_ID
+ WHERE a.ATTEMPT_ID IN :attempt_id_list
+ORDER BY attempt_id, scope, name;
 
 -- name: attempt_status --
 -- The current status, owner and cancellation request of one attempt.

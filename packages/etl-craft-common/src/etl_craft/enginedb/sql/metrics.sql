@@ -45,8 +45,3 @@ SELECT POOL AS pool, STATUS AS status, COUNT(*) AS workers,
   FROM AUD_WORKERS
  WHERE STATUS <> 'GONE'
  GROUP BY POOL, STATUS;
-
--- name: metrics_claim_times --
--- When a claimed attempt was queued, when its retry delay ended, and when it was claimed.
-SELECT QUEUED_AT AS queued_at, NOT_BEFORE AS not_before, CLAIMED_AT AS claimed_at
-  FROM AUD_TASK_ATTEMPTS WHERE ATTEMPT_ID = :attempt_id;

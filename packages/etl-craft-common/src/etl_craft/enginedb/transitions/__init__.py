@@ -2,19 +2,24 @@
 and of an owner or a lease, is a function here."""
 
 from etl_craft.enginedb.transitions.attempts import (
+    AttemptEnd,
     AttemptOutcome,
+    AttemptStart,
+    ClaimedAttempt,
     QueuedAttempt,
     cancel_owned_attempt,
     cancel_queued_attempt,
     claim_attempt,
-    claim_next_attempt,
+    claim_attempts,
     finish_attempt,
+    finish_attempts,
     lose_attempt,
     queue_attempt,
     recover_attempt,
     renew_attempt_lease,
     request_cancel,
     start_attempt,
+    start_attempts,
     time_out_attempt,
 )
 from etl_craft.enginedb.transitions.runs import (
@@ -50,7 +55,10 @@ from etl_craft.enginedb.transitions.workers import (
 
 __all__ = [
     "TRANSITIONS",
+    "AttemptEnd",
     "AttemptOutcome",
+    "AttemptStart",
+    "ClaimedAttempt",
     "Entity",
     "OwnedAttempt",
     "QueuedAttempt",
@@ -63,13 +71,14 @@ __all__ = [
     "cancel_queued_attempt",
     "cancel_run",
     "claim_attempt",
-    "claim_next_attempt",
+    "claim_attempts",
     "claim_run_lease",
     "create_run",
     "create_task_run",
     "drain_worker",
     "finalize_remote_run",
     "finish_attempt",
+    "finish_attempts",
     "finish_run",
     "lose_attempt",
     "mark_run",
@@ -88,5 +97,6 @@ __all__ = [
     "skip_run",
     "skip_task_run",
     "start_attempt",
+    "start_attempts",
     "time_out_attempt",
 ]

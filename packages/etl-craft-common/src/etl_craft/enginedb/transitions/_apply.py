@@ -44,6 +44,34 @@ def apply(
     raise StaleTransitionError(_refusal(transition, entity, row_id, owner_id, found))
 
 
+def apply_many(
+    conn: EngineConnection,
+    entity: Entity,
+    transition: str,
+    rows: list[dict[str, Any]],
+    actor: Actor,
+    *,
+    key: str,
+    target: str,
+) -> None:
+    """Run ``transition_<name>`` once per row, sent as one batch; raise StaleTransitionError
+    (and let the caller's rollback undo them all) unless each changed its row, which it then
+    records as ``target``."""
+    values = [{**row, "actor": actor.name, "actor_kind": actor.kind.value} for row in rows]
+    changed = conn.run_many(f"transition_{transition}", values)
+    ids = [row[key] for row in rows]
+    if changed != len(rows):
+        rule = BY_NAME.get(transition)
+        expected = rule.guard if rule else "each row to be live and owned by the caller"
+        raise StaleTransitionError(
+            f"{transition.replace('_', ' ')} refused for {entity.value}s {ids}: expected "
+            f"{expected} for each; {changed} of {len(rows)} changed. Another process changed "
+            "some first: read their current state with etl-craft status and act on that"
+        )
+    for row_id in ids:
+        notify(conn, entity, row_id, target)
+
+
 def notify(conn: EngineConnection, entity: Entity, row_id: int | str, status: str) -> None:
     conn.notify(json.dumps({"type": entity.value, "id": row_id, "status": status}))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -12,8 +13,9 @@ from etl_craft.core.actor import Actor
 from etl_craft.core.counts import Counts
 from etl_craft.core.enums import AttemptStatus, SlotKind
 from etl_craft.core.errors import StaleTransitionError
+from etl_craft.core.time import as_utc
 from etl_craft.enginedb.connection import EngineConnection
-from etl_craft.enginedb.transitions._apply import apply, notify
+from etl_craft.enginedb.transitions._apply import apply, apply_many, notify
 from etl_craft.enginedb.transitions.table import Entity
 
 
@@ -39,6 +41,37 @@ class AttemptOutcome:
     def __post_init__(self) -> None:
         if self.status not in (AttemptStatus.SUCCESS, AttemptStatus.FAILED):
             raise ValueError(f"an attempt outcome is SUCCESS or FAILED, not {self.status.value}")
+
+
+@dataclass(frozen=True)
+class ClaimedAttempt:
+    attempt_id: int
+    task_run_id: int
+    slot_kind: SlotKind
+    waited: float  # seconds from its being due (queued, or its retry delay over) to its claim
+
+
+@dataclass(frozen=True)
+class AttemptStart:
+    """A claimed attempt's task process, started by its owner."""
+
+    attempt_id: int
+    task_run_id: int
+    owner_id: str
+    host: str
+    pid: int
+    process_start: str
+    log_path: str | None
+
+
+@dataclass(frozen=True)
+class AttemptEnd:
+    """An outcome its owner records for an attempt of a task run."""
+
+    attempt_id: int
+    task_run_id: int
+    owner_id: str
+    outcome: AttemptOutcome
 
 
 def queue_attempt(
@@ -84,29 +117,47 @@ def claim_attempt(
     )
 
 
-def claim_next_attempt(
+def claim_attempts(
     conn: EngineConnection,
     actor: Actor,
     *,
     pool: str,
-    free_kinds: list[SlotKind],
+    free: Mapping[SlotKind, int],
     owner_id: str,
     lease_seconds: float,
-) -> int | None:
-    """Claim the next due attempt of ``pool`` (PostgreSQL queue); None when there is none."""
-    row = conn.one(
-        "transition_claim_next_attempt",
-        pool=pool,
-        free_kinds=[kind.value for kind in free_kinds],
-        owner_id=owner_id,
-        lease_seconds=lease_seconds,
+) -> list[ClaimedAttempt]:
+    """Claim up to ``free[kind]`` due attempts of ``pool`` of each slot kind (PostgreSQL queue),
+    one statement a kind, and summarise their task runs in one batch."""
+    claimed: list[ClaimedAttempt] = []
+    for kind, limit in free.items():
+        if limit <= 0:
+            continue
+        rows = conn.all(
+            "transition_claim_attempts",
+            pool=pool,
+            slot_kind=kind.value,
+            limit=limit,
+            owner_id=owner_id,
+            lease_seconds=lease_seconds,
+        )
+        claimed += [_claimed(row) for row in rows]
+    for attempt in claimed:
+        notify(conn, Entity.ATTEMPT, attempt.attempt_id, AttemptStatus.CLAIMED.value)
+    _summarise_many(
+        conn,
+        [
+            _summary(attempt.task_run_id, attempt.attempt_id, AttemptStatus.CLAIMED, actor)
+            for attempt in claimed
+        ],
     )
-    if row is None:
-        return None
-    attempt_id = int(row["attempt_id"])
-    notify(conn, Entity.ATTEMPT, attempt_id, AttemptStatus.CLAIMED.value)
-    _summarise(conn, int(row["task_run_id"]), attempt_id, AttemptStatus.CLAIMED, actor)
-    return attempt_id
+    return claimed
+
+
+def _claimed(row: RowMapping) -> ClaimedAttempt:
+    due, claimed = as_utc(row["due_at"]), as_utc(row["claimed_at"])
+    waited = 0.0 if due is None or claimed is None else (claimed - due).total_seconds()
+    kind = SlotKind(row["slot_kind"])
+    return ClaimedAttempt(int(row["attempt_id"]), int(row["task_run_id"]), kind, max(0.0, waited))
 
 
 def start_attempt(
@@ -134,11 +185,62 @@ def start_attempt(
     _summarise(conn, int(row["task_run_id"]), attempt_id, AttemptStatus.RUNNING, actor)
 
 
+def start_attempts(conn: EngineConnection, actor: Actor, starts: Sequence[AttemptStart]) -> None:
+    """Record several claimed attempts RUNNING with their processes, in one batch."""
+    rows = [
+        {
+            "attempt_id": start.attempt_id,
+            "owner_id": start.owner_id,
+            "host": start.host,
+            "pid": start.pid,
+            "process_start": start.process_start,
+            "log_path": start.log_path,
+        }
+        for start in starts
+    ]
+    running = AttemptStatus.RUNNING
+    apply_many(
+        conn, Entity.ATTEMPT, "start_attempt", rows, actor, key="attempt_id", target=running.value
+    )
+    _summarise_many(
+        conn, [_summary(start.task_run_id, start.attempt_id, running, actor) for start in starts]
+    )
+
+
 def finish_attempt(
     conn: EngineConnection, attempt_id: int, actor: Actor, *, owner_id: str, outcome: AttemptOutcome
 ) -> None:
     """Record the attempt's outcome and its task run's summary in the caller's transaction."""
-    params: dict[str, Any] = {
+    params = _outcome_params(outcome)
+    row = _attempt(conn, "finish_attempt", attempt_id, actor, owner_id=owner_id, **params)
+    _summarise_many(conn, [_outcome_summary(int(row["task_run_id"]), attempt_id, outcome, actor)])
+
+
+def finish_attempts(conn: EngineConnection, actor: Actor, ends: Sequence[AttemptEnd]) -> None:
+    """Record the outcomes of several attempts and their task runs' summaries in one batch;
+    StaleTransitionError when one of them is no longer its owner's to record (the caller's
+    rollback then undoes them all, and it may record them one by one)."""
+    rows = [
+        {"attempt_id": end.attempt_id, "owner_id": end.owner_id, **_outcome_params(end.outcome)}
+        for end in ends
+    ]
+    for status in {end.outcome.status for end in ends}:
+        chosen = [row for row, end in zip(rows, ends, strict=True) if end.outcome.status is status]
+        apply_many(
+            conn,
+            Entity.ATTEMPT,
+            "finish_attempt",
+            chosen,
+            actor,
+            key="attempt_id",
+            target=status.value,
+        )
+    summaries = [_outcome_summary(e.task_run_id, e.attempt_id, e.outcome, actor) for e in ends]
+    _summarise_many(conn, summaries)
+
+
+def _outcome_params(outcome: AttemptOutcome) -> dict[str, Any]:
+    return {
         "status": outcome.status.value,
         "exit_code": outcome.exit_code,
         "retryable": "Y" if outcome.retryable else "N",
@@ -147,10 +249,13 @@ def finish_attempt(
         "outcome_source": outcome.source,
         **outcome.counts.as_params(),
     }
-    row = _attempt(conn, "finish_attempt", attempt_id, actor, owner_id=owner_id, **params)
-    _summarise(
-        conn,
-        int(row["task_run_id"]),
+
+
+def _outcome_summary(
+    task_run_id: int, attempt_id: int, outcome: AttemptOutcome, actor: Actor
+) -> dict[str, Any]:
+    return _summary(
+        task_run_id,
         attempt_id,
         outcome.status,
         actor,
@@ -287,19 +392,50 @@ def _summarise(
     task_log: str | None = None,
     message: str | None = None,
 ) -> None:
-    summary = status.summary
-    conn.guarded(
-        "transition_summarise_task_run",
-        refusal=f"task run {task_run_id} of attempt {attempt_id} is missing",
-        task_run_id=task_run_id,
-        attempt_id=attempt_id,
-        summary=summary.value,
-        is_live=not status.terminal,
+    summary = _summary(
+        task_run_id,
+        attempt_id,
+        status,
+        actor,
+        counts=counts,
         error_message=error_message,
         task_log=task_log,
         message=message,
-        actor=actor.name,
-        actor_kind=actor.kind.value,
-        **(counts or Counts()).as_params(),
     )
-    notify(conn, Entity.TASK_RUN, task_run_id, summary.value)
+    _summarise_many(conn, [summary])
+
+
+def _summary(
+    task_run_id: int,
+    attempt_id: int,
+    status: AttemptStatus,
+    actor: Actor,
+    *,
+    counts: Counts | None = None,
+    error_message: str | None = None,
+    task_log: str | None = None,
+    message: str | None = None,
+) -> dict[str, Any]:
+    """The parameters that make a task run the summary of its attempt in ``status``."""
+    return {
+        "task_run_id": task_run_id,
+        "attempt_id": attempt_id,
+        "summary": status.summary.value,
+        "is_live": not status.terminal,
+        "error_message": error_message,
+        "task_log": task_log,
+        "message": message,
+        "actor": actor.name,
+        "actor_kind": actor.kind.value,
+        **(counts or Counts()).as_params(),
+    }
+
+
+def _summarise_many(conn: EngineConnection, summaries: list[dict[str, Any]]) -> None:
+    """Make each task run the summary of its latest attempt, in one batch."""
+    changed = conn.run_many("transition_summarise_task_run", summaries)
+    if changed != len(summaries):
+        pairs = [f"{row['task_run_id']} (attempt {row['attempt_id']})" for row in summaries]
+        raise StaleTransitionError(f"a task run is missing among task runs {', '.join(pairs)}")
+    for row in summaries:
+        notify(conn, Entity.TASK_RUN, row["task_run_id"], row["summary"])

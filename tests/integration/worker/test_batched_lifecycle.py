@@ -1,0 +1,82 @@
+"""Several attempts per round trip: claimed and started together by a worker, their outcomes
+recorded together by their owner when their task processes end at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from etl_craft.core.enums import Handler, SlotKind
+from etl_craft.pools.base import AttemptSpec
+from etl_craft.pools.local import LocalPool
+from tests.chaos.harness import rows
+from tests.fixtures.processes import Processes
+from tests.fixtures.projects import ProjectOnDisk
+from tests.fixtures.waiting import wait_for
+from tests.integration.worker.queueing import (
+    python_pipeline,
+    queue_run,
+    release,
+    start_worker,
+    starts,
+)
+
+pytestmark = pytest.mark.postgres
+TASKS = ["a", "b", "c"]
+
+
+def attempts(project: ProjectOnDisk, ids: list[int]) -> list[tuple[object, ...]]:
+    return rows(
+        project,
+        "SELECT a.STATUS, a.CLAIMED_AT, a.ENDED_AT, a.PID, t.STATUS FROM AUD_TASK_ATTEMPTS a "
+        "JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID "
+        f"WHERE a.ATTEMPT_ID IN ({', '.join(str(i) for i in ids)}) ORDER BY a.ATTEMPT_ID",
+    )
+
+
+def test_a_worker_claims_and_starts_what_its_free_slots_take_in_one_transaction(
+    pg_project: ProjectOnDisk, processes: Processes
+) -> None:
+    python_pipeline(pg_project, "together", TASKS)
+    queued = sorted(queue_run(pg_project, "together", TASKS).values())
+    start_worker(processes, pg_project, "--ingestion-slots", "3", "--warehouse-slots", "0")
+    wait_for(lambda: len(starts(pg_project)) == 3, "the three attempts to start")
+
+    running = attempts(pg_project, queued)
+    assert [row[0] for row in running] == ["RUNNING"] * 3
+    # CLAIMED_AT is the claim transaction's clock: one value, one transaction.
+    assert len({row[1] for row in running}) == 1
+    assert len({row[3] for row in running}) == 3
+    assert sorted(attempt for attempt, _ in starts(pg_project)) == queued
+
+    release(pg_project)
+    wait_for(
+        lambda: [row[0] for row in attempts(pg_project, queued)] == ["SUCCESS"] * 3,
+        "the three attempts to succeed",
+    )
+
+
+def test_outcomes_handed_over_together_are_recorded_in_one_transaction(
+    pg_project: ProjectOnDisk,
+) -> None:
+    python_pipeline(pg_project, "ends", TASKS)
+    release(pg_project)  # the scripts log their start and return at once
+    queued = queue_run(pg_project, "ends", TASKS)
+    slots = {SlotKind.INGESTION: 3, SlotKind.WAREHOUSE: 0}
+    pool = LocalPool(pg_project.engine, pg_project.owner_settings(), slots)
+    for task, attempt_id in queued.items():
+        pool.submit(
+            AttemptSpec(attempt_id, 0, "ends", task, 1, Handler.PYTHON, SlotKind.INGESTION, None)
+        )
+    held = list(pool.attempts.held.values())
+    wait_for(
+        lambda: all(entry.running.exit_code() is not None for entry in held),
+        "the three task processes to exit",
+    )
+
+    pool.poll()
+
+    ended = attempts(pg_project, sorted(queued.values()))
+    assert [(row[0], row[4]) for row in ended] == [("SUCCESS", "SUCCESS")] * 3
+    # ENDED_AT is the recording transaction's clock: one value, one transaction.
+    assert len({row[2] for row in ended}) == 1
+    assert not pool.attempts.held
