@@ -126,9 +126,10 @@ def start_worker(
     project: ProjectOnDisk,
     *options: str,
     settings: dict[str, str] | None = None,
+    fault: str | None = None,
 ) -> tuple[Any, str]:
     """A worker process and its id, once it has registered."""
-    process = processes.start(project, "worker", *options, settings=settings)
+    process = processes.start(project, "worker", *options, fault=fault, settings=settings)
 
     def registered() -> str | None:
         assert process.poll() is None, f"the worker exited with code {process.returncode}"

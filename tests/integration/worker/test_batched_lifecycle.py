@@ -3,6 +3,10 @@ recorded together by their owner when their task processes end at once."""
 
 from __future__ import annotations
 
+import os
+import signal
+from pathlib import Path
+
 import pytest
 
 from etl_craft.core.enums import Handler, SlotKind
@@ -80,3 +84,45 @@ def test_outcomes_handed_over_together_are_recorded_in_one_transaction(
     # ENDED_AT is the recording transaction's clock: one value, one transaction.
     assert len({row[2] for row in ended}) == 1
     assert not pool.attempts.held
+
+
+def test_an_outcome_is_recorded_once_handed_over_and_the_slot_freed_once_the_process_ends(
+    pg_project: ProjectOnDisk, processes: Processes
+) -> None:
+    python_pipeline(pg_project, "bell", ["quick"])
+    python_pipeline(pg_project, "bell_next", ["quick_next"])
+    first = queue_run(pg_project, "bell", ["quick"])["quick"]
+    second = queue_run(pg_project, "bell_next", ["quick_next"])["quick_next"]
+    # One slot; each task process stops (SIGSTOP) just after it handed its outcome over.
+    _, worker_id = start_worker(
+        processes,
+        pg_project,
+        "--ingestion-slots",
+        "1",
+        "--warehouse-slots",
+        "0",
+        fault="child_after_report:stop",
+    )
+    wait_for(
+        lambda: attempts(pg_project, [first])[0][0] == "SUCCESS",
+        "the handed-over outcome to be recorded while its task process is stopped",
+    )
+    [(pid, continued)] = rows(
+        pg_project,
+        "SELECT PID, clock_timestamp() FROM AUD_TASK_ATTEMPTS WHERE ATTEMPT_ID = :a",
+        a=first,
+    )
+    assert Path(f"/proc/{pid}").exists()  # stopped, not gone: its slot is still taken
+    os.kill(int(pid), signal.SIGCONT)
+
+    wait_for(
+        lambda: attempts(pg_project, [second])[0][0] == "SUCCESS",
+        "the slot, freed once the first task process ended, to run the next attempt",
+    )
+    [(owner, claimed)] = rows(
+        pg_project,
+        "SELECT OWNER_ID, CLAIMED_AT FROM AUD_TASK_ATTEMPTS WHERE ATTEMPT_ID = :a",
+        a=second,
+    )
+    assert owner == worker_id
+    assert claimed > continued

@@ -293,9 +293,11 @@ class WorkerAgent:
             invocation.task_code,
             invocation.attempt_number,
         )
-        return launch_spec(
+        spec = launch_spec(
             self.settings.owner, self.worker_id, invocation.attempt_id, where, task.timeout_seconds
         )
+        # Rung by the task process once its outcome is handed over: recorded while it ends.
+        return replace(spec, doorbell=self.attempts.doorbell())
 
     def _beat(self) -> None:
         sent = time.monotonic()

@@ -6,7 +6,8 @@ with their slot kinds, and settles them, whatever ends them:
 
 - the task process exited: the outcome it handed over is recorded (runtime/handover); when it
   handed over none, and recorded none itself, the warehouse ledger's (a SQL task whose writes
-  committed), else FAILED;
+  committed), else FAILED. A task process that rings the owner's doorbell has its outcome
+  recorded as soon as it handed it over, while it ends; its slot is freed once it has;
 - it ran out of time: stopped, recorded TIMED_OUT;
 - an operator asked to cancel it (``cancel_requested``, however the owner read the requests) or
   the owner's caller cancelled it: stopped, recorded CANCELLED;
@@ -44,7 +45,13 @@ from etl_craft.enginedb.transitions import (
     finish_attempts,
     time_out_attempt,
 )
-from etl_craft.runtime.handover import HandedOutcome, hand_over, outcome_path, take_outcome
+from etl_craft.runtime.handover import (
+    Doorbell,
+    HandedOutcome,
+    hand_over,
+    outcome_path,
+    take_outcome,
+)
 from etl_craft.runtime.launcher import RunningAttempt
 from etl_craft.runtime.leases import LeaseWatch
 from etl_craft.runtime.logfile import tail
@@ -119,6 +126,9 @@ class AttemptOwner:
         self.leases = LeaseWatch(lease_seconds)
         # Stopped before their leases ran out, to be recorded once the Engine DB answers.
         self.fenced: dict[int, tuple[Held, str]] = {}
+        # Recorded from the outcome they handed over, ending: their slots are freed once gone.
+        self.exiting: dict[int, Held] = {}
+        self._doorbell: Doorbell | None = None
 
     @property
     def name(self) -> str:
@@ -142,37 +152,65 @@ class AttemptOwner:
         self.held[running.attempt_id] = held
         self.leases.claimed(running.attempt_id, claimed_at)
 
+    def doorbell(self) -> str:
+        """The name of the doorbell its task processes ring once they handed their outcome
+        over (runtime/handover), opened on first use; settle() records what rang."""
+        if self._doorbell is None:
+            self._doorbell = Doorbell()
+        return self._doorbell.name
+
     def used(self) -> Counter[SlotKind]:
-        """Slots in use per kind (list() copies the held attempts in one step)."""
-        return Counter(held.kind for held in list(self.held.values()))
+        """Slots in use per kind (list() copies the attempts in one step)."""
+        return Counter(held.kind for held in [*self.held.values(), *self.exiting.values()])
 
     def live(self) -> list[int]:
         # An exited child's attempt is settled, or about to be: only live ones are renewed.
         return [a for a, held in list(self.held.items()) if held.running.exit_code() is None]
 
     def settle(self) -> None:
-        """Record what exited (the outcomes handed over together in one transaction), stop and
-        record what ran out of time."""
-        exited: list[tuple[int, Held, HandedOutcome | None]] = []
+        """Record what exited or rang the doorbell (the outcomes handed over together in one
+        transaction), stop and record what ran out of time."""
+        rang = self._doorbell is not None and self._doorbell.drain()
+        self._let_go_of_exited()
+        ended: list[_Ending] = []
         for attempt_id, held in list(self.held.items()):
             running = held.running
+            path = outcome_path(running.spec.log_path)
             if running.exit_code() is not None:
-                exited.append((attempt_id, held, take_outcome(outcome_path(running.spec.log_path))))
+                ended.append(_Ending(attempt_id, held, take_outcome(path), exited=True))
             elif running.overdue():
                 self._stop_for_timeout(running)
                 self._end(attempt_id)
-        together = [(a, held, handed) for a, held, handed in exited if _plain(handed)]
+            elif rang and (handed := take_outcome(path)) is not None:
+                ended.append(_Ending(attempt_id, held, handed, exited=False))
+        together = [ending for ending in ended if _plain(ending.handed)]
         if len(together) > 1 and self._record_together(together):
-            exited = [entry for entry in exited if not _plain(entry[2])]
-        for index, (attempt_id, held, handed) in enumerate(exited):
+            ended = [ending for ending in ended if not _plain(ending.handed)]
+        for index, ending in enumerate(ended):
             try:
-                outcome = self._settle_exit(held, handed)
+                outcome = self._settle_exit(ending.held, ending.handed)
             except BaseException:
-                for _, later, waiting in exited[index + 1 :]:
-                    if waiting is not None:  # taken, not yet recorded: for the next pass
-                        hand_over(outcome_path(later.running.spec.log_path), waiting)
+                for later in ended[index + 1 :]:
+                    if later.handed is not None:  # taken, not yet recorded: for the next pass
+                        hand_over(outcome_path(later.held.running.spec.log_path), later.handed)
                 raise
-            self._end(attempt_id, outcome)
+            self._ended(ending, outcome)
+
+    def _let_go_of_exited(self) -> None:
+        """Free the slots of recorded attempts whose task processes are gone; stop one that
+        outlives its time limit after handing its outcome over."""
+        for attempt_id, held in list(self.exiting.items()):
+            running = held.running
+            if running.exit_code() is None and running.overdue():
+                stop_group(running.process.pid, 0)
+                running.process.wait()
+            if running.exit_code() is not None:
+                del self.exiting[attempt_id]
+
+    def _ended(self, ending: _Ending, outcome: AttemptOutcome | None) -> None:
+        self._end(ending.attempt_id, outcome)
+        if not ending.exited:
+            self.exiting[ending.attempt_id] = ending.held
 
     def cancel(self, attempt_id: int, reason: str) -> None:
         held = self.held.get(attempt_id)
@@ -298,8 +336,11 @@ class AttemptOwner:
 
     @contextmanager
     def exits(self) -> Iterator[list[int]]:
-        """Descriptors that become readable when a held task process exits."""
-        descriptors = [held.running.process.exit_descriptor() for held in self.held.values()]
+        """Descriptors that become readable when a held task process exits or rings."""
+        ending = [*self.held.values(), *self.exiting.values()]
+        descriptors = [held.running.process.exit_descriptor() for held in ending]
+        if self._doorbell is not None:
+            descriptors.append(os.dup(self._doorbell.descriptor()))
         try:
             yield descriptors
         finally:
@@ -327,29 +368,30 @@ class AttemptOwner:
         with _settling(running, "unowned"):
             self._stop(running, 0)
 
-    def _record_together(self, exited: list[tuple[int, Held, HandedOutcome | None]]) -> bool:
+    def _record_together(self, ended: list[_Ending]) -> bool:
         """Record the outcomes several task processes handed over, in one transaction; False
         when one of them was refused (nothing is recorded then: each is recorded on its own)."""
         ends, outcomes = [], {}
-        for attempt_id, held, handed in exited:
-            assert handed is not None
-            running = held.running
-            outcome = replace(handed.outcome, task_log=tail(running.spec.log_path))
-            outcomes[attempt_id] = outcome
-            ends.append(AttemptEnd(attempt_id, held.task_run_id, running.spec.owner_id, outcome))
+        for ending in ended:
+            assert ending.handed is not None
+            running = ending.held.running
+            outcome = replace(ending.handed.outcome, task_log=tail(running.spec.log_path))
+            outcomes[ending.attempt_id] = outcome
+            owner = running.spec.owner_id
+            ends.append(AttemptEnd(ending.attempt_id, ending.held.task_run_id, owner, outcome))
         try:
             with self.engine.transaction(self.actor) as conn:
                 finish_attempts(conn, self.actor, ends)
         except StaleTransitionError:
             return False
         except EngineDBError:
-            for _, held, handed in exited:
-                assert handed is not None  # for the next try, once the Engine DB answers
-                hand_over(outcome_path(held.running.spec.log_path), handed)
+            for ending in ended:
+                assert ending.handed is not None  # for the next try, once the Engine DB answers
+                hand_over(outcome_path(ending.held.running.spec.log_path), ending.handed)
             raise
-        for attempt_id, held, _ in exited:
-            _settled(held.running, "exited")
-            self._end(attempt_id, outcomes[attempt_id])
+        for ending in ended:
+            _settled(ending.held.running, "exited")
+            self._ended(ending, outcomes[ending.attempt_id])
         return True
 
     def _settle_exit(self, held: Held, handed: HandedOutcome | None) -> AttemptOutcome | None:
@@ -459,6 +501,16 @@ class AttemptOwner:
         except StaleTransitionError:
             return None  # the child recorded its own outcome, which stands
         return outcome
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """A held attempt whose task process exited, or handed its outcome over and is ending."""
+
+    attempt_id: int
+    held: Held
+    handed: HandedOutcome | None
+    exited: bool
 
 
 def _plain(handed: HandedOutcome | None) -> bool:

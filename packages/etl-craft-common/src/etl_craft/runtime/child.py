@@ -40,7 +40,13 @@ from etl_craft.handlers.invocation import HandlerResult, Task, TaskEnvironment
 from etl_craft.handlers.secrets import attempt_redactor
 from etl_craft.handlers.task_kinds import run_handler
 from etl_craft.runtime.context_logging import configure_task_logging
-from etl_craft.runtime.handover import OUTCOME_PATH_VARIABLE, HandedOutcome, hand_over
+from etl_craft.runtime.handover import (
+    DOORBELL_VARIABLE,
+    OUTCOME_PATH_VARIABLE,
+    HandedOutcome,
+    hand_over,
+    ring,
+)
 from etl_craft.runtime.identity import alive_here, parse_owner
 from etl_craft.runtime.launcher import INVOCATION_VARIABLE
 from etl_craft.runtime.logfile import tail
@@ -311,6 +317,9 @@ def _report(
     handover = os.environ.get(OUTCOME_PATH_VARIABLE)
     if handover is not None and _owner_lives(owner_id):
         hand_over(Path(handover), HandedOutcome(invocation.task_id, outcome, offset))
+        doorbell = os.environ.get(DOORBELL_VARIABLE)
+        if doorbell:
+            ring(doorbell)
         return code
     path = os.environ.get(LOG_PATH_VARIABLE)
     recorded = AttemptOutcome(

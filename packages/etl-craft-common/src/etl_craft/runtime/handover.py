@@ -6,11 +6,19 @@ an outcome touches. So a task process whose owner lives writes its outcome to a 
 its log and exits; the owner, woken by the exit, records it (SOURCE stays CHILD) on a warm
 connection, guarded by its ownership like any outcome. A task process whose owner died
 records its own outcome, as one started by hand does.
+
+A task process ends some milliseconds after it handed its outcome over (the kernel unmaps what
+it shared with the fork server). So that the outcome is recorded before that, the owner may
+listen on a doorbell, a datagram socket named in the task's environment, which the task process
+rings once its outcome file is in place; the owner then records the outcome while the process
+ends, and frees its slot once it has.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -20,6 +28,7 @@ from etl_craft.enginedb.offsets import Offset
 from etl_craft.enginedb.transitions import AttemptOutcome
 
 OUTCOME_PATH_VARIABLE = "ETL_CRAFT_OUTCOME_PATH"
+DOORBELL_VARIABLE = "ETL_CRAFT_DOORBELL"
 
 
 @dataclass(frozen=True)
@@ -72,3 +81,36 @@ def take_outcome(path: Path) -> HandedOutcome | None:
         ),
         offset=None if offset is None else Offset.decode(offset[0], offset[1]),
     )
+
+
+class Doorbell:
+    """The owner's end: a datagram socket in the abstract namespace (no file to clean up), its
+    name unique to this owner process."""
+
+    def __init__(self) -> None:
+        self.name = f"etl-craft-doorbell-{os.getpid()}-{os.urandom(8).hex()}"
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.socket.bind("\0" + self.name)
+        self.socket.setblocking(False)
+
+    def descriptor(self) -> int:
+        return self.socket.fileno()
+
+    def drain(self) -> bool:
+        """Whether it rang since the last drain."""
+        rang = False
+        while True:
+            try:
+                self.socket.recv(64)
+            except BlockingIOError:
+                return rang
+            rang = True
+
+
+def ring(name: str) -> None:
+    """The task process's end: a missed ring only delays the recording to the process's exit."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as bell:
+            bell.sendto(b"1", "\0" + name)
+    except OSError:
+        pass

@@ -25,10 +25,7 @@ from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import AttemptInvocation, encode_invocation
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.transitions import AttemptStart, start_attempts
-from etl_craft.runtime.handover import (
-    OUTCOME_PATH_VARIABLE,
-    outcome_path,
-)
+from etl_craft.runtime.handover import DOORBELL_VARIABLE, OUTCOME_PATH_VARIABLE, outcome_path
 from etl_craft.runtime.identity import HOST, process_start
 from etl_craft.runtime.logfile import attempt_log_path
 from etl_craft.runtime.starter import TaskProcess, start_task
@@ -51,6 +48,7 @@ class LaunchSpec:
     profile: str | None = None
     log_level: str = "INFO"
     extra_env: dict[str, str] = field(default_factory=dict)
+    doorbell: str | None = None  # the owner's, rung once the outcome is handed over
 
 
 def launch_spec(
@@ -192,6 +190,8 @@ def _start(spec: LaunchSpec, invocation: AttemptInvocation) -> RunningAttempt:
         "ETL_CRAFT_LOG_PATH": str(spec.log_path),
         OUTCOME_PATH_VARIABLE: str(outcome_path(spec.log_path)),
     }
+    if spec.doorbell is not None:
+        env[DOORBELL_VARIABLE] = spec.doorbell
     encoded = encode_invocation(invocation)
     if len(encoded) <= INVOCATION_LIMIT:
         env[INVOCATION_VARIABLE] = encoded
