@@ -113,12 +113,14 @@ class _Configured:
     engine_url: str
 
 
-def _config_key(args: argparse.Namespace, environ: Mapping[str, str]) -> Hashable:
+def _config_key(
+    args: argparse.Namespace, environ: Mapping[str, str], cwd: Path | None = None
+) -> Hashable:
     """What a task process's configuration is read from: its files as they are now (a changed
     file is read again), the profile, and the environment but for what differs per attempt."""
     files: list[tuple[str, int, int, int] | str] = []
     if args.config is not None:
-        config = Path.cwd() / args.config
+        config = (cwd or Path.cwd()) / args.config
         for path in (config, Project(config.parent).env_file):
             try:
                 found = path.stat()
@@ -146,15 +148,17 @@ def prepare(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> None:
     args = parse(argv)
     if args.config is not None and not (Path(cwd) / args.config).is_file():
         return  # not a plain file (a pipe, say): only the child reads it
+    # The key first: a configuration prepared already costs two stats, not the environment
+    # swapped for the children's and back, which each release would otherwise pay.
+    key = _config_key(args, environ, Path(cwd))
+    if key in _configured:
+        return  # prepared, or found wrong once already: its children report why
     saved, here = dict(os.environ), Path.cwd()
     try:
         # Settings come from os.environ alone: take the children's for the moment.
         os.environ.clear()
         os.environ.update(environ)
         os.chdir(cwd)
-        key = _config_key(args, environ)
-        if key in _configured:
-            return  # prepared, or found wrong once already: its children report why
         _configured[key] = None
         configured = _configured[key] = _configure(args, environ)
         _prepare_engine(configured.engine_url)
