@@ -48,3 +48,15 @@ def test_a_write_cut_short_is_never_read_as_an_outcome(tmp_path: Path) -> None:
 
     assert take_outcome(path) is None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_in_progress_by_a_live_task_process_is_left_to_finish(tmp_path: Path) -> None:
+    path = outcome_path(tmp_path / "attempt-4.log")
+    partial = path.with_name(f"{path.name}.partial")
+    partial.write_text('{"task_id": 1, "sta')  # the process is still writing it
+
+    assert take_outcome(path, writer_gone=False) is None
+    assert partial.exists()
+    handed = HandedOutcome(1, AttemptOutcome(AttemptStatus.SUCCESS, exit_code=0), None)
+    hand_over(path, handed)  # its rename still finds the file it wrote
+    assert take_outcome(path, writer_gone=False) == handed

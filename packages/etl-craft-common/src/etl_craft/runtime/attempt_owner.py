@@ -181,7 +181,7 @@ class AttemptOwner:
             elif running.overdue():
                 self._stop_for_timeout(running)
                 self._end(attempt_id)
-            elif rang and (handed := take_outcome(path)) is not None:
+            elif rang and (handed := take_outcome(path, writer_gone=False)) is not None:
                 ended.append(_Ending(attempt_id, held, handed, exited=False))
         together = [ending for ending in ended if _plain(ending.handed)]
         if len(together) > 1 and self._record_together(together):

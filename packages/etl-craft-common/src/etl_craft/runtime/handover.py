@@ -59,14 +59,17 @@ def hand_over(path: Path, handed: HandedOutcome) -> None:
     written.replace(path)
 
 
-def take_outcome(path: Path) -> HandedOutcome | None:
-    """The outcome handed over at ``path``, removed from disk; None when there is none."""
+def take_outcome(path: Path, *, writer_gone: bool = True) -> HandedOutcome | None:
+    """The outcome handed over at ``path``, removed from disk; None when there is none. Once
+    the task process is gone, what it left half-written goes too; while it lives, it may be
+    writing it."""
     try:
         document = json.loads(path.read_text())
     except FileNotFoundError:
         return None
     finally:
-        path.with_name(f"{path.name}.partial").unlink(missing_ok=True)
+        if writer_gone:
+            path.with_name(f"{path.name}.partial").unlink(missing_ok=True)
     path.unlink(missing_ok=True)
     offset = document["offset"]
     return HandedOutcome(
