@@ -147,7 +147,11 @@ def test_a_pass_steps_the_runs_with_news_and_a_bounded_sweep(project: ProjectOnD
                 owner_id=OWNER,
                 outcome=AttemptOutcome(AttemptStatus.SUCCESS, Counts(rows_written=1)),
             )
+        news_reads = executed("overseer_runs_of_news")
         full = driving._wait(listener)
+        # An attempt and task run its driver queued and read: no need to ask whose they are.
+        assert executed("overseer_runs_of_news") == news_reads
+        assert newest in driving.news
         looks = executed("run_controls")  # one per step of a run
 
         driving.run_pass(full=full)

@@ -470,6 +470,16 @@ class Overseer:
                 full = full or not known or event.status is not RunStatus.IN_PROGRESS
             else:  # a worker came or went (the pool's capacity), or a plain wake-up
                 anything = full = True
+        # The driven runs know their task runs and attempts: only news of others is looked up.
+        for run_id, driver in self.runs.drivers.items():
+            its_task_runs, its_attempts = (
+                driver.task_run_ids & task_runs,
+                driver.attempt_ids & attempts,
+            )
+            if its_task_runs or its_attempts:
+                runs.add(run_id)
+                task_runs -= its_task_runs
+                attempts -= its_attempts
         if attempts or task_runs:
             with self.engine.read() as conn:
                 runs |= runs_of_news(conn, attempts, task_runs)

@@ -35,6 +35,7 @@ from etl_craft.enginedb.runs import (
     read_task_runs,
 )
 from etl_craft.enginedb.transitions import (
+    QueuedAttempt,
     cancel_queued_attempt,
     cancel_run,
     create_task_run,
@@ -91,6 +92,10 @@ class RunDriver:
                 read_pipeline_shape(conn, run.pipeline_id), settings.default_retries
             )
         self.shape = shape.ignoring_outcomes(bypass.tasks) if bypass is not None else shape
+        # The run's task runs and attempts as its last step saw or made them: whoever drives it
+        # can tell a notification of one of them is this run's news without asking.
+        self.task_run_ids: set[int] = set()
+        self.attempt_ids: set[int] = set()
 
     def step(self) -> tuple[Step, RunRow]:
         """One look at the tables and what follows from it."""
@@ -98,6 +103,8 @@ class RunDriver:
             run = read_run(conn, self.run_id)
             rows = read_task_runs(conn, self.run_id)
             controls = read_controls(conn, self.run_id)
+        self.task_run_ids |= {row.task_run_id for row in rows.values()}
+        self.attempt_ids |= {row.attempt_id for row in rows.values() if row.attempt_id is not None}
         if run.status.terminal:
             return Step.ENDED, run
         if run.status is not RunStatus.IN_PROGRESS:
@@ -172,7 +179,7 @@ class RunDriver:
         """Skip, retry and start what the plan says and the limits allow, in one transaction
         (the limits are read in it too); how many attempts were queued."""
         shape = self.shape
-        queued = 0
+        made: list[QueuedAttempt] = []
         with self.engine.transaction(SYSTEM) as conn:
             for skipped in decided.skip:
                 task_id = skipped.task.task_id
@@ -186,34 +193,36 @@ class RunDriver:
                 settings = shape.tasks[again.task.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
                     continue
-                queue_attempt(
-                    conn,
-                    again.task_run_id,
-                    SYSTEM,
-                    slot_kind=settings.slot_kind,
-                    pool=settings.pool or run.default_pool,
-                    priority=run.priority,
-                    message=self._again_reason(again, states),
-                )
+                made += [
+                    queue_attempt(
+                        conn,
+                        again.task_run_id,
+                        SYSTEM,
+                        slot_kind=settings.slot_kind,
+                        pool=settings.pool or run.default_pool,
+                        priority=run.priority,
+                        message=self._again_reason(again, states),
+                    )
+                ]
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
-                queued += 1
             # Retries first: their task runs have waited longest. What doesn't fit waits
             # unqueued, holding nothing, and is planned again after the next completion.
             for retry in decided.retry:
                 settings = shape.tasks[retry.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
                     continue
-                queue_attempt(
-                    conn,
-                    retry.task_run_id,
-                    SYSTEM,
-                    slot_kind=settings.slot_kind,
-                    pool=settings.pool or run.default_pool,
-                    priority=run.priority,
-                    not_before=retry.not_before,
-                )
+                made += [
+                    queue_attempt(
+                        conn,
+                        retry.task_run_id,
+                        SYSTEM,
+                        slot_kind=settings.slot_kind,
+                        pool=settings.pool or run.default_pool,
+                        priority=run.priority,
+                        not_before=retry.not_before,
+                    )
+                ]
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
-                queued += 1
             # New task runs are the requester's: their rows and changes carry its name.
             conn.mark(self.requested_by, None)
             for task in decided.start:
@@ -224,17 +233,20 @@ class RunDriver:
                 task_run_id = create_task_run(
                     conn, run.pipeline_run_id, task.task_id, self.requested_by
                 )
-                queue_attempt(
-                    conn,
-                    task_run_id,
-                    self.requested_by,
-                    slot_kind=settings.slot_kind,
-                    pool=settings.pool or run.default_pool,
-                    priority=run.priority,
-                )
+                made += [
+                    queue_attempt(
+                        conn,
+                        task_run_id,
+                        self.requested_by,
+                        slot_kind=settings.slot_kind,
+                        pool=settings.pool or run.default_pool,
+                        priority=run.priority,
+                    )
+                ]
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
-                queued += 1
-        return queued
+        self.task_run_ids |= {attempt.task_run_id for attempt in made}
+        self.attempt_ids |= {attempt.attempt_id for attempt in made}
+        return len(made)
 
     def _again_reason(self, again: Again, states: dict[int, TaskRunState]) -> str:
         upstreams = [
