@@ -88,6 +88,16 @@ def _statuses(db: EngineDB, attempt_ids: list[int]) -> dict[int, tuple[str, str 
     return {int(row[0]): (row[1], row[2], row[3]) for row in found}
 
 
+def _summarised_by(db: EngineDB, claimed: list[tx.ClaimedAttempt]) -> set[str]:
+    """Who last summarised the task runs of ``claimed``."""
+    ids = ", ".join(str(attempt.task_run_id) for attempt in claimed)
+    with db.read() as conn:
+        found = execute(
+            conn, f"SELECT UPDATED_BY FROM AUD_TASK_RUN_LOG WHERE TASK_RUN_ID IN ({ids})"
+        ).all()
+    return {str(row[0]) for row in found}
+
+
 def test_one_claim_takes_as_many_attempts_of_each_kind_as_slots_are_free(db: EngineDB) -> None:
     ingestion, warehouse = SlotKind.INGESTION, SlotKind.WAREHOUSE
     queued = _queue_kinds(db, "batch", [ingestion] * 3 + [warehouse] * 3)
@@ -124,8 +134,10 @@ def test_claimed_attempts_start_together_or_not_at_all(db: EngineDB) -> None:
             free={SlotKind.INGESTION: 2},
             owner_id=owner,
             lease_seconds=60,
+            summarise=False,  # the start summarises them
         )
     unclaimed = (set(queued) - {attempt.attempt_id for attempt in claimed}).pop()
+    assert _summarised_by(db, claimed) == {TESTER.name}
 
     def start(attempt_id: int, task_run_id: int, pid: int) -> tx.AttemptStart:
         return tx.AttemptStart(attempt_id, task_run_id, owner, "h", pid, "1", None)
@@ -137,6 +149,7 @@ def test_claimed_attempts_start_together_or_not_at_all(db: EngineDB) -> None:
     assert {_statuses(db, queued)[a.attempt_id][0] for a in claimed} == {"CLAIMED"}
     with db.transaction(actor) as conn:
         tx.start_attempts(conn, actor, starts)
+    assert _summarised_by(db, claimed) == {owner}
     with db.read() as conn:
         pids = execute(
             conn,

@@ -231,6 +231,7 @@ class WorkerAgent:
                 free=free,
                 owner_id=self.worker_id,
                 lease_seconds=self.settings.owner.lease_seconds,
+                summarise=False,  # each is started or ended below, which summarises its task run
             )
             # Read with the claim: the task processes are handed them and read nothing themselves.
             invocations = read_invocations(claim.conn, [c.attempt_id for c in claimed])

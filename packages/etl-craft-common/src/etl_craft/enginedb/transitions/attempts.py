@@ -125,9 +125,11 @@ def claim_attempts(
     free: Mapping[SlotKind, int],
     owner_id: str,
     lease_seconds: float,
+    summarise: bool = True,
 ) -> list[ClaimedAttempt]:
     """Claim up to ``free[kind]`` due attempts of ``pool`` of each slot kind (PostgreSQL queue),
-    one statement a kind, and summarise their task runs in one batch."""
+    one statement a kind, and summarise their task runs in one batch; not when the caller ends
+    the transaction with each attempt started (start_attempts) or ended, which summarise them."""
     claimed: list[ClaimedAttempt] = []
     for kind, limit in free.items():
         if limit <= 0:
@@ -143,6 +145,8 @@ def claim_attempts(
         claimed += [_claimed(row) for row in rows]
     for attempt in claimed:
         notify(conn, Entity.ATTEMPT, attempt.attempt_id, AttemptStatus.CLAIMED.value)
+    if not summarise:
+        return claimed
     _summarise_many(
         conn,
         [
