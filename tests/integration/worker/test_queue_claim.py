@@ -63,6 +63,22 @@ def test_a_claim_from_the_queue_summarises_the_task_run(db: EngineDB) -> None:
     }
 
 
+def claim_batch(
+    db: EngineDB, actor: Actor, pool: str, free: dict[SlotKind, int], *, summarise: bool = True
+) -> list[tx.ClaimedAttempt]:
+    """One claim of ``actor`` (a worker, its own owner) for ``free`` slots of ``pool``."""
+    with db.transaction(actor) as conn:
+        return tx.claim_attempts(
+            conn,
+            actor,
+            pool=pool,
+            free=free,
+            owner_id=actor.name,
+            lease_seconds=60,
+            summarise=summarise,
+        )
+
+
 def _queue_kinds(db: EngineDB, pool: str, kinds: list[SlotKind]) -> dict[int, SlotKind]:
     """One QUEUED attempt per kind listed, each of its own task run, in ``pool``."""
     pipeline = seed_pipeline(db, tasks=tuple(f"t{n}" for n in range(len(kinds))), handler="PYTHON")
@@ -103,15 +119,7 @@ def test_one_claim_takes_as_many_attempts_of_each_kind_as_slots_are_free(db: Eng
     queued = _queue_kinds(db, "batch", [ingestion] * 3 + [warehouse] * 3)
     owner = "host:9:1:batch"
     actor = Actor(owner, ActorKind.WORKER)
-    with db.transaction(actor) as conn:
-        claimed = tx.claim_attempts(
-            conn,
-            actor,
-            pool="batch",
-            free={ingestion: 2, warehouse: 1},
-            owner_id=owner,
-            lease_seconds=60,
-        )
+    claimed = claim_batch(db, actor, "batch", {ingestion: 2, warehouse: 1})
     kinds = sorted(attempt.slot_kind.value for attempt in claimed)
     assert kinds == ["ingestion", "ingestion", "warehouse"]
     assert all(queued[attempt.attempt_id] is attempt.slot_kind for attempt in claimed)
@@ -126,16 +134,7 @@ def test_claimed_attempts_start_together_or_not_at_all(db: EngineDB) -> None:
     queued = list(_queue_kinds(db, "starts", [SlotKind.INGESTION] * 3))
     owner = "host:9:2:starts"
     actor = Actor(owner, ActorKind.WORKER)
-    with db.transaction(actor) as conn:
-        claimed = tx.claim_attempts(
-            conn,
-            actor,
-            pool="starts",
-            free={SlotKind.INGESTION: 2},
-            owner_id=owner,
-            lease_seconds=60,
-            summarise=False,  # the start summarises them
-        )
+    claimed = claim_batch(db, actor, "starts", {SlotKind.INGESTION: 2}, summarise=False)
     unclaimed = (set(queued) - {attempt.attempt_id for attempt in claimed}).pop()
     assert _summarised_by(db, claimed) == {TESTER.name}
 
@@ -164,15 +163,7 @@ def test_outcomes_of_several_attempts_are_recorded_together_or_not_at_all(db: En
     queued = list(_queue_kinds(db, "ends", [SlotKind.INGESTION] * 3))
     owner = "host:9:3:ends"
     actor = Actor(owner, ActorKind.WORKER)
-    with db.transaction(actor) as conn:
-        claimed = tx.claim_attempts(
-            conn,
-            actor,
-            pool="ends",
-            free={SlotKind.INGESTION: 3},
-            owner_id=owner,
-            lease_seconds=60,
-        )
+    claimed = claim_batch(db, actor, "ends", {SlotKind.INGESTION: 3})
     first, second, third = sorted(claimed, key=lambda attempt: attempt.attempt_id)
     success = tx.AttemptOutcome(AttemptStatus.SUCCESS, Counts(rows_written=7), exit_code=0)
     failure = tx.AttemptOutcome(AttemptStatus.FAILED, error_message="boom", exit_code=1)

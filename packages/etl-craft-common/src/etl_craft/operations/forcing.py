@@ -24,7 +24,7 @@ from typing import ClassVar
 from etl_craft.core.enums import RunStatus, TaskRunStatus
 from etl_craft.core.errors import RunStateError
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run, read_task_runs
-from etl_craft.enginedb.transitions import create_task_run, queue_attempt
+from etl_craft.enginedb.transitions import create_task_run
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import (
     Acting,
@@ -40,6 +40,7 @@ from etl_craft.operations.runs import (
     admitted_run,
     supervise_run,
 )
+from etl_craft.scheduling.driver import queue_next_attempt
 from etl_craft.scheduling.gatekeeper import Bypass, Gatekeeper
 from etl_craft.scheduling.shape import build_shape
 
@@ -162,15 +163,7 @@ def queue_task_attempt(
         if row is None
         else row.task_run_id
     )
-    settings = shape.tasks[task_id]
-    queue_attempt(
-        conn,
-        task_run_id,
-        actor,
-        slot_kind=settings.slot_kind,
-        pool=settings.pool or run.default_pool,
-        priority=run.priority,
-    )
+    queue_next_attempt(conn, run, task_run_id, shape.tasks[task_id], actor)
     if reason is None:
         return task_id
     acting.intervene(

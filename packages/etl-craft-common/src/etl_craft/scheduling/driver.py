@@ -54,7 +54,7 @@ from etl_craft.scheduling.plan import (
     plan,
     task_run_state,
 )
-from etl_craft.scheduling.shape import RunShape, build_shape
+from etl_craft.scheduling.shape import RunShape, TaskSettings, build_shape
 
 log = logging.getLogger(__name__)
 CANCELLED = "cancelled by an operator"
@@ -181,6 +181,20 @@ class RunDriver:
         shape = self.shape
         made: list[QueuedAttempt] = []
         with self.engine.transaction(SYSTEM) as conn:
+
+            def queue(
+                task_run_id: int,
+                settings: TaskSettings,
+                actor: Actor,
+                *,
+                message: str | None = None,
+                not_before: datetime | None = None,
+            ) -> None:
+                queued = queue_next_attempt(
+                    conn, run, task_run_id, settings, actor, message=message, not_before=not_before
+                )
+                made.append(queued)
+
             for skipped in decided.skip:
                 task_id = skipped.task.task_id
                 self.gates.record(conn, _gated(shape, task_id))
@@ -193,17 +207,9 @@ class RunDriver:
                 settings = shape.tasks[again.task.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
                     continue
-                made += [
-                    queue_attempt(
-                        conn,
-                        again.task_run_id,
-                        SYSTEM,
-                        slot_kind=settings.slot_kind,
-                        pool=settings.pool or run.default_pool,
-                        priority=run.priority,
-                        message=self._again_reason(again, states),
-                    )
-                ]
+                queue(
+                    again.task_run_id, settings, SYSTEM, message=self._again_reason(again, states)
+                )
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
             # Retries first: their task runs have waited longest. What doesn't fit waits
             # unqueued, holding nothing, and is planned again after the next completion.
@@ -211,17 +217,7 @@ class RunDriver:
                 settings = shape.tasks[retry.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
                     continue
-                made += [
-                    queue_attempt(
-                        conn,
-                        retry.task_run_id,
-                        SYSTEM,
-                        slot_kind=settings.slot_kind,
-                        pool=settings.pool or run.default_pool,
-                        priority=run.priority,
-                        not_before=retry.not_before,
-                    )
-                ]
+                queue(retry.task_run_id, settings, SYSTEM, not_before=retry.not_before)
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
             # New task runs are the requester's: their rows and changes carry its name.
             conn.mark(self.requested_by, None)
@@ -233,16 +229,7 @@ class RunDriver:
                 task_run_id = create_task_run(
                     conn, run.pipeline_run_id, task.task_id, self.requested_by
                 )
-                made += [
-                    queue_attempt(
-                        conn,
-                        task_run_id,
-                        self.requested_by,
-                        slot_kind=settings.slot_kind,
-                        pool=settings.pool or run.default_pool,
-                        priority=run.priority,
-                    )
-                ]
+                queue(task_run_id, settings, self.requested_by)
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
         self.task_run_ids |= {attempt.task_run_id for attempt in made}
         self.attempt_ids |= {attempt.attempt_id for attempt in made}
@@ -332,6 +319,30 @@ def _fits(kind: SlotKind, warehouse: int | None) -> bool:
 
 def _less(kind: SlotKind, warehouse: int | None) -> int | None:
     return warehouse - 1 if kind is SlotKind.WAREHOUSE and warehouse is not None else warehouse
+
+
+def queue_next_attempt(
+    conn: EngineConnection,
+    run: RunRow,
+    task_run_id: int,
+    settings: TaskSettings,
+    actor: Actor,
+    *,
+    message: str | None = None,
+    not_before: datetime | None = None,
+) -> QueuedAttempt:
+    """Queue the task run's next attempt to its task's pool, else its project's, at its
+    pipeline's priority."""
+    return queue_attempt(
+        conn,
+        task_run_id,
+        actor,
+        slot_kind=settings.slot_kind,
+        pool=settings.pool or run.default_pool,
+        priority=run.priority,
+        message=message,
+        not_before=not_before,
+    )
 
 
 def _restricted(decided: Plan, only: frozenset[int]) -> Plan:

@@ -105,7 +105,10 @@ def queue_attempt(
         )
     attempt = QueuedAttempt(int(row["attempt_id"]), task_run_id, int(row["attempt_number"]))
     notify(conn, Entity.ATTEMPT, attempt.attempt_id, AttemptStatus.QUEUED.value)
-    _summarise(conn, task_run_id, attempt.attempt_id, AttemptStatus.QUEUED, actor, message=message)
+    _summarise(
+        conn,
+        [_summary(task_run_id, attempt.attempt_id, AttemptStatus.QUEUED, actor, message=message)],
+    )
     return attempt
 
 
@@ -147,7 +150,7 @@ def claim_attempts(
         notify(conn, Entity.ATTEMPT, attempt.attempt_id, AttemptStatus.CLAIMED.value)
     if not summarise:
         return claimed
-    _summarise_many(
+    _summarise(
         conn,
         [
             _summary(attempt.task_run_id, attempt.attempt_id, AttemptStatus.CLAIMED, actor)
@@ -186,7 +189,7 @@ def start_attempt(
         process_start=process_start,
         log_path=log_path,
     )
-    _summarise(conn, int(row["task_run_id"]), attempt_id, AttemptStatus.RUNNING, actor)
+    _summarise(conn, [_summary(int(row["task_run_id"]), attempt_id, AttemptStatus.RUNNING, actor)])
 
 
 def start_attempts(conn: EngineConnection, actor: Actor, starts: Sequence[AttemptStart]) -> None:
@@ -206,7 +209,7 @@ def start_attempts(conn: EngineConnection, actor: Actor, starts: Sequence[Attemp
     apply_many(
         conn, Entity.ATTEMPT, "start_attempt", rows, actor, key="attempt_id", target=running.value
     )
-    _summarise_many(
+    _summarise(
         conn, [_summary(start.task_run_id, start.attempt_id, running, actor) for start in starts]
     )
 
@@ -217,7 +220,7 @@ def finish_attempt(
     """Record the attempt's outcome and its task run's summary in the caller's transaction."""
     params = _outcome_params(outcome)
     row = _attempt(conn, "finish_attempt", attempt_id, actor, owner_id=owner_id, **params)
-    _summarise_many(conn, [_outcome_summary(int(row["task_run_id"]), attempt_id, outcome, actor)])
+    _summarise(conn, [_outcome_summary(int(row["task_run_id"]), attempt_id, outcome, actor)])
 
 
 def finish_attempts(conn: EngineConnection, actor: Actor, ends: Sequence[AttemptEnd]) -> None:
@@ -240,7 +243,7 @@ def finish_attempts(conn: EngineConnection, actor: Actor, ends: Sequence[Attempt
             target=status.value,
         )
     summaries = [_outcome_summary(e.task_run_id, e.attempt_id, e.outcome, actor) for e in ends]
-    _summarise_many(conn, summaries)
+    _summarise(conn, summaries)
 
 
 def _outcome_params(outcome: AttemptOutcome) -> dict[str, Any]:
@@ -291,12 +294,16 @@ def time_out_attempt(
     )
     _summarise(
         conn,
-        int(row["task_run_id"]),
-        attempt_id,
-        AttemptStatus.TIMED_OUT,
-        actor,
-        error_message=error_message,
-        task_log=task_log,
+        [
+            _summary(
+                int(row["task_run_id"]),
+                attempt_id,
+                AttemptStatus.TIMED_OUT,
+                actor,
+                error_message=error_message,
+                task_log=task_log,
+            )
+        ],
     )
 
 
@@ -306,11 +313,15 @@ def cancel_queued_attempt(
     row = _attempt(conn, "cancel_queued_attempt", attempt_id, actor, error_message=message)
     _summarise(
         conn,
-        int(row["task_run_id"]),
-        attempt_id,
-        AttemptStatus.CANCELLED,
-        actor,
-        error_message=message,
+        [
+            _summary(
+                int(row["task_run_id"]),
+                attempt_id,
+                AttemptStatus.CANCELLED,
+                actor,
+                error_message=message,
+            )
+        ],
     )
 
 
@@ -322,11 +333,15 @@ def cancel_owned_attempt(
     )
     _summarise(
         conn,
-        int(row["task_run_id"]),
-        attempt_id,
-        AttemptStatus.CANCELLED,
-        actor,
-        error_message=message,
+        [
+            _summary(
+                int(row["task_run_id"]),
+                attempt_id,
+                AttemptStatus.CANCELLED,
+                actor,
+                error_message=message,
+            )
+        ],
     )
 
 
@@ -338,7 +353,16 @@ def request_cancel(conn: EngineConnection, attempt_id: int, actor: Actor) -> Non
 def lose_attempt(conn: EngineConnection, attempt_id: int, actor: Actor, *, message: str) -> None:
     row = _attempt(conn, "lose_attempt", attempt_id, actor, error_message=message)
     _summarise(
-        conn, int(row["task_run_id"]), attempt_id, AttemptStatus.LOST, actor, error_message=message
+        conn,
+        [
+            _summary(
+                int(row["task_run_id"]),
+                attempt_id,
+                AttemptStatus.LOST,
+                actor,
+                error_message=message,
+            )
+        ],
     )
 
 
@@ -350,12 +374,16 @@ def recover_attempt(
     row = _attempt(conn, "recover_attempt", attempt_id, actor, **params)
     _summarise(
         conn,
-        int(row["task_run_id"]),
-        attempt_id,
-        AttemptStatus.SUCCESS,
-        actor,
-        counts=counts,
-        message=message,
+        [
+            _summary(
+                int(row["task_run_id"]),
+                attempt_id,
+                AttemptStatus.SUCCESS,
+                actor,
+                counts=counts,
+                message=message,
+            )
+        ],
     )
 
 
@@ -384,31 +412,6 @@ def _attempt(
     return apply(conn, Entity.ATTEMPT, transition, attempt_id, actor, owner_id=owner_id, **params)
 
 
-def _summarise(
-    conn: EngineConnection,
-    task_run_id: int,
-    attempt_id: int,
-    status: AttemptStatus,
-    actor: Actor,
-    *,
-    counts: Counts | None = None,
-    error_message: str | None = None,
-    task_log: str | None = None,
-    message: str | None = None,
-) -> None:
-    summary = _summary(
-        task_run_id,
-        attempt_id,
-        status,
-        actor,
-        counts=counts,
-        error_message=error_message,
-        task_log=task_log,
-        message=message,
-    )
-    _summarise_many(conn, [summary])
-
-
 def _summary(
     task_run_id: int,
     attempt_id: int,
@@ -435,7 +438,7 @@ def _summary(
     }
 
 
-def _summarise_many(conn: EngineConnection, summaries: list[dict[str, Any]]) -> None:
+def _summarise(conn: EngineConnection, summaries: list[dict[str, Any]]) -> None:
     """Make each task run the summary of its latest attempt, in one batch."""
     changed = conn.run_many("transition_summarise_task_run", summaries)
     if changed != len(summaries):
