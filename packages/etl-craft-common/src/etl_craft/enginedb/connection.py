@@ -362,13 +362,12 @@ class EngineConnection:
         of rows the executions changed in all."""
         if not rows:
             return 0
-        if self.dialect == "sqlite":
+        named = statement(self.dialect, name)
+        if self.dialect == "sqlite" and "RETURNING" in named.sql.upper():
             # The driver counts no row a RETURNING statement changed until they are read, and
             # takes no RETURNING in a batch: each runs on its own (the file is local anyway).
             return sum(_changed(self.run(name, **row)) for row in rows)
-        result = self.connection.execute(
-            statement(self.dialect, name).clause, [self._params(row) for row in rows]
-        )
+        result = self.connection.execute(named.clause, [self._params(row) for row in rows])
         return int(result.rowcount)
 
     def one(self, name: str, /, **params: Any) -> RowMapping | None:
