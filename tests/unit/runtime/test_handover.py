@@ -9,7 +9,14 @@ from etl_craft.core.counts import Counts
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.enginedb.offsets import Offset, OffsetType
 from etl_craft.enginedb.transitions import AttemptOutcome
-from etl_craft.runtime.handover import HandedOutcome, hand_over, outcome_path, take_outcome
+from etl_craft.runtime.handover import (
+    Doorbell,
+    HandedOutcome,
+    hand_over,
+    outcome_path,
+    ring,
+    take_outcome,
+)
 
 
 def test_an_outcome_handed_over_is_taken_whole_and_once(tmp_path: Path) -> None:
@@ -60,3 +67,14 @@ def test_a_write_in_progress_by_a_live_task_process_is_left_to_finish(tmp_path: 
     handed = HandedOutcome(1, AttemptOutcome(AttemptStatus.SUCCESS, exit_code=0), None)
     hand_over(path, handed)  # its rename still finds the file it wrote
     assert take_outcome(path, writer_gone=False) == handed
+
+
+def test_a_ring_at_a_doorbell_nobody_drains_never_waits() -> None:
+    bell = Doorbell()
+    try:
+        for _ in range(1000):  # far past what a datagram socket queues
+            ring(bell.name)
+        assert bell.drain()
+        assert not bell.drain()
+    finally:
+        bell.socket.close()

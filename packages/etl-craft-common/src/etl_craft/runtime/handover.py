@@ -111,9 +111,12 @@ class Doorbell:
 
 
 def ring(name: str) -> None:
-    """The task process's end: a missed ring only delays the recording to the process's exit."""
+    """The task process's end: a missed ring only delays the recording to the process's exit.
+    Never waits: an owner that does not drain its doorbell (the Engine DB is away) would hold
+    every process that rings a full one."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as bell:
+            bell.setblocking(False)
             bell.sendto(b"1", "\0" + name)
     except OSError:
         pass
