@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import os
 import signal
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from etl_craft.core.enums import Handler, SlotKind
+from etl_craft.core.errors import EngineDBError
+from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.offsets import Offset, OffsetType
 from etl_craft.pools.base import AttemptSpec
 from etl_craft.pools.local import LocalPool
+from etl_craft.runtime.handover import hand_over, outcome_path, take_outcome
 from tests.chaos.harness import rows
 from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
@@ -26,6 +31,7 @@ from tests.integration.worker.queueing import (
 
 pytestmark = pytest.mark.postgres
 TASKS = ["a", "b", "c"]
+UNREACHABLE = "postgresql+psycopg://postgres@127.0.0.1:1/nowhere"  # nothing listens on port 1
 
 
 def attempts(project: ProjectOnDisk, ids: list[int]) -> list[tuple[object, ...]]:
@@ -126,3 +132,44 @@ def test_an_outcome_is_recorded_once_handed_over_and_the_slot_freed_once_the_pro
     )
     assert owner == worker_id
     assert claimed > continued
+
+
+def test_outcomes_taken_while_the_engine_db_is_away_wait_for_the_next_try(
+    pg_project: ProjectOnDisk,
+) -> None:
+    python_pipeline(pg_project, "away", TASKS)
+    release(pg_project)
+    queued = queue_run(pg_project, "away", TASKS)
+    slots = {SlotKind.INGESTION: 3, SlotKind.WAREHOUSE: 0}
+    pool = LocalPool(pg_project.engine, pg_project.owner_settings(), slots)
+    for task, attempt_id in queued.items():
+        pool.submit(
+            AttemptSpec(attempt_id, 0, "away", task, 1, Handler.PYTHON, SlotKind.INGESTION, None)
+        )
+    held = list(pool.attempts.held.values())
+    wait_for(
+        lambda: all(entry.running.exit_code() is not None for entry in held),
+        "the three task processes to exit",
+    )
+    # One of them stores an offset with its outcome (an ingestion that resumes from it).
+    first = outcome_path(held[0].running.spec.log_path)
+    handed = take_outcome(first)
+    assert handed is not None
+    offset = Offset(OffsetType.INT, 42)
+    hand_over(first, replace(handed, offset=offset))
+    engine, pool.attempts.engine = pool.attempts.engine, EngineDB(UNREACHABLE)
+
+    with pytest.raises(EngineDBError):
+        pool.attempts.settle()
+
+    assert all(outcome_path(entry.running.spec.log_path).exists() for entry in held)
+    pool.attempts.engine = engine
+    pool.poll()
+    ended = attempts(pg_project, sorted(queued.values()))
+    assert [(row[0], row[4]) for row in ended] == [("SUCCESS", "SUCCESS")] * 3
+    stored = rows(
+        pg_project,
+        "SELECT OFFSET_TYPE, OFFSET_VALUE FROM AUD_TASK_OFFSETS WHERE ATTEMPT_ID = :a",
+        a=held[0].running.attempt_id,
+    )
+    assert stored == [("INT", offset.encode())]

@@ -184,15 +184,19 @@ class AttemptOwner:
             elif rang and (handed := take_outcome(path, writer_gone=False)) is not None:
                 ended.append(_Ending(attempt_id, held, handed, exited=False))
         together = [ending for ending in ended if _plain(ending.handed)]
-        if len(together) > 1 and self._record_together(together):
-            ended = [ending for ending in ended if not _plain(ending.handed)]
+        if len(together) > 1:
+            try:
+                recorded = self._record_together(together)
+            except BaseException:
+                _hand_back([ending for ending in ended if not _plain(ending.handed)])
+                raise
+            if recorded:
+                ended = [ending for ending in ended if not _plain(ending.handed)]
         for index, ending in enumerate(ended):
             try:
                 outcome = self._settle_exit(ending.held, ending.handed)
             except BaseException:
-                for later in ended[index + 1 :]:
-                    if later.handed is not None:  # taken, not yet recorded: for the next pass
-                        hand_over(outcome_path(later.held.running.spec.log_path), later.handed)
+                _hand_back(ended[index + 1 :])
                 raise
             self._ended(ending, outcome)
 
@@ -385,9 +389,7 @@ class AttemptOwner:
         except StaleTransitionError:
             return False
         except EngineDBError:
-            for ending in ended:
-                assert ending.handed is not None  # for the next try, once the Engine DB answers
-                hand_over(outcome_path(ending.held.running.spec.log_path), ending.handed)
+            _hand_back(ended)
             raise
         for ending in ended:
             _settled(ending.held.running, "exited")
@@ -511,6 +513,14 @@ class _Ending:
     held: Held
     handed: HandedOutcome | None
     exited: bool
+
+
+def _hand_back(ended: list[_Ending]) -> None:
+    """Outcomes taken but not recorded, put back for the next pass (once the Engine DB
+    answers)."""
+    for ending in ended:
+        if ending.handed is not None:
+            hand_over(outcome_path(ending.held.running.spec.log_path), ending.handed)
 
 
 def _plain(handed: HandedOutcome | None) -> bool:
