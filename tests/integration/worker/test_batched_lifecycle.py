@@ -43,6 +43,25 @@ def attempts(project: ProjectOnDisk, ids: list[int]) -> list[tuple[object, ...]]
     )
 
 
+def exited(project: ProjectOnDisk, pipeline: str) -> tuple[LocalPool, dict[str, int]]:
+    """A local pool holding the attempts of TASKS in a run of ``pipeline``, whose task processes
+    handed their outcomes over and exited, none of them settled yet; and the attempts by task."""
+    python_pipeline(project, pipeline, TASKS)
+    release(project)  # the scripts log their start and return at once
+    queued = queue_run(project, pipeline, TASKS)
+    slots = {SlotKind.INGESTION: 3, SlotKind.WAREHOUSE: 0}
+    pool = LocalPool(project.engine, project.owner_settings(), slots)
+    for task, attempt_id in queued.items():
+        kind = SlotKind.INGESTION
+        pool.submit(AttemptSpec(attempt_id, 0, pipeline, task, 1, Handler.PYTHON, kind, None))
+    held = list(pool.attempts.held.values())
+    wait_for(
+        lambda: all(entry.running.exit_code() is not None for entry in held),
+        "the three task processes to exit",
+    )
+    return pool, queued
+
+
 def test_a_worker_claims_and_starts_what_its_free_slots_take_in_one_transaction(
     pg_project: ProjectOnDisk, processes: Processes
 ) -> None:
@@ -68,20 +87,7 @@ def test_a_worker_claims_and_starts_what_its_free_slots_take_in_one_transaction(
 def test_outcomes_handed_over_together_are_recorded_in_one_transaction(
     pg_project: ProjectOnDisk,
 ) -> None:
-    python_pipeline(pg_project, "ends", TASKS)
-    release(pg_project)  # the scripts log their start and return at once
-    queued = queue_run(pg_project, "ends", TASKS)
-    slots = {SlotKind.INGESTION: 3, SlotKind.WAREHOUSE: 0}
-    pool = LocalPool(pg_project.engine, pg_project.owner_settings(), slots)
-    for task, attempt_id in queued.items():
-        pool.submit(
-            AttemptSpec(attempt_id, 0, "ends", task, 1, Handler.PYTHON, SlotKind.INGESTION, None)
-        )
-    held = list(pool.attempts.held.values())
-    wait_for(
-        lambda: all(entry.running.exit_code() is not None for entry in held),
-        "the three task processes to exit",
-    )
+    pool, queued = exited(pg_project, "ends")
 
     pool.poll()
 
@@ -137,20 +143,8 @@ def test_an_outcome_is_recorded_once_handed_over_and_the_slot_freed_once_the_pro
 def test_outcomes_taken_while_the_engine_db_is_away_wait_for_the_next_try(
     pg_project: ProjectOnDisk,
 ) -> None:
-    python_pipeline(pg_project, "away", TASKS)
-    release(pg_project)
-    queued = queue_run(pg_project, "away", TASKS)
-    slots = {SlotKind.INGESTION: 3, SlotKind.WAREHOUSE: 0}
-    pool = LocalPool(pg_project.engine, pg_project.owner_settings(), slots)
-    for task, attempt_id in queued.items():
-        pool.submit(
-            AttemptSpec(attempt_id, 0, "away", task, 1, Handler.PYTHON, SlotKind.INGESTION, None)
-        )
+    pool, queued = exited(pg_project, "away")
     held = list(pool.attempts.held.values())
-    wait_for(
-        lambda: all(entry.running.exit_code() is not None for entry in held),
-        "the three task processes to exit",
-    )
     # One of them stores an offset with its outcome (an ingestion that resumes from it).
     first = outcome_path(held[0].running.spec.log_path)
     handed = take_outcome(first)
