@@ -55,6 +55,16 @@ STATEMENT_SECONDS = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 _timers: dict[str, Histogram] = {}  # one labelled child per statement, found without a lock
+# A pooled PostgreSQL connection idle for longer than this is pinged before its next
+# transaction; the hot path (claims, outcomes, the overseer's steps) reuses one within
+# milliseconds, and a ping there was a round trip on every transaction.
+PING_AFTER_IDLE_SECONDS = 1.0
+_IDLE_SINCE = "etl_craft_idle_since"
+# A named statement binding at most this many values is prepared on PostgreSQL, once it has
+# run this many times on its connection before (psycopg's threshold; PostgreSQL itself plans
+# the first five executions of a prepared statement for their values before it keeps one plan).
+PREPARED_VALUES = 64
+PREPARE_THRESHOLD = 1
 
 
 @dataclass(frozen=True)
@@ -140,6 +150,49 @@ def _statement_sent(
         setattr(context, _STARTED, time.perf_counter())
 
 
+def _prepare_or_plan(
+    conn: Connection,
+    cursor: Any,
+    sql: str,
+    parameters: object,
+    context: ExecutionContext | None,
+    executemany: bool,
+) -> None:
+    """Have PostgreSQL keep the plan of a named statement of few values (the claim, the
+    transitions, the run's reads: the same text many times on a pooled connection), and plan
+    any other statement anew each time.
+
+    A kept plan is generic: it can't see the values of a long IN list, and for a thousand
+    keys of the rule flags it scanned the whole table where a plan for the values used the
+    index (clearing 70,000 flags took 230 s instead of 10 s). Short lists and single keys
+    plan the same either way, and planning the claim's joins cost more than running them."""
+    named = context is not None and STATEMENT_OPTION in context.execution_options
+    rows = parameters if executemany and isinstance(parameters, list) else [parameters]
+    few = all(isinstance(row, Mapping) and len(row) <= PREPARED_VALUES for row in rows)
+    cursor.connection.prepare_threshold = PREPARE_THRESHOLD if named and few else None
+
+
+def _now_idle(dbapi: Any, record: ConnectionPoolEntry, *_: object) -> None:
+    record.info[_IDLE_SINCE] = time.monotonic()
+
+
+def _ping_if_idle(dbapi: Any, record: ConnectionPoolEntry, proxy: object) -> None:
+    """Make sure a pooled connection that sat idle still reaches the server before a
+    transaction starts on it (a restart or failover may have cut it meanwhile); a connection
+    back within PING_AFTER_IDLE_SECONDS goes straight to work. Should one of those have been
+    cut, its transaction fails as any transaction cut short does, and SQLAlchemy invalidates
+    the pool's connections, so the next transaction connects afresh."""
+    since = record.info.get(_IDLE_SINCE)
+    if since is not None and time.monotonic() - since < PING_AFTER_IDLE_SECONDS:
+        return
+    try:
+        dbapi.cursor().execute(";")
+    except Exception as error:  # whatever the driver raises: the connection is no use
+        raise sa_exc.DisconnectionError(
+            f"the pooled Engine DB connection is gone: {error}"
+        ) from error
+
+
 def _statement_done(
     conn: Connection,
     cursor: object,
@@ -198,12 +251,14 @@ class EngineDB:
             options["connect_args"] = {
                 **self.timeouts.connect_args(),
                 "application_name": application[:63],
-                # Prepared statements would get generic plans, which can't see how selective
-                # an IN list of a thousand keys is; etl-craft's statements are cheap to plan.
+                # Decided for each statement (_prepare_or_plan).
                 "prepare_threshold": None,
             }
-            options["pool_pre_ping"] = True
             engine = create_engine(self.url, **options)
+            event.listen(engine, "before_cursor_execute", _prepare_or_plan)
+            for moment in ("connect", "checkin"):
+                event.listen(engine, moment, _now_idle)
+            event.listen(engine, "checkout", _ping_if_idle)
         else:
             engine = create_engine(self.url, **options)
             event.listen(engine, "connect", _register_sqlite)
@@ -388,12 +443,15 @@ class EngineConnection:
 
     def script(self, sql: str) -> None:
         """Run a multi-statement DDL script (schema files and migrations)."""
+        if self.dialect == "postgresql":
+            # The driver's own cursor, without parameters, takes plpgsql's % and many statements
+            # (which can't be prepared).
+            driver = self.connection.connection.driver_connection
+            assert driver is not None
+            driver.cursor().execute(sql, prepare=False)
+            return
         raw = self.connection.connection.dbapi_connection
         assert raw is not None
-        if self.dialect == "postgresql":
-            # The driver's own cursor, without parameters, takes plpgsql's % and many statements.
-            raw.cursor().execute(sql)
-            return
         # executescript would COMMIT the open transaction first; run each statement instead.
         for piece in _split_sqlite_script(sql):
             raw.execute(piece)
