@@ -58,3 +58,12 @@ def test_a_script_runs_after_prepared_statements_on_its_connection(engine: Engin
         for _ in range(2):
             conn.script("SELECT 1; SELECT 2;")
         assert len(prepared(conn)) == 1
+
+
+def test_statements_stay_prepared_from_one_read_to_the_next(engine: EngineDB) -> None:
+    for attempt_id in (1, 2, 3):
+        with engine.read() as conn:
+            conn.all("attempt_status", attempt_id=attempt_id)
+    with engine.read() as conn:
+        [kept] = prepared(conn)
+        assert "FROM AUD_TASK_ATTEMPTS WHERE ATTEMPT_ID" in kept

@@ -302,10 +302,12 @@ class EngineDB:
 
     @contextmanager
     def read(self) -> Iterator[EngineConnection]:
-        """A read-only transaction: one consistent snapshot on PostgreSQL."""
-        with self._translated(), self.engine.connect() as raw, raw.begin() as tx:
+        """A read-only transaction: one consistent snapshot on PostgreSQL. It ends with a
+        commit, which writes nothing for a transaction that wrote nothing (and the write guards
+        refuse any write it tries, as it carries no actor): psycopg forgets the connection's
+        prepared statements at every rollback."""
+        with self._translated(), self.engine.connect() as raw, raw.begin():
             yield EngineConnection(raw, self.dialect)
-            tx.rollback()
 
     @contextmanager
     def session(self) -> Iterator[EngineConnection]:
