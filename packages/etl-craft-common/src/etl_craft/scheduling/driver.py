@@ -180,7 +180,10 @@ class RunDriver:
         (the limits are read in it too); how many attempts were queued."""
         shape = self.shape
         made: list[QueuedAttempt] = []
-        with self.engine.transaction(SYSTEM) as conn:
+        # Marked once when the step only starts tasks (the common case), else as the engine's
+        # until the requester's new task runs.
+        system = bool(decided.skip or decided.retry or decided.again)
+        with self.engine.transaction(SYSTEM if system else self.requested_by) as conn:
 
             def queue(
                 task_run_id: int,
@@ -220,7 +223,8 @@ class RunDriver:
                 queue(retry.task_run_id, settings, SYSTEM, not_before=retry.not_before)
                 room, warehouse = room - 1, _less(settings.slot_kind, warehouse)
             # New task runs are the requester's: their rows and changes carry its name.
-            conn.mark(self.requested_by, None)
+            if system:
+                conn.mark(self.requested_by, None)
             for task in decided.start:
                 settings = shape.tasks[task.task_id]
                 if room == 0 or not _fits(settings.slot_kind, warehouse):
