@@ -58,3 +58,16 @@ def test_an_idle_connection_is_pinged_and_a_busy_one_is_not(
     with pytest.raises(EngineDBError, match="Engine DB .* failed"):
         backend(engine)
     assert backend(engine) not in (first, second)
+
+
+def test_a_pinged_connection_is_left_idle_for_a_session_to_take(
+    engine: EngineDB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The ping must not leave a transaction open: an autocommit session (LISTEN, the
+    # overseer's leadership lock) could not switch the connection to autocommit inside one.
+    monkeypatch.setattr(connection, "PING_AFTER_IDLE_SECONDS", 0.0)
+    backend(engine)
+    with engine.session() as session:
+        session.run("listen_events")
+        found = session.connection.exec_driver_sql("SELECT count(*) FROM pg_listening_channels()")
+        assert found.scalar_one() == 1

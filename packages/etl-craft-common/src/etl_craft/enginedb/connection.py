@@ -21,7 +21,7 @@ from typing import Any
 from prometheus_client import Histogram
 from sqlalchemy import URL, Connection, CursorResult, Engine, RowMapping, create_engine, event
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import ExecutionContext, make_url
+from sqlalchemy.engine import Dialect, ExecutionContext, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from etl_craft import __version__
@@ -176,21 +176,30 @@ def _now_idle(dbapi: Any, record: ConnectionPoolEntry, *_: object) -> None:
     record.info[_IDLE_SINCE] = time.monotonic()
 
 
-def _ping_if_idle(dbapi: Any, record: ConnectionPoolEntry, proxy: object) -> None:
+@dataclass(frozen=True)
+class _PingIfIdle:
     """Make sure a pooled connection that sat idle still reaches the server before a
     transaction starts on it (a restart or failover may have cut it meanwhile); a connection
     back within PING_AFTER_IDLE_SECONDS goes straight to work. Should one of those have been
     cut, its transaction fails as any transaction cut short does, and SQLAlchemy invalidates
     the pool's connections, so the next transaction connects afresh."""
-    since = record.info.get(_IDLE_SINCE)
-    if since is not None and time.monotonic() - since < PING_AFTER_IDLE_SECONDS:
-        return
-    try:
-        dbapi.cursor().execute(";")
-    except Exception as error:  # whatever the driver raises: the connection is no use
-        raise sa_exc.DisconnectionError(
-            f"the pooled Engine DB connection is gone: {error}"
-        ) from error
+
+    dialect: Dialect
+
+    def __call__(self, dbapi: Any, record: ConnectionPoolEntry, proxy: object) -> None:
+        since = record.info.get(_IDLE_SINCE)
+        if since is not None and time.monotonic() - since < PING_AFTER_IDLE_SECONDS:
+            return
+        # The dialect's ping, as pool_pre_ping sends it: in autocommit, so that it leaves no
+        # transaction open (a session could not switch the connection to autocommit then).
+        # Whatever it raises means the connection is no use: a server that ended it says why
+        # before the driver sees it closed.
+        try:
+            alive = self.dialect.do_ping(dbapi)
+        except Exception as error:
+            raise sa_exc.DisconnectionError(f"the Engine DB connection is gone: {error}") from error
+        if not alive:
+            raise sa_exc.DisconnectionError("the Engine DB connection is gone")
 
 
 def _statement_done(
@@ -258,7 +267,7 @@ class EngineDB:
             event.listen(engine, "before_cursor_execute", _prepare_or_plan)
             for moment in ("connect", "checkin"):
                 event.listen(engine, moment, _now_idle)
-            event.listen(engine, "checkout", _ping_if_idle)
+            event.listen(engine, "checkout", _PingIfIdle(engine.dialect))
         else:
             engine = create_engine(self.url, **options)
             event.listen(engine, "connect", _register_sqlite)
