@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from etl_craft.core.enums import AttemptStatus, RunStatus, SlotKind, TaskRunStatus, WorkerStatus
@@ -23,13 +21,6 @@ from tests.fixtures.metadata import TESTER, seed_pipeline, seed_run, seed_task_r
 
 pytestmark = pytest.mark.postgres
 OWNER = "tests:1:1:events"
-
-
-@pytest.fixture
-def engine(pg_fresh_url: str) -> Iterator[EngineDB]:
-    db = EngineDB(pg_fresh_url)
-    yield db
-    db.dispose()
 
 
 def _queued_task_run(engine: EngineDB) -> int:

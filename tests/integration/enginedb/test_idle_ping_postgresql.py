@@ -4,7 +4,6 @@ idle is replaced unseen, one cut right after use fails a single transaction."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -15,13 +14,6 @@ from etl_craft.enginedb.connection import EngineDB
 from tests.fixtures.metadata import TESTER
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def engine(pg_fresh_url: str) -> Iterator[EngineDB]:
-    db = EngineDB(pg_fresh_url)
-    yield db
-    db.dispose()
 
 
 def backend(engine: EngineDB) -> int:

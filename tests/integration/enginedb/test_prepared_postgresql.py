@@ -3,21 +3,12 @@ have run before on their connection; never a long IN list, whose plan must see i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from sqlalchemy import text
 
 from etl_craft.enginedb.connection import PREPARED_VALUES, EngineConnection, EngineDB
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def engine(pg_fresh_url: str) -> Iterator[EngineDB]:
-    db = EngineDB(pg_fresh_url)
-    yield db
-    db.dispose()
 
 
 def prepared(conn: EngineConnection) -> list[str]:
