@@ -11,10 +11,11 @@ from tests.fixtures.projects import ProjectOnDisk
 def test_the_api_serves_prometheus_metrics_with_engine_db_statement_latency(
     sqlite_project: ProjectOnDisk,
 ) -> None:
+    client = TestClient(create_app(None))  # the app times the process's statements from now
     with sqlite_project.engine.read() as conn:
         conn.scalar("metrics_clock")  # an observation the scrape must show
 
-    answer = TestClient(create_app(None)).get("/metrics")
+    answer = client.get("/metrics")
 
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/plain")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -13,6 +15,7 @@ from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.gauges import register_engine_collector
 from etl_craft.enginedb.transitions import claim_attempt, lose_attempt, queue_attempt
+from etl_craft.runtime.metrics import time_engine_statements
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.worker.queueing import python_pipeline, queue_run
 
@@ -24,6 +27,7 @@ def observed(statement: str) -> float:
 
 
 def test_each_engine_db_statement_is_timed_under_its_name(sqlite_project: ProjectOnDisk) -> None:
+    time_engine_statements()
     engine = EngineDB(sqlite_project.connector.engine_url)
     named, unnamed = observed("metrics_clock"), observed("unnamed:PRAGMA")
     with engine.read() as conn:
@@ -35,6 +39,25 @@ def test_each_engine_db_statement_is_timed_under_its_name(sqlite_project: Projec
     assert observed("metrics_clock") == named + 2
     assert observed("unnamed:PRAGMA") == unnamed + 1
     assert (REGISTRY.get_sample_value(f"{COUNT[:-6]}_sum", {"statement": "metrics_clock"}) or 0) > 0
+
+
+def test_a_process_serving_no_metrics_neither_times_statements_nor_loads_prometheus(
+    sqlite_project: ProjectOnDisk,
+) -> None:
+    """A one-shot command such as `etl-craft status` starts some 40 ms sooner without it."""
+    program = (
+        "import sys\n"
+        "from etl_craft.enginedb.connection import EngineDB\n"
+        f"engine = EngineDB({str(sqlite_project.connector.engine_url)!r})\n"
+        "with engine.read() as conn:\n"
+        "    print(conn.scalar('metrics_clock') is not None)\n"
+        "print('prometheus_client' in sys.modules)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
+    )
+
+    assert ran.stdout.split() == ["True", "False"]
 
 
 @pytest.mark.postgres

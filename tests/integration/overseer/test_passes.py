@@ -20,6 +20,7 @@ from etl_craft.enginedb.transitions import (
     finish_attempt,
     start_attempt,
 )
+from etl_craft.runtime.metrics import time_engine_statements
 from etl_craft_overseer.overseer import SWEEP_RUNS, Overseer
 from etl_craft_overseer.queue_pool import QueuePool
 from tests.fixtures.metadata import TESTER, execute
@@ -51,6 +52,7 @@ def pipelines_sql(count: int) -> str:
 def project(tmp_path: Path, pg_fresh_url: str) -> Iterator[ProjectOnDisk]:
     made = make_project(tmp_path / "etl-craft", pg_fresh_url)
     made.migrate("0001_pipelines.sql", pipelines_sql(PIPELINES))
+    time_engine_statements()  # the tests count statements as /metrics would
     yield made
     made.engine.dispose()
 

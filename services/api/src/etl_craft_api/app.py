@@ -12,6 +12,7 @@ from etl_craft import __version__
 from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.http_headers import SecurityHeaders
 from etl_craft.runtime.http_tracing import instrument_app
+from etl_craft.runtime.metrics import time_engine_statements
 from etl_craft_api import problems
 from etl_craft_api.access_log import AccessLog
 from etl_craft_api.limits import BodyLimit
@@ -70,6 +71,7 @@ def create_app(
     problems.install(app)
     app.include_router(health.router)
     app.include_router(metrics.router)
+    time_engine_statements()  # /metrics serves this process's Engine DB statement latency
     app.include_router(version_1())
     return app
 

@@ -16,9 +16,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from prometheus_client import Histogram
 from sqlalchemy import URL, Connection, CursorResult, Engine, RowMapping, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Dialect, ExecutionContext, make_url
@@ -37,6 +36,9 @@ from etl_craft.core.errors import (
 from etl_craft.core.time import SQLITE_TIMESTAMP_FORMAT, to_sqlite_text, utc_now
 from etl_craft.enginedb.named_statements import STATEMENT_OPTION, statement
 
+if TYPE_CHECKING:
+    from prometheus_client import Histogram
+
 WRITE_OPTION = "etl_craft_write"
 _STATE_KEY = "etl_craft"
 _STARTED = "_etl_craft_started"
@@ -47,14 +49,6 @@ GUARD_SQLSTATE = "42W01"
 # these phrases (enginedb/sql/sqlite/guards.sql).
 _SQLITE_GUARD = re.compile(r"(?:AUD|CFG)_\w+ is (?:written only by etl-craft|append-only)")
 
-STATEMENT_SECONDS = Histogram(
-    "etl_craft_enginedb_statement_seconds",
-    "Time from sending an Engine DB statement to its result, by statement name "
-    "(unnamed: plus the SQL verb, for BEGIN, PRAGMA and scripts' statements)",
-    ["statement"],
-    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
-)
-_timers: dict[str, Histogram] = {}  # one labelled child per statement, found without a lock
 # A pooled PostgreSQL connection idle for longer than this is pinged before its next
 # transaction; the hot path (claims, outcomes, the overseer's steps) reuses one within
 # milliseconds, and a ping there was a round trip on every transaction.
@@ -138,6 +132,25 @@ def _register_sqlite(dbapi: sqlite3.Connection, record: ConnectionPoolEntry) -> 
         dbapi.execute(f"PRAGMA {pragma}")
 
 
+@dataclass
+class _StatementTiming:
+    """Where this process times its statements: nowhere until it serves /metrics. A one-shot
+    command (`etl-craft status`) neither times its statements nor pays prometheus_client's
+    import, some 40 ms of its start."""
+
+    family: Histogram | None = None
+    timers: dict[str, Histogram] = field(default_factory=dict)  # one labelled child per name
+
+
+_timing = _StatementTiming()
+
+
+def observe_statements(family: Histogram) -> None:
+    """Time every Engine DB statement of this process from now on in ``family``, labelled with
+    the statement's name; a process calls it when it starts serving /metrics."""
+    _timing.family = family
+
+
 def _statement_sent(
     conn: Connection,
     cursor: object,
@@ -146,7 +159,7 @@ def _statement_sent(
     context: ExecutionContext | None,
     executemany: bool,
 ) -> None:
-    if context is not None:
+    if context is not None and _timing.family is not None:
         setattr(context, _STARTED, time.perf_counter())
 
 
@@ -215,9 +228,10 @@ def _statement_done(
         return
     assert context is not None
     name = context.execution_options.get(STATEMENT_OPTION) or _unnamed(sql)
-    timer = _timers.get(name)
+    timer = _timing.timers.get(name)
     if timer is None:
-        timer = _timers[name] = STATEMENT_SECONDS.labels(name)
+        assert _timing.family is not None  # a statement is stamped only while it is set
+        timer = _timing.timers[name] = _timing.family.labels(name)
     timer.observe(time.perf_counter() - started)
 
 
