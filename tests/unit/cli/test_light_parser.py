@@ -79,7 +79,15 @@ def test_a_command_builds_only_its_own_parser(argv: list[str], command: str) -> 
 
 @pytest.mark.parametrize(
     "argv",
-    [["--version"], ["-h"], ["--format", "xml", "logs"], ["statuss"], ["server"], []],
+    [
+        ["--version"],
+        ["-h"],
+        ["-h", "logs"],
+        ["--format", "xml", "logs"],
+        ["statuss"],
+        ["server"],
+        [],
+    ],
 )
 def test_anything_but_a_valid_built_in_command_builds_the_whole_parser(argv: list[str]) -> None:
     """Help, a typo, a bad global option or a service's command: the whole parser says it."""

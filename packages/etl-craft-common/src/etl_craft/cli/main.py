@@ -69,12 +69,13 @@ def command_named(argv: Sequence[str]) -> str | None:
     them; None when argv names none or is not valid there (the whole parser then says why)."""
     globals_only = _QuietParser(prog="etl-craft", add_help=False)
     _add_global_options(globals_only)
+    globals_only.add_argument("-h", "--help", action="store_true")  # help lists every command
     globals_only.add_argument("command", nargs="?")
     try:
         found, _ = globals_only.parse_known_args(argv)
     except _UnsureError:
         return None
-    return cast(str | None, found.command)
+    return None if found.help else cast(str | None, found.command)
 
 
 def _log_format() -> str:
