@@ -5,6 +5,7 @@
 set -u
 N="${1:-10}"
 LOGS="${LOGS:-$(mktemp -d -t etl-craft-chaos.XXXXXX)}"
+mkdir -p "$LOGS"
 cd "$(dirname "$0")/../.."
 passed=0
 failed=0
