@@ -5,7 +5,8 @@
 set -u
 N="${1:-10}"
 LOGS="${LOGS:-$(mktemp -d -t etl-craft-chaos.XXXXXX)}"
-mkdir -p "$LOGS"
+# Absolute before the cd below: a relative LOGS names a folder under the caller's.
+mkdir -p "$LOGS" && LOGS="$(cd "$LOGS" && pwd)"
 cd "$(dirname "$0")/../.."
 passed=0
 failed=0
