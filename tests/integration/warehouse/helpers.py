@@ -15,6 +15,7 @@ from etl_craft.handlers.sql.spec import (
     DeleteMode,
     MissingKeys,
     RefreshType,
+    StaleRows,
     ValidFrom,
 )
 from etl_craft.warehouse.connection import WarehouseConnection
@@ -50,6 +51,8 @@ def spec(
     valid_from: ValidFrom = ValidFrom.RUN_TIME,
     valid_from_column: str | None = None,
     missing_keys: MissingKeys = MissingKeys.KEEP,
+    stale_rows: StaleRows = StaleRows.IGNORE,
+    allow_empty_snapshot: bool = False,
     run_date: date = RUN_DATE,
 ) -> SqlActionSpec:
     tokens = TokenValues(
@@ -75,6 +78,8 @@ def spec(
         valid_from=valid_from,
         valid_from_column=valid_from_column,
         missing_keys=missing_keys,
+        stale_rows=stale_rows,
+        allow_empty_snapshot=allow_empty_snapshot,
     )
 
 

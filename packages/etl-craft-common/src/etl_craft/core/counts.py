@@ -18,6 +18,10 @@ class Counts:
     new_keys: int | None = None
     changed_keys: int | None = None
     unchanged_keys: int | None = None
+    # SCD2_MERGE: keys whose time didn't move their history forward (SCD2_STALE_ROWS).
+    stale_keys: int | None = None
+    same_time_keys: int | None = None
+    reopened_keys: int | None = None
 
     def as_params(self) -> dict[str, int | None]:
         """The counts as the Engine DB's *_COUNT parameters."""
@@ -33,4 +37,7 @@ class Counts:
             "new_key_count": values["new_keys"],
             "changed_key_count": values["changed_keys"],
             "unchanged_key_count": values["unchanged_keys"],
+            "stale_key_count": values["stale_keys"],
+            "same_time_key_count": values["same_time_keys"],
+            "reopened_key_count": values["reopened_keys"],
         }

@@ -23,6 +23,7 @@ from etl_craft.handlers.sql.spec import (
     MissingKeys,
     RefreshType,
     SqlActionSpec,
+    StaleRows,
     ValidFrom,
 )
 from etl_craft.handlers.sql.tokens import SWITCHED, read_parameters
@@ -150,6 +151,8 @@ def _history(task: Task) -> dict[str, Any]:
         "valid_from": _choice(task, "SCD2_VALID_FROM", ValidFrom, ValidFrom.RUN_TIME),
         "valid_from_column": (task.parameter("SCD2_VALID_FROM_COLUMN") or "").strip() or None,
         "missing_keys": _choice(task, "SCD2_MISSING_KEYS", MissingKeys, MissingKeys.KEEP),
+        "stale_rows": _choice(task, "SCD2_STALE_ROWS", StaleRows, StaleRows.IGNORE),
+        "allow_empty_snapshot": _flag(task, "ALLOW_EMPTY_SNAPSHOT"),
     }
 
 
@@ -244,7 +247,7 @@ def _required(task: Task, name: str) -> str:
     return value
 
 
-Choice = TypeVar("Choice", Action, RefreshType, DeleteMode, ValidFrom, MissingKeys)
+Choice = TypeVar("Choice", Action, RefreshType, DeleteMode, ValidFrom, MissingKeys, StaleRows)
 
 
 def _choice(task: Task, name: str, choices: type[Choice], default: Choice | None) -> Choice:

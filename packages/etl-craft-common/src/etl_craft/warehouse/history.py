@@ -1,7 +1,9 @@
 """SCD2 history statements over the target (alias t) and the deduplicated stage (alias d).
 
 A version is valid from VALID_FROM (inclusive) to VALID_TO (exclusive, NULL while current);
-the stage carries each key's start in etl_craft_valid_from.
+the stage carries each key's start in etl_craft_valid_from, and, when the starts come from the
+source, in etl_craft_timing why a start doesn't move its key's history forward (NULL when it
+does): SAME_TIME, STALE or REOPENED.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ from etl_craft.warehouse.audit import TIMESTAMP
 from etl_craft.warehouse.statements import Statement, Value, keys_match, not_soft_deleted
 
 VALID_FROM = "etl_craft_valid_from"
+TIMING = "etl_craft_timing"
+SAME_TIME = "SAME_TIME"  # differs from the key's live version, which starts at the same time
+STALE = "STALE"  # no later than its key's history: left as the target has it
+REOPENED = "REOPENED"  # a returning key earlier than its closing, restamped to the batch's time
 
 
 def stamp_valid_from(stage: str, start: Value) -> list[Statement]:
@@ -56,6 +62,64 @@ def backwards(target: str, stage: str, keys: Sequence[str], *, soft_deletes: boo
     )
 
 
+def _version_of(target: str, keys: Sequence[str], condition: str) -> str:
+    return f"EXISTS (SELECT 1 FROM {target} t WHERE {keys_match(keys)} AND {condition})"
+
+
+def _not_later(target: str, keys: Sequence[str]) -> str:
+    """The staged start is no later than a start or end the key's history already has."""
+    return _version_of(
+        target, keys, f"(t.VALID_FROM >= d.{VALID_FROM} OR t.VALID_TO > d.{VALID_FROM})"
+    )
+
+
+def settle_times(
+    target: str, stage: str, keys: Sequence[str], batch: Value, *, soft_deletes: bool
+) -> list[Statement]:
+    """Mark each staged start that doesn't move its key forward; a returning key (versions, none
+    live) first moves to the batch's time, and is stale only if that isn't later either."""
+    current = live(soft_deletes=soft_deletes)
+    differs = _version_of(
+        target, keys, f"{current} AND t.HASH_KEY IS DISTINCT FROM d.etl_craft_hash"
+    )
+    same_time = _version_of(target, keys, f"{current} AND t.VALID_FROM = d.{VALID_FROM}")
+    returning = f"NOT {_version_of(target, keys, current)} AND {_not_later(target, keys)}"
+    return [
+        Statement(f"ALTER TABLE {stage} ADD COLUMN {TIMING} VARCHAR(16)"),
+        Statement(
+            f"UPDATE {stage} AS d SET {TIMING} = CASE WHEN {same_time} THEN '{SAME_TIME}' "
+            f"ELSE '{STALE}' END\nWHERE {differs} AND {_not_later(target, keys)}"
+        ),
+        Statement(
+            f"UPDATE {stage} AS d SET {VALID_FROM} = {batch.sql}, {TIMING} = '{REOPENED}'\n"
+            f"WHERE {returning}",
+            [batch.param],
+        ),
+        Statement(
+            f"UPDATE {stage} AS d SET {TIMING} = '{STALE}'\n"
+            f"WHERE {TIMING} = '{REOPENED}' AND {_not_later(target, keys)}"
+        ),
+    ]
+
+
+def settled(stage: str, keys: Sequence[str], own_time: str) -> Statement:
+    """Per timing, five keys with their own time and their start, and how many keys it has."""
+    key_list = ", ".join(keys)
+    return Statement(
+        f"SELECT {TIMING}, {key_list}, {own_time}, {VALID_FROM}, etl_craft_count FROM (\n"
+        f"  SELECT {TIMING}, {key_list}, {own_time}, {VALID_FROM},\n"
+        f"    COUNT(*) OVER (PARTITION BY {TIMING}) AS etl_craft_count,\n"
+        f"    ROW_NUMBER() OVER (PARTITION BY {TIMING} ORDER BY {key_list}) AS etl_craft_rank\n"
+        f"  FROM {stage} WHERE {TIMING} IS NOT NULL\n"
+        f") s WHERE etl_craft_rank <= 5 ORDER BY {TIMING}, {key_list}"
+    )
+
+
+def applicable(stage: str) -> str:
+    """The staged rows a merge writes: those whose start moves their key forward."""
+    return f"(SELECT * FROM {stage} WHERE {TIMING} IS NULL OR {TIMING} = '{REOPENED}')"
+
+
 def latest_start(stage: str) -> Statement:
     return Statement(f"SELECT MAX({VALID_FROM}) FROM {stage}")
 
@@ -64,6 +128,11 @@ def missing(stage: str, keys: Sequence[str], *, only_live: bool) -> str:
     """A current version (alias t) whose key the stage doesn't have."""
     current = live(soft_deletes=only_live)
     return f"{current} AND NOT EXISTS (SELECT 1 FROM {stage} d WHERE {keys_match(keys)})"
+
+
+def started_before_batch(condition: str, stage: str) -> str:
+    """Only the missing keys whose current version started before the batch's latest time."""
+    return f"{condition} AND t.VALID_FROM < (SELECT MAX({VALID_FROM}) FROM {stage})"
 
 
 def missing_not_after(

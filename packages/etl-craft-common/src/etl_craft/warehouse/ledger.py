@@ -31,6 +31,9 @@ _COUNT_COLUMNS = (
     ("new_key_count", "new_keys"),
     ("changed_key_count", "changed_keys"),
     ("unchanged_key_count", "unchanged_keys"),
+    ("stale_key_count", "stale_keys"),
+    ("same_time_key_count", "same_time_keys"),
+    ("reopened_key_count", "reopened_keys"),
 )
 _COLUMNS = (
     Column("attempt_id", "BIGINT PRIMARY KEY"),

@@ -167,6 +167,8 @@ UPDATE AUD_TASK_RUN_LOG
        UPDATE_COUNT = :update_count, DELETE_COUNT = :delete_count, DUPLICATE_COUNT = :duplicate_count,
        ROWS_WRITTEN = :rows_written, NEW_KEY_COUNT = :new_key_count,
        CHANGED_KEY_COUNT = :changed_key_count, UNCHANGED_KEY_COUNT = :unchanged_key_count,
+       STALE_KEY_COUNT = :stale_key_count, SAME_TIME_KEY_COUNT = :same_time_key_count,
+       REOPENED_KEY_COUNT = :reopened_key_count,
        ERROR_MESSAGE = :error_message, TASK_LOG = :task_log,
        MESSAGE = :message, UPDATED_BY = :actor, UPDATED_BY_KIND = :actor_kind
  WHERE TASK_RUN_ID = :task_run_id
@@ -197,6 +199,8 @@ UPDATE AUD_TASK_ATTEMPTS
        UPDATE_COUNT = :update_count, DELETE_COUNT = :delete_count, DUPLICATE_COUNT = :duplicate_count,
        ROWS_WRITTEN = :rows_written, NEW_KEY_COUNT = :new_key_count,
        CHANGED_KEY_COUNT = :changed_key_count, UNCHANGED_KEY_COUNT = :unchanged_key_count,
+       STALE_KEY_COUNT = :stale_key_count, SAME_TIME_KEY_COUNT = :same_time_key_count,
+       REOPENED_KEY_COUNT = :reopened_key_count,
        ERROR_MESSAGE = :error_message, TASK_LOG = :task_log,
        OUTCOME_SOURCE = :outcome_source, ENDED_BY = :actor, ENDED_BY_KIND = :actor_kind
  WHERE ATTEMPT_ID = :attempt_id AND STATUS IN ('CLAIMED', 'RUNNING') AND OWNER_ID = :owner_id
@@ -254,6 +258,8 @@ UPDATE AUD_TASK_ATTEMPTS
        UPDATE_COUNT = :update_count, DELETE_COUNT = :delete_count, DUPLICATE_COUNT = :duplicate_count,
        ROWS_WRITTEN = :rows_written, NEW_KEY_COUNT = :new_key_count,
        CHANGED_KEY_COUNT = :changed_key_count, UNCHANGED_KEY_COUNT = :unchanged_key_count,
+       STALE_KEY_COUNT = :stale_key_count, SAME_TIME_KEY_COUNT = :same_time_key_count,
+       REOPENED_KEY_COUNT = :reopened_key_count,
        ERROR_MESSAGE = :error_message, OUTCOME_SOURCE = 'LEDGER',
        ENDED_BY = :actor, ENDED_BY_KIND = :actor_kind
  WHERE ATTEMPT_ID = :attempt_id AND STATUS IN ('CLAIMED', 'RUNNING')

@@ -2,13 +2,16 @@
 
 Every case keeps at most one current version per key and no gaps or overlaps: a new version
 starts where the one it replaces ends, at the key's validity instant (SCD2_VALID_FROM), which
-must be later than any instant the key's history already has. Keys a full snapshot no longer
-returns are kept, closed, or closed and followed by a deletion version (SCD2_MISSING_KEYS).
-Everything that can refuse runs before the first write.
+must be later than any instant the key's history already has (a source's own times that aren't
+are settled by SCD2_STALE_ROWS, see timing). Keys a full snapshot no longer returns are kept,
+closed, or closed and followed by a deletion version (SCD2_MISSING_KEYS); an empty snapshot
+closes nothing unless ALLOW_EMPTY_SNAPSHOT says so. Everything that can refuse runs before the
+first write.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time
 
@@ -16,11 +19,14 @@ from etl_craft.core.counts import Counts
 from etl_craft.core.errors import SqlGuardError
 from etl_craft.handlers.sql.context import Context, require_columns
 from etl_craft.handlers.sql.merge import Merge
-from etl_craft.handlers.sql.spec import MissingKeys, ValidFrom
+from etl_craft.handlers.sql.spec import MissingKeys, StaleRows, ValidFrom
+from etl_craft.handlers.sql.timing import Timings, remedy, settle_times
 from etl_craft.handlers.sql.writers import add_missing, counts
 from etl_craft.warehouse import history, statements
 from etl_craft.warehouse.audit import CLOSING_COLUMNS, MANAGED_NAMES, TIMESTAMP
 from etl_craft.warehouse.statements import Value
+
+log = logging.getLogger("etl_craft.handlers.sql")
 
 NEEDED = ("HASH_KEY", "ACTIVE_FLAG", "VALID_FROM", "VALID_TO")
 
@@ -31,6 +37,7 @@ class Missing:
 
     condition: str
     close_at: Value
+    left_open: int = 0  # started at or after close_at, so left current (SCD2_STALE_ROWS)
 
 
 def scd2_merge(ctx: Context) -> Counts:
@@ -42,11 +49,15 @@ def scd2_merge(ctx: Context) -> Counts:
     merge.present = add_missing(ctx, merge.present, CLOSING_COLUMNS)
     soft = "delete_flag" in merge.present
     _stamp_starts(ctx, merge)
-    _refuse_backwards(ctx, merge, soft)
+    timings = None
+    if ctx.spec.valid_from is ValidFrom.COLUMN:
+        timings = settle_times(ctx, merge, soft_deletes=soft)
+    else:
+        _refuse_backwards(ctx, merge, soft)
     missing = _missing(ctx, merge)
     changed = ctx.count(
         "count changed keys",
-        history.changed_keys(ctx.target, merge.deduped, ctx.spec.merge_key, soft_deletes=soft),
+        history.changed_keys(ctx.target, merge.changes, ctx.spec.merge_key, soft_deletes=soft),
     )
     start = Value(f"d.{history.VALID_FROM}")
     # The closed version keeps its DELETE_FLAG; the new version starts undeleted.
@@ -66,8 +77,19 @@ def scd2_merge(ctx: Context) -> Counts:
         duplicates=merge.duplicates,
     )
     new = opened - changed
-    return replace(
+    keys = replace(
         written, new_keys=new, changed_keys=changed, unchanged_keys=merge.kept - new - changed
+    )
+    return keys if timings is None else _with_timings(keys, timings, missing)
+
+
+def _with_timings(written: Counts, timings: Timings, missing: Missing | None) -> Counts:
+    left_open = 0 if missing is None else missing.left_open
+    return replace(
+        written,
+        stale_keys=timings.count(history.STALE) + left_open,
+        same_time_keys=timings.count(history.SAME_TIME),
+        reopened_keys=timings.count(history.REOPENED),
     )
 
 
@@ -118,10 +140,7 @@ def _examples(ctx: Context, rows: list[tuple[object, ...]], saying: str) -> str:
 def _remedy(ctx: Context) -> str:
     """Each source of validity goes backwards for its own reason."""
     if ctx.spec.valid_from is ValidFrom.COLUMN:
-        return (
-            f"a key's versions must follow each other in time: load each key's changes in "
-            f"order of {ctx.spec.valid_from_column}, or correct the times the SELECT returns"
-        )
+        return f"a key's versions must follow each other in time: {remedy(ctx)}"
     if ctx.spec.valid_from is ValidFrom.RUN_DATE:
         return (
             "a key's versions must follow each other in time: run the backfill's dates in "
@@ -139,6 +158,7 @@ def _missing(ctx: Context, merge: Merge) -> Missing | None:
         require_columns(ctx, merge.present, ("DELETE_FLAG",), "NEW_RECORD flags deletion versions")
     keys = ctx.spec.merge_key
     condition = history.missing(merge.deduped, keys, only_live=mode is MissingKeys.NEW_RECORD)
+    _refuse_empty(ctx, merge, condition)
     close_at = _close_at(ctx, merge)
     if close_at is None:
         if ctx.count("count missing keys", statements.count_rows(f"{ctx.target} t", condition)):
@@ -152,13 +172,38 @@ def _missing(ctx: Context, merge: Merge) -> Missing | None:
     rows = ctx.conn.fetch_all(
         f"look for missing keys closed too early ({ctx.target})", statement.sql, statement.params
     )
-    if rows:
+    if not rows:
+        return Missing(condition, close_at)
+    found = (
+        f"SCD2_MISSING_KEYS = {mode} would close the current version of {rows[0][-1]} key(s) "
+        f"of {ctx.target} the SELECT doesn't return at {close_at.param}, no later than it "
+        f"started: {_examples(ctx, rows, 'started at')}"
+    )
+    if ctx.spec.valid_from is not ValidFrom.COLUMN or ctx.spec.stale_rows is StaleRows.REFUSE:
+        raise SqlGuardError(f"{found}; {_remedy(ctx)}")
+    log.warning("%s; left current (SCD2_STALE_ROWS = IGNORE)", found)
+    left_open = history.started_before_batch(condition, merge.deduped)
+    return Missing(left_open, close_at, int(str(rows[0][-1])))
+
+
+def _refuse_empty(ctx: Context, merge: Merge, condition: str) -> None:
+    """An empty full snapshot more likely means a load upstream found nothing than that every
+    key was deleted: closing them all needs the task's word."""
+    if merge.stage.rows or ctx.spec.allow_empty_snapshot:
+        return
+    closing = ctx.count(
+        "count the keys an empty snapshot would close",
+        statements.count_rows(f"{ctx.target} t", condition),
+    )
+    if closing:
+        mode = ctx.spec.missing_keys
+        deleted = " and mark them deleted" if mode is MissingKeys.NEW_RECORD else ""
         raise SqlGuardError(
-            f"SCD2_MISSING_KEYS = {mode} would close the current version of {rows[0][-1]} key(s) "
-            f"of {ctx.target} the SELECT doesn't return at {close_at.param}, no later than it "
-            f"started: {_examples(ctx, rows, 'started at')}; {_remedy(ctx)}"
+            f"the SELECT returns no rows, so SCD2_MISSING_KEYS = {mode} would close all "
+            f"{closing} current key(s) of {ctx.target}{deleted}; nothing was written. Check "
+            "that the source was loaded, or set ALLOW_EMPTY_SNAPSHOT = Y on the task if the "
+            "snapshot really is empty"
         )
-    return Missing(condition, close_at)
 
 
 def _close_at(ctx: Context, merge: Merge) -> Value | None:

@@ -41,6 +41,8 @@ class Merge:
         add_columns(ctx, additions)
         self.present |= {column.key for column in additions}
         self.deduped = self._dedupe()
+        # The rows the writes apply: an SCD2 merge by a source column sets some aside.
+        self.changes = self.deduped
 
     def _dedupe(self) -> str:
         ctx, keys = self.ctx, self.ctx.spec.merge_key
@@ -71,7 +73,7 @@ class Merge:
     def update(self, purpose: str, assignments: dict[str, Value], condition: str) -> int:
         ctx = self.ctx
         statement = statements.update_from(
-            ctx.conn.dialect, ctx.target, self.deduped, ctx.spec.merge_key, assignments, condition
+            ctx.conn.dialect, ctx.target, self.changes, ctx.spec.merge_key, assignments, condition
         )
         return ctx.run(purpose, statement)
 
@@ -80,7 +82,7 @@ class Merge:
         where = statements.absent_from(ctx.target, ctx.spec.merge_key, current_only=current_only)
         staged = statements.staged_hash().sql
         return insert_stage(
-            ctx, self.deduped, self.stage.columns, self.present, staged, where, stamps
+            ctx, self.changes, self.stage.columns, self.present, staged, where, stamps
         )
 
 

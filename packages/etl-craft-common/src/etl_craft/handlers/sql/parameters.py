@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from etl_craft.handlers.sql.spec import Action, DeleteMode, MissingKeys, RefreshType, ValidFrom
+from etl_craft.handlers.sql.spec import (
+    Action,
+    DeleteMode,
+    MissingKeys,
+    RefreshType,
+    StaleRows,
+    ValidFrom,
+)
 
 
 class ParameterType(StrEnum):
@@ -124,6 +131,25 @@ SQL_PARAMETERS: tuple[ParameterDeclaration, ...] = (
         "return: KEEP leaves it, CLOSE closes its version, NEW_RECORD closes it and opens a "
         "deletion version with DELETE_FLAG = 'Y'.",
         tuple(MissingKeys),
+    ),
+    ParameterDeclaration(
+        "SCD2_STALE_ROWS",
+        ParameterType.CHOICE,
+        False,
+        StaleRows.IGNORE.value,
+        "SCD2_MERGE with SCD2_VALID_FROM = COLUMN: a key whose time doesn't move its history "
+        "forward (a change at its current version's time, an earlier time, a missing key that "
+        "started after the batch's latest time): IGNORE leaves it as it is and counts it, "
+        "reopening a returning key at the batch's latest time; REFUSE refuses the merge.",
+        tuple(StaleRows),
+    ),
+    ParameterDeclaration(
+        "ALLOW_EMPTY_SNAPSHOT",
+        ParameterType.FLAG,
+        False,
+        "N",
+        "SCD2_MERGE with SCD2_MISSING_KEYS = CLOSE or NEW_RECORD: Y lets a SELECT that returns "
+        "no rows close every current key; N refuses it.",
     ),
     ParameterDeclaration(
         "SCHEMA_EVOLUTION",

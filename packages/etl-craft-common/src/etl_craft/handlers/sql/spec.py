@@ -57,6 +57,15 @@ class MissingKeys(StrEnum):
     NEW_RECORD = "NEW_RECORD"  # close it and open a deletion version, flagged DELETE_FLAG = 'Y'
 
 
+class StaleRows(StrEnum):
+    """SCD2_STALE_ROWS: what SCD2_MERGE by a COLUMN does with a time that doesn't move its key's
+    history forward: a change at its current version's time, a time earlier than its history,
+    a returning key earlier than its closing, a missing key that started after the batch."""
+
+    IGNORE = "IGNORE"  # leave those keys as they are; a returning key reopens at the batch's time
+    REFUSE = "REFUSE"  # refuse the whole merge, naming the keys
+
+
 _ORDER_ITEM = re.compile(
     r"\s*([A-Za-z_][A-Za-z0-9_]*)(\s+(?:ASC|DESC))?(\s+NULLS\s+(?:FIRST|LAST))?\s*", re.IGNORECASE
 )
@@ -114,6 +123,9 @@ class SqlActionSpec:
     valid_from: ValidFrom = ValidFrom.RUN_TIME
     valid_from_column: str | None = None
     missing_keys: MissingKeys = MissingKeys.KEEP
+    stale_rows: StaleRows = StaleRows.IGNORE
+    # SCD2_MERGE closing missing keys: whether an empty SELECT may close every current key.
+    allow_empty_snapshot: bool = False
     # CREATE_TABLE and SETUP_TABLE: add VALID_FROM/VALID_TO because an SCD2_MERGE writes the target.
     history_columns: bool = False
     ledger_schema: str = DEFAULT_LEDGER_SCHEMA

@@ -470,6 +470,9 @@ CREATE TABLE AUD_TASK_RUN_LOG (
     NEW_KEY_COUNT BIGINT,
     CHANGED_KEY_COUNT BIGINT,
     UNCHANGED_KEY_COUNT BIGINT,
+    STALE_KEY_COUNT BIGINT,
+    SAME_TIME_KEY_COUNT BIGINT,
+    REOPENED_KEY_COUNT BIGINT,
     CONSTRAINT UQ_AUD_TASK_RUN_LOG_TASK UNIQUE (PIPELINE_RUN_ID, TASK_ID)
 );
 COMMENT ON TABLE AUD_TASK_RUN_LOG IS 'One row per task per run: the summary of its attempts, written in the same transaction as each attempt change.';
@@ -491,6 +494,9 @@ COMMENT ON COLUMN AUD_TASK_RUN_LOG.ROWS_WRITTEN IS 'Rows the latest attempt wrot
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.NEW_KEY_COUNT IS 'Keys a merge found without a current version (SCD2: a returning key counts here) in the latest attempt.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.CHANGED_KEY_COUNT IS 'Keys a merge found with a differing current version (SCD2: one version closed and one opened each) in the latest attempt.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.UNCHANGED_KEY_COUNT IS 'Keys a merge left alone because their current version matched in the latest attempt.';
+COMMENT ON COLUMN AUD_TASK_RUN_LOG.STALE_KEY_COUNT IS 'SCD2_MERGE by a source column: keys left as they were because their time was earlier than their history (or, missing, than the batch''s time), in the latest attempt.';
+COMMENT ON COLUMN AUD_TASK_RUN_LOG.SAME_TIME_KEY_COUNT IS 'SCD2_MERGE by a source column: keys whose values changed without a newer time, taken as no change, in the latest attempt.';
+COMMENT ON COLUMN AUD_TASK_RUN_LOG.REOPENED_KEY_COUNT IS 'SCD2_MERGE by a source column: returning keys reopened at the batch''s time because their own time was earlier than their closing, in the latest attempt.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.ERROR_MESSAGE IS 'The one-line cause of the latest failure.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.TASK_LOG IS 'The tail of the latest attempt''s log.';
 COMMENT ON COLUMN AUD_TASK_RUN_LOG.MESSAGE IS 'Why the task run is in its state (a skip reason, a mark''s reason).';
@@ -538,6 +544,9 @@ CREATE TABLE AUD_TASK_ATTEMPTS (
     NEW_KEY_COUNT BIGINT,
     CHANGED_KEY_COUNT BIGINT,
     UNCHANGED_KEY_COUNT BIGINT,
+    STALE_KEY_COUNT BIGINT,
+    SAME_TIME_KEY_COUNT BIGINT,
+    REOPENED_KEY_COUNT BIGINT,
     CONSTRAINT UQ_AUD_TASK_ATTEMPTS_NUMBER UNIQUE (TASK_RUN_ID, ATTEMPT_NUMBER),
     CONSTRAINT CK_AUD_TASK_ATTEMPTS_OWNED CHECK (STATUS NOT IN ('CLAIMED', 'RUNNING') OR (OWNER_ID IS NOT NULL AND LEASE_EXPIRES_AT IS NOT NULL))
 );
@@ -576,6 +585,9 @@ COMMENT ON COLUMN AUD_TASK_ATTEMPTS.ROWS_WRITTEN IS 'Rows written in all.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.NEW_KEY_COUNT IS 'Keys a merge found without a current version (SCD2: a returning key counts here).';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.CHANGED_KEY_COUNT IS 'Keys a merge found with a differing current version (SCD2: one version closed and one opened each).';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.UNCHANGED_KEY_COUNT IS 'Keys a merge left alone because their current version matched.';
+COMMENT ON COLUMN AUD_TASK_ATTEMPTS.STALE_KEY_COUNT IS 'SCD2_MERGE by a source column: keys left as they were because their time was earlier than their history (or, missing, than the batch''s time).';
+COMMENT ON COLUMN AUD_TASK_ATTEMPTS.SAME_TIME_KEY_COUNT IS 'SCD2_MERGE by a source column: keys whose values changed without a newer time, taken as no change.';
+COMMENT ON COLUMN AUD_TASK_ATTEMPTS.REOPENED_KEY_COUNT IS 'SCD2_MERGE by a source column: returning keys reopened at the batch''s time because their own time was earlier than their closing.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.ERROR_MESSAGE IS 'The one-line cause of a failure.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.TASK_LOG IS 'The tail of the attempt''s log.';
 COMMENT ON COLUMN AUD_TASK_ATTEMPTS.LOG_PATH IS 'Where the full log is.';
