@@ -49,11 +49,7 @@ def scd2_merge(ctx: Context) -> Counts:
     merge.present = add_missing(ctx, merge.present, CLOSING_COLUMNS)
     soft = "delete_flag" in merge.present
     _stamp_starts(ctx, merge)
-    timings = None
-    if ctx.spec.valid_from is ValidFrom.COLUMN:
-        timings = settle_times(ctx, merge, soft_deletes=soft)
-    else:
-        _refuse_backwards(ctx, merge, soft)
+    timings = _settle(ctx, merge, soft)
     missing = _missing(ctx, merge)
     changed = ctx.count(
         "count changed keys",
@@ -112,6 +108,14 @@ def _stamp_starts(ctx: Context, merge: Merge) -> None:
         start = ctx.bind(_run_start(ctx), TIMESTAMP)
     for statement in history.stamp_valid_from(merge.deduped, start):
         ctx.run("date the staged keys", statement)
+
+
+def _settle(ctx: Context, merge: Merge, soft: bool) -> Timings | None:
+    """A source's own times are settled by SCD2_STALE_ROWS; the run's never go backwards."""
+    if ctx.spec.valid_from is ValidFrom.COLUMN:
+        return settle_times(ctx, merge, soft_deletes=soft)
+    _refuse_backwards(ctx, merge, soft)
+    return None
 
 
 def _refuse_backwards(ctx: Context, merge: Merge, soft: bool) -> None:
