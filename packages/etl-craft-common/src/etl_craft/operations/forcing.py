@@ -85,15 +85,16 @@ def force(ctx: OperationContext, request: ForceRequest) -> Forced:
     reason = require_reason(request.reason, "run --force")
     _require_task(ctx, request.pipeline_code, task_code)
     bypass = Bypass(f"forced by {ctx.actor.name}: {reason}")
-    run = _live(admitted_run(ctx, request.run_request(), bypass))
-    gates = Gatekeeper(ctx.engine, run.pipeline_run_id, bypass=bypass)
-    task_id, action_id = perform(
-        ctx,
-        "run",
-        request.arguments(reason),
-        lambda acting: queue_task_attempt(acting, run, gates, task_code, reason),
-    )
-    supervise_run(ctx, run, frozenset({task_id}))
+    with admitted_run(ctx, request.run_request(), bypass) as held:
+        run = _live(held.run)
+        gates = Gatekeeper(ctx.engine, run.pipeline_run_id, bypass=bypass)
+        task_id, action_id = perform(
+            ctx,
+            "run",
+            request.arguments(reason),
+            lambda acting: queue_task_attempt(acting, run, gates, task_code, reason),
+        )
+        supervise_run(ctx, held, frozenset({task_id}))
     view = view_of(ctx, run.pipeline_run_id)
     ran = next((task for task in view.tasks if task.task_code == task_code), None)
     ended = ran.status.value if ran and ran.status else "NOT RUN"
@@ -105,16 +106,17 @@ def ignore_dependencies(ctx: OperationContext, request: ForceRequest) -> Forced:
     """Supervise the whole run with every dependency met by any settled outcome."""
     reason = require_reason(request.reason, "run --ignore-dependencies")
     bypass = Bypass(f"dependencies ignored by {ctx.actor.name}: {reason}")
-    run = _live(admitted_run(ctx, request.run_request(), bypass))
+    with admitted_run(ctx, request.run_request(), bypass) as held:
+        run = _live(held.run)
 
-    def body(acting: Acting) -> None:
-        acting.scope = replace(
-            acting.scope, pipeline_id=run.pipeline_id, run_id=run.pipeline_run_id
-        )
-        acting.intervene(run.pipeline_run_id, "IGNORE_DEPENDENCIES", reason)
+        def body(acting: Acting) -> None:
+            acting.scope = replace(
+                acting.scope, pipeline_id=run.pipeline_id, run_id=run.pipeline_run_id
+            )
+            acting.intervene(run.pipeline_run_id, "IGNORE_DEPENDENCIES", reason)
 
-    _, action_id = perform(ctx, "run", request.arguments(reason), body)
-    supervise_run(ctx, run, None, bypass)
+        _, action_id = perform(ctx, "run", request.arguments(reason), body)
+        supervise_run(ctx, held, None, bypass)
     view = view_of(ctx, run.pipeline_run_id)
     message = f"run {run.pipeline_run_id} ran with its dependencies ignored: {view.status}"
     return Forced("run --ignore-dependencies", action_id, message, view)

@@ -20,7 +20,7 @@ from etl_craft.enginedb.run_lists import live_runs, run_id_by_key
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform
 from etl_craft.operations.run_views import RunView
-from etl_craft.operations.runs import RunRequest, find_or_create_run, run_pipeline
+from etl_craft.operations.runs import RunRequest, find_and_hold_run, run_pipeline
 
 # Given the run's id, a context in force while it is supervised: live progress, say.
 Watch = Callable[[int], AbstractContextManager[object]]
@@ -51,7 +51,7 @@ def request_run(
         paused = _pause_blocking_a_new_run(acting, pipeline_id, request)
         if paused is not None:
             return paused
-        run = find_or_create_run(acting.conn, ctx, request)
+        run = find_and_hold_run(acting.conn, ctx, request)
         acting.scope = replace(acting.scope, run_id=run.pipeline_run_id)
         return run.pipeline_run_id
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
@@ -26,6 +27,7 @@ from etl_craft.enginedb.transitions import claim_run_lease, create_run, release_
 from etl_craft.operations.blocking import refuse_blocked
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.run_views import RunView, pipeline_id_of, read_run_view
+from etl_craft.runtime.heartbeat import Heartbeat
 from etl_craft.runtime.reconcile import (
     LedgerLookup,
     ReconcileReport,
@@ -53,48 +55,87 @@ def run_pipeline(
     ctx: OperationContext, request: RunRequest, bypass: Bypass | None = None
 ) -> RunView:
     """Reconcile, find or create the run, admit it, and supervise it to its end."""
-    run = admitted_run(ctx, request, bypass)
-    if run.status is RunStatus.IN_PROGRESS:
-        only = _task_ids(ctx, run, request.task_codes) if request.task_codes else None
-        supervise_run(ctx, run, only, bypass)
+    with admitted_run(ctx, request, bypass) as held:
+        run = held.run
+        if run.status is RunStatus.IN_PROGRESS:
+            only = _task_ids(ctx, run, request.task_codes) if request.task_codes else None
+            supervise_run(ctx, held, only, bypass)
     with ctx.engine.read() as conn:
         return read_run_view(conn, run.pipeline_run_id)
 
 
-def admitted_run(ctx: OperationContext, request: RunRequest, bypass: Bypass | None) -> RunRow:
-    """Reconcile, find or create the run, and admit it through its pipeline gate (or skip it)."""
+@dataclass(frozen=True)
+class HeldRun:
+    """A run this caller holds the lease of, from when it found or created it; its keeper
+    renews that lease until supervision takes the run over."""
+
+    run: RunRow
+    keeper: Heartbeat
+
+
+@contextmanager
+def admitted_run(
+    ctx: OperationContext, request: RunRequest, bypass: Bypass | None
+) -> Iterator[HeldRun]:
+    """Reconcile, find or create the run, and admit it through its pipeline gate (or skip it).
+
+    The run's lease, claimed with the run, is renewed until the block ends or supervision
+    takes the run over: neither a gate's wait nor a slow start of supervision lets it expire,
+    so a server never admits or drives the run this caller asked for."""
     reconcile_now(ctx)
     run = _run_to_supervise(ctx, request)
-    if run.status is RunStatus.QUEUED:
-        settings = ctx.owner
-        # Another caller may admit (or skip) it while this one judges the gate.
-        stop = active()
-        try:
-            with contextlib.suppress(StaleTransitionError):
-                admit(
-                    ctx.engine,
-                    run.pipeline_run_id,
-                    wait_minutes=settings.gate_wait_minutes,
-                    poll_seconds=settings.poll_seconds,
-                    bypass=bypass,
-                    policy=settings.dependency_gates,
-                    sleep=time.sleep if stop is None else stop.sleep,
-                )
-        except SignalStop:
-            # Stopped while its gate waits: the next etl-craft run must not wait out the lease.
-            with contextlib.suppress(StaleTransitionError), ctx.engine.transaction(SYSTEM) as conn:
-                release_run_lease(conn, run.pipeline_run_id, SYSTEM, owner_id=settings.owner_id)
-            raise
-        with ctx.engine.read() as conn:
-            return read_run(conn, run.pipeline_run_id)
-    return run
+    settings = ctx.owner
+    keeper = Heartbeat(
+        ctx.engine,
+        SYSTEM,
+        settings.owner_id,
+        settings.lease_seconds,
+        settings.heartbeat_seconds,
+        runs=lambda: (run.pipeline_run_id,),
+        attempts=tuple,
+    )
+    with keeper:
+        if run.status is RunStatus.QUEUED:
+            run = _admit(ctx, run, bypass)
+        yield HeldRun(run, keeper)
+
+
+def _admit(ctx: OperationContext, run: RunRow, bypass: Bypass | None) -> RunRow:
+    settings = ctx.owner
+    # Another caller may admit (or skip) it while this one judges the gate.
+    stop = active()
+    try:
+        with contextlib.suppress(StaleTransitionError):
+            admit(
+                ctx.engine,
+                run.pipeline_run_id,
+                wait_minutes=settings.gate_wait_minutes,
+                poll_seconds=settings.poll_seconds,
+                bypass=bypass,
+                policy=settings.dependency_gates,
+                sleep=time.sleep if stop is None else stop.sleep,
+            )
+    except SignalStop:
+        # Stopped while its gate waits: the next etl-craft run must not wait out the lease.
+        with contextlib.suppress(StaleTransitionError), ctx.engine.transaction(SYSTEM) as conn:
+            release_run_lease(conn, run.pipeline_run_id, SYSTEM, owner_id=settings.owner_id)
+        raise
+    with ctx.engine.read() as conn:
+        return read_run(conn, run.pipeline_run_id)
 
 
 def supervise_run(
-    ctx: OperationContext, run: RunRow, only: frozenset[int] | None, bypass: Bypass | None = None
+    ctx: OperationContext,
+    run: RunRow | HeldRun,
+    only: frozenset[int] | None,
+    bypass: Bypass | None = None,
 ) -> None:
+    """Supervise the run to its end; a held run's keeper stops once supervision holds it."""
     supervisor = ForegroundSupervisor(ctx.engine, ctx.owner, ctx.actor, ledger_lookup(ctx), bypass)
-    supervisor.supervise(run.pipeline_run_id, only)
+    if isinstance(run, HeldRun):
+        supervisor.supervise(run.run.pipeline_run_id, only, taken=run.keeper.stop)
+    else:
+        supervisor.supervise(run.pipeline_run_id, only)
 
 
 def _task_ids(ctx: OperationContext, run: RunRow, codes: tuple[str, ...]) -> frozenset[int]:
@@ -137,24 +178,32 @@ def ledger_lookup(ctx: OperationContext) -> LedgerLookup | None:
 
 def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
     with ctx.engine.transaction(ctx.actor) as conn:
-        run = find_or_create_run(conn, ctx, request)
-        if not run.status.terminal:
-            # Taken with the pipeline's lock held, so a second caller is refused here at once.
-            try:
-                claim_run_lease(
-                    conn,
-                    run.pipeline_run_id,
-                    SYSTEM,
-                    owner_id=ctx.owner.owner_id,
-                    lease_seconds=ctx.owner.lease_seconds,
-                )
-            except StaleTransitionError:
-                raise supervised_elsewhere(read_run(conn, run.pipeline_run_id)) from None
+        run = find_and_hold_run(conn, ctx, request)
     if run.status.terminal:
         raise RunStateError(
             f"run {run.pipeline_run_id} of {run.pipeline_code} has ended {run.status}; to run it "
             "again reopen it (etl-craft reopen) or rerun a task (etl-craft run --rerun)"
         )
+    return run
+
+
+def find_and_hold_run(conn: EngineConnection, ctx: OperationContext, request: RunRequest) -> RunRow:
+    """``find_or_create_run``, and a live run's lease claimed for this caller in the same
+    transaction: a server never sees the run unheld, so it never admits or drives the run the
+    caller asked for. Taken with the pipeline's lock held, so a second caller is refused here
+    at once."""
+    run = find_or_create_run(conn, ctx, request)
+    if not run.status.terminal:
+        try:
+            claim_run_lease(
+                conn,
+                run.pipeline_run_id,
+                SYSTEM,
+                owner_id=ctx.owner.owner_id,
+                lease_seconds=ctx.owner.lease_seconds,
+            )
+        except StaleTransitionError:
+            raise supervised_elsewhere(read_run(conn, run.pipeline_run_id)) from None
     return run
 
 

@@ -43,8 +43,13 @@ class Heartbeat:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Renew nothing more (another heartbeat has taken these leases over)."""
         self._stop.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
 
     def beat(self) -> None:
         """Renew every lease once; a refused renewal means someone else owns the row now."""

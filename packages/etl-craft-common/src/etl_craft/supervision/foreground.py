@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from typing import NoReturn
 
 from etl_craft.config.owner import OwnerSettings
@@ -43,7 +44,12 @@ class ForegroundSupervisor:
         self.engine, self.settings, self.requested_by = engine, settings, requested_by
         self.ledger, self.bypass = ledger, bypass
 
-    def supervise(self, run_id: int, only: frozenset[int] | None = None) -> RunRow:
+    def supervise(
+        self,
+        run_id: int,
+        only: frozenset[int] | None = None,
+        taken: Callable[[], None] | None = None,  # told once its heartbeat holds the run
+    ) -> RunRow:
         """Run ``run_id`` to its end, or only the tasks in ``only`` (run --task_code)."""
         stop = active()  # a stop signal is acted on in the loop, between transactions
         with self.engine.read() as conn:
@@ -62,6 +68,8 @@ class ForegroundSupervisor:
         last: RunRow | None = None
         try:
             with runs.heartbeat():
+                if taken is not None:
+                    taken()
                 last = self._loop(runs, run_id, pool, stop)
                 return last
         finally:
