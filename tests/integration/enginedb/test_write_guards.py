@@ -80,6 +80,8 @@ SEED = [
     "UPDATED_BY) VALUES ('w', 's.t', 1, etl_craft_now(), 't')",
     "INSERT INTO AUD_OVERSEERS (OVERSEER_ID, HOST, PID, VERSION, STARTED_AT, HEARTBEAT_AT) "
     "VALUES ('o', 'h', 1, '0.1.0', etl_craft_now(), etl_craft_now())",
+    "INSERT INTO AUD_LEADERSHIP (LEADER_ROLE, EPOCH, OVERSEER_ID, TAKEN_AT) "
+    "VALUES ('overseer', 1, 'o', etl_craft_now())",
     "INSERT INTO AUD_WORKERS (WORKER_ID, POOL, HOST, PID, VERSION, SCHEMA_VERSION, "
     "INGESTION_SLOTS, WAREHOUSE_SLOTS, STARTED_AT, HEARTBEAT_AT, STATUS) VALUES ('w', 'default', "
     "'h', 1, '0.1.0', 1, 1, 1, etl_craft_now(), etl_craft_now(), 'ACTIVE')",
@@ -172,7 +174,7 @@ def _marker(plain: Plain) -> str:
 
 
 def test_every_reserved_table_is_guarded(tables: list[str]) -> None:
-    assert len(tables) == 28
+    assert len(tables) == 29
 
 
 def test_plain_inserts_are_refused(tables: list[str], plain: Plain) -> None:

@@ -31,9 +31,15 @@ from etl_craft import __version__
 from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import SYSTEM, Actor, ActorKind
 from etl_craft.core.enums import RunStatus, SlotKind
-from etl_craft.core.errors import EngineDBError, MetadataError, RunStateError, StaleTransitionError
+from etl_craft.core.errors import (
+    EngineDBError,
+    LeadershipLostError,
+    MetadataError,
+    RunStateError,
+    StaleTransitionError,
+)
 from etl_craft.core.time import utc_now
-from etl_craft.enginedb.backoff import Backoff
+from etl_craft.enginedb.backoff import Backoff, until_reachable
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.events import (
     AttemptChanged,
@@ -43,8 +49,8 @@ from etl_craft.enginedb.events import (
     TaskRunChanged,
     changes_a_plan,
 )
+from etl_craft.enginedb.leadership import Leadership
 from etl_craft.enginedb.overseers import (
-    Leadership,
     LiveRun,
     active_overseer,
     beat_overseer,
@@ -113,44 +119,90 @@ class Overseer:
         self.blocked_version: int | None = None  # the metadata version they were judged at
         self.unbuildable: dict[int, str] = {}  # runs already logged as not drivable, and why
         self.next_housekeeping = 0.0
+        self.next_confirm = 0.0
+        # The Engine DB for leader-only writes: each checks the leadership epoch first.
+        self.leader = engine
         # Since when the Engine DB has answered without a break: a worker's silence counts
         # only from then, as its heartbeats could not reach an Engine DB that was down.
         self.answering_since = time.monotonic()
 
     def serve(self, *, standby: bool = False) -> None:
         """Lead until stopped. When another overseer leads: refuse naming it, or with
-        ``standby`` wait and take over the moment its lock is released (or its process dies)."""
-        leadership = Leadership(self.engine)
-        if not leadership.acquire():
+        ``standby`` wait and take over the moment its lock is released (or its process dies).
+        One that finds it no longer leads (another took the lead while its lock was gone)
+        stops leader work and stands by, whatever ``standby`` says."""
+        leadership = Leadership(self.engine, self.owner)
+        self.leader = self.engine.fenced(leadership.fence)
+        while self._take_lead(leadership, standby=standby):
+            try:
+                self._serve_as_leader(leadership)
+                return
+            except LeadershipLostError as lost:
+                log.error("%s", lost)
+                with suppress(EngineDBError):
+                    stop_overseer(self.engine, OVERSEER, self.owner)
+                standby = True
+            finally:
+                leadership.release()
+
+    def _take_lead(self, leadership: Leadership, *, standby: bool) -> bool:
+        """Wait until this overseer leads (True) or is stopped (False); while the Engine DB
+        can't be reached, try again with backoff whatever ``standby`` says. Without it, refuse
+        naming the leader when another one leads."""
+        waiting = False
+        while not self.stopping.is_set():
+            led = until_reachable(
+                lambda: leadership.acquire(OVERSEER),
+                what=f"overseer {self.owner}",
+                stopping=self.stopping,
+            )
+            if led is None:
+                return False
+            if led:
+                return True
+            refusal = until_reachable(self._refusal, what=f"overseer {self.owner}")
             if not standby:
-                raise RunStateError(self._refusal())
-            log.info("standing by: %s", self._refusal())
-            while not leadership.acquire():
-                if self.stopping.wait(self.settings.poll_seconds):
-                    return
+                raise RunStateError(str(refusal))
+            if not waiting:
+                log.info("standing by: %s", refusal)
+            waiting = True
+            self.stopping.wait(self.settings.poll_seconds)
+        return False
+
+    def _serve_as_leader(self, leadership: Leadership) -> None:
         OVERSEER_LEADING.set(1)
         try:
             if self.pool.submits:
                 prepare_task_start()
-            with self.engine.transaction(OVERSEER) as conn:
+            with self.leader.transaction(OVERSEER) as conn:
                 register_overseer(conn, self.owner, __version__)
-            log.info("overseer %s leads (etl-craft %s)", self.owner, __version__)
+            log.info(
+                "overseer %s leads at epoch %s (etl-craft %s)",
+                self.owner,
+                leadership.epoch,
+                __version__,
+            )
             heartbeat = self.runs.heartbeat(lambda conn: beat_overseer(conn, self.owner))
             with heartbeat, Listener(self.engine) as listener:
-                self._lead(listener)
-                self._shut_down()
+                try:
+                    self._lead(listener, leadership)
+                finally:
+                    self._shut_down()
             stop_overseer(self.engine, OVERSEER, self.owner)
         finally:
             OVERSEER_LEADING.set(0)
-            leadership.release()
 
     def stop(self) -> None:
         self.stopping.set()
 
-    def _lead(self, listener: Listener) -> None:
+    def _lead(self, listener: Listener, leadership: Leadership) -> None:
         full, backoff = True, Backoff()
         while not self.stopping.is_set():
             try:
+                if time.monotonic() >= self.next_confirm:
+                    # Before anything this pass writes: a restart may have taken the lock.
+                    leadership.confirm(OVERSEER)
+                    self.next_confirm = time.monotonic() + self.settings.poll_seconds
                 self.run_pass(full=full)
                 if backoff.succeeded():
                     log.info("the Engine DB answers again; the overseer goes on")
@@ -158,6 +210,7 @@ class Overseer:
                     full = self._wait(listener)
             except EngineDBError as error:
                 full = True
+                self.next_confirm = 0.0  # the lock's session may have gone with it
                 self.news.update(
                     dict.fromkeys(self.runs.drivers)
                 )  # news may have been lost with it
@@ -193,7 +246,7 @@ class Overseer:
             full = True
         if full:
             # Before reading the live runs, so that a run reopened for its next stage is driven now.
-            carry_on_downstream_reruns(self.engine)
+            carry_on_downstream_reruns(self.leader)
             with self.engine.read() as conn:
                 runs = list(live_runs(conn))
             self._look_at_runs(runs)
@@ -251,17 +304,17 @@ class Overseer:
         return list(islice((run for run in self.looked if run not in stepped), SWEEP_RUNS))
 
     def _housekeeping(self) -> None:
-        report = reconcile(self.engine, self.ledger, self.settings.lease_seconds)
+        report = reconcile(self.leader, self.ledger, self.settings.lease_seconds)
         for settled in report.settled:
             log.info("reconciled attempt %s: %s", settled.attempt_id, settled.message)
         silence = SILENT_INTERVALS * WORKER_HEARTBEAT_SECONDS
         if self.engine.dialect == "postgresql" and self._answered_for(silence):
-            with self.engine.transaction(OVERSEER) as conn:
+            with self.leader.transaction(OVERSEER) as conn:
                 gone = mark_silent_workers_gone(conn, WORKER_HEARTBEAT_SECONDS)
             for worker in gone:
                 log.warning("worker %s went silent: marked GONE", worker)
         self._find_blocked()
-        for tick in create_due_runs(self.engine, utc_now()):
+        for tick in create_due_runs(self.leader, utc_now()):
             log.info("schedule of %s: run %s %s", tick.pipeline_code, tick.run_id, tick.outcome)
 
     def _find_blocked(self) -> None:
@@ -325,7 +378,7 @@ class Overseer:
                 active.add(run.pipeline_id)
         if not together:
             return
-        with self.engine.transaction(SYSTEM) as conn:
+        with self.leader.transaction(SYSTEM) as conn:
             admitted = set(admit_runs(conn, [run.pipeline_run_id for run in together], SYSTEM))
         for run in together:
             if run.pipeline_run_id in admitted:
@@ -340,7 +393,7 @@ class Overseer:
         self._forget(run.pipeline_run_id)
         if run.status is RunStatus.QUEUED:
             try:
-                with self.engine.transaction(SYSTEM) as conn:
+                with self.leader.transaction(SYSTEM) as conn:
                     skip_run(conn, run.pipeline_run_id, SYSTEM, message=blocked.reason)
             except StaleTransitionError:
                 return  # a foreground caller took it meanwhile
@@ -361,7 +414,7 @@ class Overseer:
         admission = self.admissions.get(run.pipeline_run_id)
         if admission is None:
             admission = Admission(
-                self.engine,
+                self.leader,
                 run.pipeline_run_id,
                 self.settings.gate_wait_minutes,
                 policy=self.settings.dependency_gates,
@@ -491,11 +544,21 @@ class Overseer:
         return full
 
     def _shut_down(self) -> None:
-        """Admit and start nothing more; give local attempts the grace, then stop them."""
-        self.runs.grace()
-        self.pool.release("the overseer stopped before the attempt ended")
-        for run_id in self.runs.held:
-            self._forget(run_id)
+        """Admit and start nothing more; give local attempts the grace, then stop them, and let
+        go of every run (their leases too, for whoever leads next)."""
+        try:
+            self.runs.grace()
+            self.pool.release("the overseer stopped leading before the attempt ended")
+            for run_id in self.runs.held:
+                self._forget(run_id)
+        except EngineDBError as error:
+            # What was not recorded or released is settled by the next leader's reconciliation
+            # once the leases run out.
+            log.warning("the overseer could not let go of everything it held: %s", error)
+        self.news.clear()
+        self.looked.clear()
+        self.starved.clear()
+        self.admissions.clear()
 
     def _refusal(self) -> str:
         with self.engine.read() as conn:

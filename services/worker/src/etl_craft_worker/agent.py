@@ -35,7 +35,7 @@ from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError, MetadataError, StaleTransitionError
 from etl_craft.enginedb.attempts import AttemptInvocation, CancelRequest, read_invocations
-from etl_craft.enginedb.backoff import Backoff
+from etl_craft.enginedb.backoff import Backoff, until_reachable
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.events import Listener, queued_attempt
 from etl_craft.enginedb.runs import read_pipeline_shape
@@ -158,8 +158,12 @@ class WorkerAgent:
 
     def _register(self, registration: WorkerRegistration) -> None:
         self.registration = registration
-        with self.engine.transaction(self.actor) as conn:
-            register_worker(conn, registration)
+
+        def register() -> None:
+            with self.engine.transaction(self.actor) as conn:
+                register_worker(conn, registration)
+
+        until_reachable(register, what=f"worker {self.worker_id}")
         log.info(
             "worker %s claims from pool %s with %s ingestion and %s warehouse slot(s)",
             self.worker_id,

@@ -10,6 +10,7 @@ from etl_craft.cli.context import operation_context
 from etl_craft.config.settings import load_settings
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
+from etl_craft.enginedb.backoff import until_reachable
 from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.reconcile import warehouse_ledger
 from etl_craft_worker.agent import WorkerAgent, WorkerSettings
@@ -20,8 +21,11 @@ from etl_craft_worker.startup import refuse_unsuitable, registration, resolve_po
 def handle(args: argparse.Namespace) -> int:
     ctx = operation_context(args)
     try:
-        refuse_unsuitable(ctx.engine)
-        settings = worker_settings(ctx, args)
+        # A worker started while the Engine DB is away (a restart, a deployment starting in
+        # any order) waits for it rather than exiting.
+        until_reachable(lambda: refuse_unsuitable(ctx.engine), what="the worker")
+        settings = until_reachable(lambda: worker_settings(ctx, args), what="the worker")
+        assert settings is not None  # no stop event: it returns only with an answer
         levels = (args.log_level, settings.owner.log_level)
         logging.getLogger("etl_craft_worker").setLevel(
             min(logging.getLevelName(level) for level in levels)

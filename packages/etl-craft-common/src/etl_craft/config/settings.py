@@ -31,6 +31,9 @@ class ServiceSettings(BaseSettings):
     # An Engine DB statement running (or waiting on a lock) longer than this is cancelled,
     # so a stuck statement does not hold a slot; 0 sets no limit.
     engine_statement_timeout_seconds: float = Field(default=120.0, ge=0)
+    # A service (server, worker, standby) that can't reach the Engine DB tries again with
+    # backoff; it exits once this long went by without an answer. 0: it never gives up.
+    engine_give_up_seconds: float = Field(default=0.0, ge=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["text", "json"] = "text"
     # fork: the owner's fork server forks each task process; spawn: a fresh interpreter each.

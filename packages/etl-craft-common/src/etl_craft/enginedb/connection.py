@@ -7,11 +7,12 @@ table refuse a write whose transaction carries no actor.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -245,6 +246,11 @@ def _begin_sqlite(conn: Connection) -> None:
     conn.exec_driver_sql(f"BEGIN {mode}")
 
 
+# Run first in every writing transaction of a fenced Engine DB (``EngineDB.fenced``); it
+# raises to refuse the transaction.
+WriteFence = Callable[["EngineConnection"], None]
+
+
 class EngineDB:
     """The Engine DB of one process."""
 
@@ -265,6 +271,15 @@ class EngineDB:
                 "postgresql:// or sqlite:/// URL"
             )
         self.engine = self._create_engine(null_pool, application)
+        self.fence: WriteFence | None = None
+
+    def fenced(self, fence: WriteFence) -> EngineDB:
+        """This Engine DB, its connections shared, whose every writing transaction first runs
+        ``fence``: the overseer's leader-only writes check its leadership epoch this way, in the
+        transaction that writes, so that no check and write can be split by a takeover."""
+        twin = copy.copy(self)
+        twin.fence = fence
+        return twin
 
     def _create_engine(self, null_pool: bool, application: str) -> Engine:
         options: dict[str, Any] = {"future": True}
@@ -301,6 +316,8 @@ class EngineDB:
                 conn = EngineConnection(raw, self.dialect)
                 conn.mark(actor, migration)
                 try:
+                    if self.fence is not None:
+                        self.fence(conn)
                     yield conn
                     conn.send_notifications()
                 finally:

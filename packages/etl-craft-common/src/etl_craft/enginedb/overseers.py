@@ -1,22 +1,13 @@
-"""The overseer's leadership, its row in AUD_OVERSEERS, the runs it looks at, and its wake-ups.
-
-Leadership is a lock that lives as long as the leading process: a PostgreSQL session advisory
-lock on a dedicated connection, or an exclusive file lock beside an SQLite Engine DB. A
-process killed with -9 loses it with its connection or file descriptor, so the next server
-takes over without anyone cleaning up.
-"""
+"""The overseer's row in AUD_OVERSEERS, the runs it looks at, and its wake-ups (its
+leadership is enginedb/leadership)."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import IO
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import RunStatus
@@ -45,42 +36,6 @@ class LiveRun:
     def free_for(self, owner: str) -> bool:
         """Nobody else holds it: unowned, ours, or its holder's lease ran out."""
         return self.owner_id is None or self.owner_id == owner or self.lease_expired
-
-
-class Leadership:
-    """Holds the overseer lock from ``acquire`` until ``release`` or the process ends."""
-
-    def __init__(self, engine: EngineDB) -> None:
-        self.engine = engine
-        self._stack = ExitStack()
-        self._file: IO[bytes] | None = None
-
-    def acquire(self) -> bool:
-        """Take the lock if it is free; False (holding nothing) when another process has it."""
-        if self._locked():
-            return True
-        self.release()
-        return False
-
-    def _locked(self) -> bool:
-        if self.engine.dialect == "postgresql":
-            conn = self._stack.enter_context(self.engine.session())
-            return bool(conn.scalar("try_overseer_lock"))
-        path = _sqlite_lock_path(self.engine)
-        handle = self._stack.enter_context(path.open("ab"))
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        self._file = handle
-        return True
-
-    def release(self) -> None:
-        if self._file is not None:
-            fcntl.flock(self._file, fcntl.LOCK_UN)
-            self._file = None
-        self._stack.close()
-        self._stack = ExitStack()
 
 
 def register_overseer(conn: EngineConnection, overseer_id: str, version: str) -> None:
@@ -136,10 +91,3 @@ def runs_of_news(
         task_run_ids=json.dumps(sorted(set(task_run_ids))),
     )
     return {int(row["pipeline_run_id"]) for row in rows}
-
-
-def _sqlite_lock_path(engine: EngineDB) -> Path:
-    database = engine.url.database
-    if not database or database == ":memory:":
-        raise ValueError("an in-memory SQLite Engine DB can't be shared with an overseer")
-    return Path(f"{database}.overseer.lock")

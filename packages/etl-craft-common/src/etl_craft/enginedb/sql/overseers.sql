@@ -1,7 +1,9 @@
 -- name: register_overseer --
--- The overseer that just took the lead records itself.
+-- The overseer that just took the lead records itself (again, when it leads anew after standing by).
 INSERT INTO AUD_OVERSEERS (OVERSEER_ID, HOST, PID, VERSION, STARTED_AT, HEARTBEAT_AT)
-VALUES (:overseer_id, :host, :pid, :version, etl_craft_now(), etl_craft_now());
+VALUES (:overseer_id, :host, :pid, :version, etl_craft_now(), etl_craft_now())
+ON CONFLICT (OVERSEER_ID) DO UPDATE
+   SET STARTED_AT = excluded.STARTED_AT, HEARTBEAT_AT = excluded.HEARTBEAT_AT, STOPPED_AT = NULL;
 
 -- name: beat_overseer --
 -- The leading overseer's heartbeat.
@@ -13,10 +15,12 @@ UPDATE AUD_OVERSEERS SET STOPPED_AT = etl_craft_now(), HEARTBEAT_AT = etl_craft_
  WHERE OVERSEER_ID = :overseer_id;
 
 -- name: latest_overseer --
--- The overseer that beat last and has not stopped: the one a second server names.
-SELECT OVERSEER_ID AS overseer_id, HOST AS host, PID AS pid, HEARTBEAT_AT AS heartbeat_at
-  FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL
- ORDER BY HEARTBEAT_AT DESC LIMIT 1;
+-- The overseer that holds the current leadership epoch, else the one that beat last, and has not stopped: the one a second server names.
+SELECT o.OVERSEER_ID AS overseer_id, o.HOST AS host, o.PID AS pid, o.HEARTBEAT_AT AS heartbeat_at
+  FROM AUD_OVERSEERS o
+  LEFT JOIN AUD_LEADERSHIP l ON l.OVERSEER_ID = o.OVERSEER_ID
+ WHERE o.STOPPED_AT IS NULL
+ ORDER BY CASE WHEN l.OVERSEER_ID IS NULL THEN 1 ELSE 0 END, o.HEARTBEAT_AT DESC LIMIT 1;
 
 -- name: overseer_runs --
 -- Live runs an overseer looks at, most urgent first, with who holds them and whether a queued one has pipeline gates.
@@ -39,3 +43,20 @@ SELECT min(STARTED_AT) AS started_at FROM AUD_OVERSEERS;
 -- name: latest_metadata_change --
 -- The newest change to any CFG_ row (NULL before any): while it stays, the metadata has not changed.
 SELECT max(CHANGE_ID) AS change_id FROM AUD_METADATA_CHANGES;
+
+-- name: take_leadership --
+-- The overseer that just took the leadership lock starts the next epoch; every earlier leader's writes are refused from its commit on.
+INSERT INTO AUD_LEADERSHIP (LEADER_ROLE, EPOCH, OVERSEER_ID, TAKEN_AT)
+VALUES ('overseer', 1, :overseer_id, etl_craft_now())
+ON CONFLICT (LEADER_ROLE) DO UPDATE
+   SET EPOCH = AUD_LEADERSHIP.EPOCH + 1, OVERSEER_ID = excluded.OVERSEER_ID, TAKEN_AT = excluded.TAKEN_AT
+RETURNING EPOCH AS epoch;
+
+-- name: hold_leadership --
+-- A leader-only write goes on only while its epoch is the current one (SQLite: the write lock already keeps a takeover out until it commits).
+SELECT EPOCH AS epoch FROM AUD_LEADERSHIP WHERE LEADER_ROLE = 'overseer' AND EPOCH = :epoch;
+
+-- name: current_leadership --
+-- Who holds the current epoch, and since when; none before any overseer led.
+SELECT EPOCH AS epoch, OVERSEER_ID AS overseer_id, TAKEN_AT AS taken_at
+  FROM AUD_LEADERSHIP WHERE LEADER_ROLE = 'overseer';

@@ -953,3 +953,15 @@ COMMENT ON COLUMN AUD_DOWNSTREAM_RERUNS.REQUESTED_AT IS 'When the rerun was queu
 COMMENT ON COLUMN AUD_DOWNSTREAM_RERUNS.REQUESTED_BY IS 'Who queued it; the later stages are recorded in their name.';
 COMMENT ON COLUMN AUD_DOWNSTREAM_RERUNS.REQUESTED_BY_KIND IS 'The kind of that actor.';
 COMMENT ON COLUMN AUD_DOWNSTREAM_RERUNS.SETTLED_AT IS 'When nothing more was left to redo (or a later rerun of the run replaced it); NULL while pending.';
+
+CREATE TABLE AUD_LEADERSHIP (
+    LEADER_ROLE VARCHAR(32) NOT NULL CONSTRAINT PK_AUD_LEADERSHIP PRIMARY KEY,
+    EPOCH BIGINT NOT NULL CONSTRAINT CK_AUD_LEADERSHIP_EPOCH CHECK (EPOCH > 0),
+    OVERSEER_ID VARCHAR(256) NOT NULL,
+    TAKEN_AT TIMESTAMPTZ NOT NULL
+);
+COMMENT ON TABLE AUD_LEADERSHIP IS 'Who leads: one row per leader role (overseer), whose epoch grows at every takeover; every leader-only write checks it holds the current epoch.';
+COMMENT ON COLUMN AUD_LEADERSHIP.LEADER_ROLE IS 'The role led: overseer.';
+COMMENT ON COLUMN AUD_LEADERSHIP.EPOCH IS 'Grows by one each time a process takes the lead; a write carrying an older epoch is refused.';
+COMMENT ON COLUMN AUD_LEADERSHIP.OVERSEER_ID IS 'The overseer that took the current epoch (its owner id).';
+COMMENT ON COLUMN AUD_LEADERSHIP.TAKEN_AT IS 'When it took it.';

@@ -14,3 +14,11 @@ SELECT DISTINCT t.PIPELINE_RUN_ID AS pipeline_run_id
     OR t.TASK_RUN_ID IN (
        SELECT a.TASK_RUN_ID FROM AUD_TASK_ATTEMPTS a
         WHERE a.ATTEMPT_ID IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(:attempt_ids AS JSON))));
+
+-- name: hold_leadership --
+-- A leader-only write goes on only while its epoch is the current one; the share lock keeps a takeover waiting until the write commits, so no write of an older epoch lands after it.
+SELECT EPOCH AS epoch FROM AUD_LEADERSHIP WHERE LEADER_ROLE = 'overseer' AND EPOCH = :epoch FOR SHARE;
+
+-- name: leadership_session_alive --
+-- The leader's lock session still answers: PostgreSQL frees a session's advisory locks only when it ends.
+SELECT 1 AS alive;
