@@ -29,6 +29,7 @@ from etl_craft.enginedb.migrations import (
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.audit import MetadataChangeEntry, change_entry
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.metadata.spec_change import SpecChange
 from etl_craft.operations.metadata_edit_checks import MetadataEdit, check_edit, rows_problem
 from etl_craft.operations.metadata_edit_sql import delete_sql, insert_sql, update_sql
 from etl_craft.operations.migrate_validation import (
@@ -46,6 +47,9 @@ __all__ = [
     "MetadataEdit",
     "MigrationConflictError",
     "apply_edit",
+    "apply_previewed",
+    "confirm",
+    "edit_batch",
     "preview_edit",
     "write_new_file",
 ]
@@ -66,6 +70,7 @@ class EditPreview:
     changes: tuple[MetadataChangeEntry, ...]  # the CFG_ rows the file changes, before and after
     validation: ValidateReport | None  # validate on the pipelines the file changes
     refusal: str | None  # why applying is refused; None when it may be applied
+    spec: SpecChange | None = None  # the spec file that defines the pipeline, when one does
 
     @property
     def refused(self) -> bool:
@@ -81,6 +86,7 @@ class AppliedEdit:
     sql: str
     changes: tuple[MetadataChangeEntry, ...]
     action_id: int
+    spec: SpecChange | None = None
 
 
 def preview_edit(ctx: OperationContext, edits: Edits, *, title: str | None = None) -> EditPreview:
@@ -88,7 +94,7 @@ def preview_edit(ctx: OperationContext, edits: Edits, *, title: str | None = Non
 
     ``title`` names the file (NNNN_<title>.sql); the first edit names it otherwise.
     """
-    batch = _batch(edits)
+    batch = edit_batch(edits)
     folder = _migrations_dir(ctx)
     version = next_project_version(ctx.engine, project_code=ctx.project_code, folder=folder)
     name = file_name(version, batch) if title is None else titled_name(version, title)
@@ -117,6 +123,12 @@ def apply_edit(ctx: OperationContext, edits: Edits, expected_file_name: str) -> 
     the project's next file is another one by now, or when the preview refuses it. A failure
     leaves neither the file nor any applied row."""
     preview = preview_edit(ctx, edits)
+    confirm(preview, expected_file_name)
+    return apply_previewed(ctx, preview)
+
+
+def confirm(preview: EditPreview, expected_file_name: str) -> None:
+    """Refuse a preview that is not the one confirmed, or that may not be applied."""
     if preview.file_name != expected_file_name:
         raise MigrationConflictError(
             f"the edit was previewed as {expected_file_name}, but the project's next migration "
@@ -125,6 +137,10 @@ def apply_edit(ctx: OperationContext, edits: Edits, expected_file_name: str) -> 
         )
     if preview.refusal is not None:
         raise MetadataError(preview.refusal)
+
+
+def apply_previewed(ctx: OperationContext, preview: EditPreview) -> AppliedEdit:
+    """Write a confirmed preview's file and apply it with migrate; the file goes on failure."""
     path = write_new_file(_migrations_dir(ctx), preview.file_name, preview.sql)
     try:
         report = migrate(ctx)
@@ -195,7 +211,7 @@ class _Rehearsal:
         return judge
 
 
-def _batch(edits: Edits) -> tuple[MetadataEdit, ...]:
+def edit_batch(edits: Edits) -> tuple[MetadataEdit, ...]:
     batch = (edits,) if isinstance(edits, MetadataEdit) else edits
     if not batch:
         raise UsageError("the edit holds no change; fill in the form first")
