@@ -171,3 +171,25 @@ def test_an_edit_the_spec_cant_take_in_place_is_refused_with_the_file_to_edit(de
     assert REMEDY.format("si_client_beta") in html.unescape(preview.text)
     assert "the editor changes a spec&#39;s values only" in preview.text
     assert migration_files(demo) == files
+
+
+def test_a_spec_changed_after_the_preview_refuses_the_confirm(demo: Ui) -> None:
+    beta = {"pipeline": "si_client_beta"}
+    preview = demo.post(
+        "admin", "/metadata/preview", change_form(demo, EditKind.PIPELINE, beta, SLA_MINUTES="30")
+    )
+    assert preview.status_code == 200, preview.text
+    spec = demo.project.root / "pipelines" / "si_client_beta.yml"
+    theirs = spec.read_text().replace("max_parallel_tasks: 4", "max_parallel_tasks: 2")
+    spec.write_text(theirs)
+    files = migration_files(demo)
+
+    answer = demo.post("admin", "/metadata/apply", confirm_fields(preview.text))
+
+    assert answer.status_code == 409
+    assert (
+        "pipelines/si_client_beta.yml is not the text the edit was previewed on"
+        in html.unescape(answer.text)
+    )
+    assert spec.read_text() == theirs
+    assert migration_files(demo) == files

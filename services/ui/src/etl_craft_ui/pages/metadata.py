@@ -109,7 +109,9 @@ def metadata_preview(request: Request, session: SignedIn, ctx: Admin, form: Form
 @router.post("/metadata/apply")
 def metadata_apply(request: Request, session: SignedIn, ctx: Admin, form: Form) -> HTMLResponse:
     edits = edits_of(ctx, form)
-    applied = apply_metadata_edit(ctx, edits, form.get("expected_file_name", ""))
+    applied = apply_metadata_edit(
+        ctx, edits, form.get("expected_file_name", ""), form.get("expected_spec_digest", "")
+    )
     return render(
         request,
         "metadata_applied.html",

@@ -9,6 +9,7 @@ refuses and names the file to edit instead. Any other pipeline's edit is a migra
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -29,6 +30,7 @@ from etl_craft.operations.metadata_edits import (
     EditPreview,
     Edits,
     MetadataEdit,
+    MigrationConflictError,
     apply_edit,
     apply_previewed,
     confirm,
@@ -75,16 +77,23 @@ def preview_metadata_edit(ctx: OperationContext, edits: Edits) -> EditPreview:
 
 
 def apply_metadata_edit(
-    ctx: OperationContext, edits: Edits, expected_file_name: str
+    ctx: OperationContext, edits: Edits, expected_file_name: str, expected_spec_digest: str = ""
 ) -> AppliedEdit:
     """Write what the preview named, the spec file first when one defines the pipeline, and
-    apply the migration; a failure leaves the spec, the migrations and the rows as they were."""
+    apply the migration; a failure leaves the spec, the migrations and the rows as they were.
+
+    ``expected_spec_digest`` is the previewed SpecChange's: a spec changed since is refused."""
     batch = edit_batch(edits)
     found = _defined(ctx, batch[0].key["pipeline"])
     if found is None:
         return apply_edit(ctx, batch, expected_file_name)
     planned = _spec_preview(ctx, found, batch)
     confirm(planned.preview, expected_file_name)
+    if _digest(found.spec.source) != expected_spec_digest:
+        raise MigrationConflictError(
+            f"{found.file} is not the text the edit was previewed on: it changed meanwhile, or "
+            "the preview was of a pipeline no spec defined; preview the edit again"
+        )
     if planned.text is None:  # confirm refuses such a preview; this keeps the types honest
         raise NotInPlace(f"{found.file} can't take the edit")
     source = found.spec.source
@@ -114,12 +123,14 @@ def _spec_preview(
     except NotInPlace as error:
         why = _remedy(found.file, f"the edit can't be made to the spec in place: {error}")
         refused = replace(preview_edit(ctx, edits), refusal=why)
-        return _SpecPreview(replace(refused, spec=SpecChange(found.file, "", why)), None)
+        change = SpecChange(found.file, "", why, _digest(found.spec.source))
+        return _SpecPreview(replace(refused, spec=change), None)
     plan = planned_edits(ctx, _with_edited(found, load_edited(found.spec, text)))
     preview = preview_edit(ctx, plan, title=plan_title(plan))
     unwritable = _unwritable(found)
     refusal = None if unwritable is None else _remedy(found.file, unwritable)
-    change = SpecChange(found.file, spec_diff(found.spec.source, found.file, text), refusal)
+    diff = spec_diff(found.spec.source, found.file, text)
+    change = SpecChange(found.file, diff, refusal, _digest(found.spec.source))
     return _SpecPreview(replace(preview, spec=change, refusal=refusal or preview.refusal), text)
 
 
@@ -154,6 +165,10 @@ def _unwritable(found: _Defined) -> str | None:
     except OSError as error:
         return f"the editor can't write {found.file} ({error.strerror})"
     return None
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _write_whole(path: Path, text: str) -> None:

@@ -16,3 +16,4 @@ class SpecChange:
     file: str  # relative to the project folder, as pipelines/orders.yml
     diff: str  # a unified diff of the file
     refusal: str | None
+    digest: str  # of the file's text the diff was made from: applying needs the same text
