@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -52,6 +53,7 @@ __all__ = [
     "edit_batch",
     "preview_edit",
     "write_new_file",
+    "written_aside",
 ]
 # One edit, or several that make sense only together (a new task with its parameters).
 Edits = MetadataEdit | tuple[MetadataEdit, ...]
@@ -233,19 +235,30 @@ def write_new_file(folder: Path, name: str, sql: str) -> Path:
     """Write ``name`` whole or not at all, and never over a file that exists by then."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
-    # A dot name is skipped by migrate, so a half-written file is never taken for a migration.
-    handle, temporary = tempfile.mkstemp(prefix=".edit-", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(sql)
-            out.flush()
-            os.fsync(out.fileno())
-        os.link(temporary, target)
+        with written_aside(folder, sql) as temporary:
+            os.link(temporary, target)
     except FileExistsError as error:
         raise MigrationConflictError(
             f"migration {name} appeared in {folder} while the edit was applied: another edit "
             "took its number; preview the edit again"
         ) from error
-    finally:
-        Path(temporary).unlink()
     return target
+
+
+@contextmanager
+def written_aside(folder: Path, text: str) -> Iterator[Path]:
+    """``text`` in a file of its own in ``folder``, on disk whole; gone again on the way out.
+
+    A dot name is skipped by migrate and by the spec loader, so a half-written file is never
+    taken for a migration or a spec: link or move it into place.
+    """
+    handle, temporary = tempfile.mkstemp(prefix=".edit-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        yield Path(temporary)
+    finally:
+        Path(temporary).unlink(missing_ok=True)

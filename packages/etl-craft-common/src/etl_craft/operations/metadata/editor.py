@@ -10,7 +10,6 @@ refuses and names the file to edit instead. Any other pipeline's edit is a migra
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
@@ -36,6 +35,7 @@ from etl_craft.operations.metadata_edits import (
     confirm,
     edit_batch,
     preview_edit,
+    written_aside,
 )
 from etl_craft.operations.spec_plan import plan_title, planned_edits
 from etl_craft.specs.loader import load_specs
@@ -172,14 +172,7 @@ def _digest(path: Path) -> str:
 
 
 def _write_whole(path: Path, text: str) -> None:
-    """Replace ``path``'s text whole or not at all (a dot name is no spec while half-written)."""
-    handle, temporary = tempfile.mkstemp(prefix=".edit-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
+    """Replace ``path``'s text whole or not at all, keeping its permissions."""
+    with written_aside(path.parent, text) as temporary:
         shutil.copymode(path, temporary)
-        Path(temporary).replace(path)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.replace(path)
