@@ -48,13 +48,13 @@ def setting(pipeline: str, before: int, after: int) -> MetadataEdit:
 
 
 def test_an_instance_that_sets_the_value_has_it_changed(tmp_path: Path) -> None:
-    edited = edited_text(pipelines(tmp_path)["beta"], (setting("beta", 2, 3),))
+    edited = edited_text(pipelines(tmp_path)["beta"], TEMPLATE, (setting("beta", 2, 3),))
 
     assert edited == TEMPLATE.replace("max_parallel_tasks: 2", "max_parallel_tasks: 3")
 
 
 def test_an_instance_that_shares_the_value_gets_its_own(tmp_path: Path) -> None:
-    edited = edited_text(pipelines(tmp_path)["alpha"], (setting("alpha", 4, 3),))
+    edited = edited_text(pipelines(tmp_path)["alpha"], TEMPLATE, (setting("alpha", 4, 3),))
 
     assert edited == TEMPLATE.replace(
         "    parameters: {CLIENT: alpha}\n",
@@ -71,4 +71,4 @@ def test_a_task_value_no_instance_can_hold_in_place_is_refused(tmp_path: Path) -
     )
 
     with pytest.raises(NotInPlace, match="instances/alpha/tasks/load/target can't be set"):
-        edited_text(pipelines(tmp_path)["alpha"], (target,))
+        edited_text(pipelines(tmp_path)["alpha"], TEMPLATE, (target,))

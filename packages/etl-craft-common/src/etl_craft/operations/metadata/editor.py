@@ -58,6 +58,7 @@ class _Defined:
 @dataclass(frozen=True)
 class _SpecPreview:
     preview: EditPreview
+    original: str  # the spec's text the preview was made from
     text: str | None  # the spec's new text; None when the spec can't take the edit
 
 
@@ -89,7 +90,7 @@ def apply_metadata_edit(
         return apply_edit(ctx, batch, expected_file_name)
     planned = _spec_preview(ctx, found, batch)
     confirm(planned.preview, expected_file_name)
-    if _digest(found.spec.source) != expected_spec_digest:
+    if planned.preview.spec is None or planned.preview.spec.digest != expected_spec_digest:
         raise MigrationConflictError(
             f"{found.file} is not the text the edit was previewed on: it changed meanwhile, or "
             "the preview was of a pipeline no spec defined; preview the edit again"
@@ -97,12 +98,11 @@ def apply_metadata_edit(
     if planned.text is None:  # confirm refuses such a preview; this keeps the types honest
         raise NotInPlace(f"{found.file} can't take the edit")
     source = found.spec.source
-    original = source.read_text(encoding="utf-8")
     _write_whole(source, planned.text)
     try:
         applied = apply_previewed(ctx, planned.preview)
     except BaseException:
-        _write_whole(source, original)
+        _write_whole(source, planned.original)
         raise
     return replace(applied, spec=planned.preview.spec)
 
@@ -118,20 +118,23 @@ def _defined(ctx: OperationContext, pipeline: str) -> _Defined | None:
 def _spec_preview(
     ctx: OperationContext, found: _Defined, edits: tuple[MetadataEdit, ...]
 ) -> _SpecPreview:
+    original = found.spec.source.read_text(encoding="utf-8")
+    digest = hashlib.sha256(original.encode("utf-8")).hexdigest()
     try:
-        text = edited_text(found.spec, edits)
+        text = edited_text(found.spec, original, edits)
     except NotInPlace as error:
         why = _remedy(found.file, f"the edit can't be made to the spec in place: {error}")
         refused = replace(preview_edit(ctx, edits), refusal=why)
-        change = SpecChange(found.file, "", why, _digest(found.spec.source))
-        return _SpecPreview(replace(refused, spec=change), None)
+        change = SpecChange(found.file, "", why, digest)
+        return _SpecPreview(replace(refused, spec=change), original, None)
     plan = planned_edits(ctx, _with_edited(found, load_edited(found.spec, text)))
     preview = preview_edit(ctx, plan, title=plan_title(plan))
     unwritable = _unwritable(found)
     refusal = None if unwritable is None else _remedy(found.file, unwritable)
-    diff = spec_diff(found.spec.source, found.file, text)
-    change = SpecChange(found.file, diff, refusal, _digest(found.spec.source))
-    return _SpecPreview(replace(preview, spec=change, refusal=refusal or preview.refusal), text)
+    change = SpecChange(found.file, spec_diff(found.file, original, text), refusal, digest)
+    return _SpecPreview(
+        replace(preview, spec=change, refusal=refusal or preview.refusal), original, text
+    )
 
 
 def _with_edited(found: _Defined, edited: tuple[PipelineSpec, ...]) -> tuple[PipelineSpec, ...]:
@@ -165,10 +168,6 @@ def _unwritable(found: _Defined) -> str | None:
     except OSError as error:
         return f"the editor can't write {found.file} ({error.strerror})"
     return None
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _write_whole(path: Path, text: str) -> None:

@@ -59,9 +59,10 @@ class NotInPlace(MetadataError):  # noqa: N818 - it names the condition, as Spec
     """Why the spec's text can't take the edit in place."""
 
 
-def edited_text(spec: PipelineSpec, edits: tuple[MetadataEdit, ...]) -> str:
-    """The spec file's text with ``edits`` made; NotInPlace when it can't be done safely."""
-    text = spec.source.read_text(encoding="utf-8")
+def edited_text(spec: PipelineSpec, original: str, edits: tuple[MetadataEdit, ...]) -> str:
+    """The spec file's ``original`` text with ``edits`` made; NotInPlace when it can't be done
+    safely."""
+    text = original
     # A template's instance sets its own values under instances/<code>; the template's are
     # every instance's, which an edit of one pipeline must not change.
     prefix: KeyPath = (INSTANCES, spec.code) if INSTANCES in yaml.safe_load(text) else ()
@@ -77,12 +78,11 @@ def edited_text(spec: PipelineSpec, edits: tuple[MetadataEdit, ...]) -> str:
             if changed is None:
                 raise NotInPlace(f"{'/'.join(paths[0])} can't be set to {value!r} in place")
             text = changed
-    _check(spec, text, edits)
+    _check(spec, original, text, edits)
     return text
 
 
-def spec_diff(path: Path, relative: str, after: str) -> str:
-    before = path.read_text(encoding="utf-8")
+def spec_diff(relative: str, before: str, after: str) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), relative, relative
     )
@@ -139,10 +139,9 @@ def _yaml_value(edit: MetadataEdit, column: str, value: FieldValue) -> YamlValue
     return value
 
 
-def _check(spec: PipelineSpec, text: str, edits: tuple[MetadataEdit, ...]) -> None:
+def _check(spec: PipelineSpec, original: str, text: str, edits: tuple[MetadataEdit, ...]) -> None:
     """Refuse a text whose rows are not the spec's rows with exactly ``edits`` made."""
-    siblings = load_edited(spec, spec.source.read_text(encoding="utf-8"))
-    wanted = _rows(siblings)
+    wanted = _rows(load_edited(spec, original))
     for edit in edits:
         identity = (edit.kind.value, tuple((n, edit.key[n]) for n in edit.spec.key_names))
         if identity not in wanted:
@@ -152,7 +151,7 @@ def _check(spec: PipelineSpec, text: str, edits: tuple[MetadataEdit, ...]) -> No
     if found != wanted:
         moved = sorted({i for i in {*found, *wanted} if found.get(i) != wanted.get(i)})
         names = ", ".join(f"{kind} ({', '.join(v for _, v in key)})" for kind, key in moved)
-        raise NotInPlace(f"the edited spec changes more than the edit: {names}")
+        raise NotInPlace(f"the edited spec changes other rows than the edit's: {names}")
 
 
 Identity = tuple[str, tuple[tuple[str, str], ...]]
