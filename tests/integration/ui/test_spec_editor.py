@@ -193,3 +193,19 @@ def test_a_spec_changed_after_the_preview_refuses_the_confirm(demo: Ui) -> None:
     )
     assert spec.read_text() == theirs
     assert migration_files(demo) == files
+
+
+def test_a_spec_that_cant_be_read_keeps_the_pages_up_and_refuses_the_preview(demo: Ui) -> None:
+    broken = demo.project.root / "pipelines" / "zz_broken.yml"
+    broken.write_text("description: [unclosed\n")
+    try:
+        page = demo.get("admin", "/metadata/pipelines/si_reference")
+        form = change_form(demo, EditKind.PIPELINE, {"pipeline": "si_reference"}, PRIORITY="3")
+        preview = demo.post("admin", "/metadata/preview", form)
+    finally:
+        broken.unlink()
+
+    assert page.status_code == 200
+    assert preview.status_code == 409
+    assert "pipelines/zz_broken.yml" in preview.text
+    assert "text YAML can" in html.unescape(preview.text)

@@ -39,7 +39,7 @@ from etl_craft.operations.metadata_edits import (
 )
 from etl_craft.operations.spec_plan import plan_title, planned_edits
 from etl_craft.specs.loader import load_specs
-from etl_craft.specs.model import PipelineSpec
+from etl_craft.specs.model import PipelineSpec, SpecError
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,14 @@ class _SpecPreview:
 
 
 def defining_spec_file(ctx: OperationContext, pipeline: str) -> str | None:
-    """The spec file that defines ``pipeline``, relative to the project; None without one."""
-    found = _defined(ctx, pipeline)
+    """The spec file that defines ``pipeline``, relative to the project; None without one.
+
+    A spec that can't be read names no pipeline here: the pages that show this stay up, and a
+    preview of an edit reports the spec's error."""
+    try:
+        found = _defined(ctx, pipeline)
+    except SpecError:
+        return None
     return None if found is None else found.file
 
 
