@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -29,6 +30,7 @@ from etl_craft.enginedb.migrations import (
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.audit import MetadataChangeEntry, change_entry
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.metadata.spec_change import SpecChange
 from etl_craft.operations.metadata_edit_checks import MetadataEdit, check_edit, rows_problem
 from etl_craft.operations.metadata_edit_sql import delete_sql, insert_sql, update_sql
 from etl_craft.operations.migrate_validation import (
@@ -46,8 +48,12 @@ __all__ = [
     "MetadataEdit",
     "MigrationConflictError",
     "apply_edit",
+    "apply_previewed",
+    "confirm",
+    "edit_batch",
     "preview_edit",
     "write_new_file",
+    "written_aside",
 ]
 # One edit, or several that make sense only together (a new task with its parameters).
 Edits = MetadataEdit | tuple[MetadataEdit, ...]
@@ -66,6 +72,7 @@ class EditPreview:
     changes: tuple[MetadataChangeEntry, ...]  # the CFG_ rows the file changes, before and after
     validation: ValidateReport | None  # validate on the pipelines the file changes
     refusal: str | None  # why applying is refused; None when it may be applied
+    spec: SpecChange | None = None  # the spec file that defines the pipeline, when one does
 
     @property
     def refused(self) -> bool:
@@ -81,6 +88,7 @@ class AppliedEdit:
     sql: str
     changes: tuple[MetadataChangeEntry, ...]
     action_id: int
+    spec: SpecChange | None = None
 
 
 def preview_edit(ctx: OperationContext, edits: Edits, *, title: str | None = None) -> EditPreview:
@@ -88,7 +96,7 @@ def preview_edit(ctx: OperationContext, edits: Edits, *, title: str | None = Non
 
     ``title`` names the file (NNNN_<title>.sql); the first edit names it otherwise.
     """
-    batch = _batch(edits)
+    batch = edit_batch(edits)
     folder = _migrations_dir(ctx)
     version = next_project_version(ctx.engine, project_code=ctx.project_code, folder=folder)
     name = file_name(version, batch) if title is None else titled_name(version, title)
@@ -117,6 +125,12 @@ def apply_edit(ctx: OperationContext, edits: Edits, expected_file_name: str) -> 
     the project's next file is another one by now, or when the preview refuses it. A failure
     leaves neither the file nor any applied row."""
     preview = preview_edit(ctx, edits)
+    confirm(preview, expected_file_name)
+    return apply_previewed(ctx, preview)
+
+
+def confirm(preview: EditPreview, expected_file_name: str) -> None:
+    """Refuse a preview that is not the one confirmed, or that may not be applied."""
     if preview.file_name != expected_file_name:
         raise MigrationConflictError(
             f"the edit was previewed as {expected_file_name}, but the project's next migration "
@@ -125,6 +139,10 @@ def apply_edit(ctx: OperationContext, edits: Edits, expected_file_name: str) -> 
         )
     if preview.refusal is not None:
         raise MetadataError(preview.refusal)
+
+
+def apply_previewed(ctx: OperationContext, preview: EditPreview) -> AppliedEdit:
+    """Write a confirmed preview's file and apply it with migrate; the file goes on failure."""
     path = write_new_file(_migrations_dir(ctx), preview.file_name, preview.sql)
     try:
         report = migrate(ctx)
@@ -195,7 +213,7 @@ class _Rehearsal:
         return judge
 
 
-def _batch(edits: Edits) -> tuple[MetadataEdit, ...]:
+def edit_batch(edits: Edits) -> tuple[MetadataEdit, ...]:
     batch = (edits,) if isinstance(edits, MetadataEdit) else edits
     if not batch:
         raise UsageError("the edit holds no change; fill in the form first")
@@ -217,19 +235,30 @@ def write_new_file(folder: Path, name: str, sql: str) -> Path:
     """Write ``name`` whole or not at all, and never over a file that exists by then."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
-    # A dot name is skipped by migrate, so a half-written file is never taken for a migration.
-    handle, temporary = tempfile.mkstemp(prefix=".edit-", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(sql)
-            out.flush()
-            os.fsync(out.fileno())
-        os.link(temporary, target)
+        with written_aside(folder, sql) as temporary:
+            os.link(temporary, target)
     except FileExistsError as error:
         raise MigrationConflictError(
             f"migration {name} appeared in {folder} while the edit was applied: another edit "
             "took its number; preview the edit again"
         ) from error
-    finally:
-        Path(temporary).unlink()
     return target
+
+
+@contextmanager
+def written_aside(folder: Path, text: str) -> Iterator[Path]:
+    """``text`` in a file of its own in ``folder``, on disk whole; gone again on the way out.
+
+    A dot name is skipped by migrate and by the spec loader, so a half-written file is never
+    taken for a migration or a spec: link or move it into place.
+    """
+    handle, temporary = tempfile.mkstemp(prefix=".edit-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        yield Path(temporary)
+    finally:
+        Path(temporary).unlink(missing_ok=True)

@@ -19,7 +19,7 @@ from etl_craft.config.project import Project
 from etl_craft.core.errors import MetadataError, UsageError
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.lineage import StoredTrace, stored_traces
-from etl_craft.enginedb.metadata import read_project_metadata
+from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from etl_craft.lineage import LineageGraph
 from etl_craft.lineage.build import LineageBuild, build_lineage
 from etl_craft.operations.context import OperationContext
@@ -80,6 +80,35 @@ def plan_specs(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
             f"found no pipeline spec in {_pipelines_dir(ctx)}; expected pipelines/<code>.yml "
             "files: write one (see the pipeline specs guide) or use migrations/ alone"
         )
+    planning = _planning(ctx, specs)
+    edits, build, codes = planning.edits, planning.build, {spec.code for spec in specs}
+    effects = _Effects(
+        tuple(f"{t.name}: {t.problem}" for t in build.graph.untraced() if t.pipeline_code in codes),
+        dag_changes(edits),
+        affected_tasks(edits, build.graph, planning.after, _changed_sql(build, planning.stored)),
+        schedule_ticks(edits, planning.metadata, planning.after, now or utc_now()),
+    )
+    return _planned(ctx, specs, edits, planning.inferred, effects)
+
+
+def planned_edits(
+    ctx: OperationContext, specs: tuple[PipelineSpec, ...]
+) -> tuple[MetadataEdit, ...]:
+    """The edits plan would write for ``specs``: the project's, or a changed copy of them."""
+    return _planning(ctx, specs).edits
+
+
+@dataclass(frozen=True)
+class _Planning:
+    metadata: ProjectMetadata
+    stored: Mapping[int, StoredTrace]
+    after: ProjectMetadata  # the metadata once the specs are applied
+    build: LineageBuild
+    inferred: tuple[InferredEdge, ...]
+    edits: tuple[MetadataEdit, ...]
+
+
+def _planning(ctx: OperationContext, specs: tuple[PipelineSpec, ...]) -> _Planning:
     with ctx.engine.read() as conn:
         metadata = read_project_metadata(conn, ctx.project_code)
         stored = stored_traces(conn, metadata.project_id)
@@ -91,15 +120,7 @@ def plan_specs(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
         PipelineRows(s.code, spec_rows(s, written_edges(_of(inferred, s))), current[s.code])
         for s in specs
     ]
-    edits = edits_of(rows)
-    codes = {spec.code for spec in specs}
-    effects = _Effects(
-        tuple(f"{t.name}: {t.problem}" for t in build.graph.untraced() if t.pipeline_code in codes),
-        dag_changes(edits),
-        affected_tasks(edits, build.graph, after, _changed_sql(build, stored)),
-        schedule_ticks(edits, metadata, after, now or utc_now()),
-    )
-    return _planned(ctx, specs, edits, inferred, effects)
+    return _Planning(metadata, stored, after, build, inferred, edits_of(rows))
 
 
 def _changed_sql(build: LineageBuild, stored: Mapping[int, StoredTrace]) -> set[int]:
@@ -142,7 +163,7 @@ def _planned(
 ) -> SpecPlan:
     file_name = sql = refusal = None
     if edits:
-        preview = preview_edit(ctx, edits, title="plan_" + "_".join(_touched(edits)))
+        preview = preview_edit(ctx, edits, title=plan_title(edits))
         file_name, sql, refusal = preview.file_name, preview.sql, preview.refusal
     return SpecPlan(
         project=ctx.project_code,
@@ -166,8 +187,9 @@ def _row_change(edit: MetadataEdit) -> RowChange:
     return RowChange(verb, edit.kind.value, dict(edit.key), before, after)
 
 
-def _touched(edits: tuple[MetadataEdit, ...]) -> list[str]:
-    return list(dict.fromkeys(edit.key["pipeline"] for edit in edits))
+def plan_title(edits: tuple[MetadataEdit, ...]) -> str:
+    """What names the plan's migration file: the pipelines it touches."""
+    return "plan_" + "_".join(dict.fromkeys(edit.key["pipeline"] for edit in edits))
 
 
 def _uses(spec: PipelineSpec, graph: LineageGraph) -> dict[str, TableUse]:

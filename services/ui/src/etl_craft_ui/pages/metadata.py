@@ -2,9 +2,11 @@
 
 Each save goes form -> preview (the file's name and SQL, the CFG_ rows before and after,
 validate on the pipelines it changes) -> confirm, which writes the file and applies it with
-migrate as the signed-in token. Changing metadata needs the admin role: the API gives operators
-run controls only, and the roles' own split (a developer role for metadata, S7.B) does not exist
-yet, so the highest role guards it until it does.
+migrate as the signed-in token. For a pipeline that a spec file defines, the preview adds the
+spec's diff, the file is the migration plan would write, and confirm writes the spec too.
+Changing metadata needs the admin role: the API gives operators run controls only, and the
+roles' own split (a developer role for metadata, S7.B) does not exist yet, so the highest role
+guards it until it does.
 """
 
 from __future__ import annotations
@@ -17,8 +19,12 @@ from fastapi.responses import HTMLResponse
 
 from etl_craft.core.enums import EditKind
 from etl_craft.operations.inspect import list_pipelines
+from etl_craft.operations.metadata.editor import (
+    apply_metadata_edit,
+    defining_spec_file,
+    preview_metadata_edit,
+)
 from etl_craft.operations.metadata_edit_kinds import SPECS, FieldValue, spec_of
-from etl_craft.operations.metadata_edits import apply_edit, preview_edit
 from etl_craft.operations.metadata_objects import pipeline_metadata
 from etl_craft_ui.forms import Form
 from etl_craft_ui.metadata_forms import MODES, diff_rows, edits_of, kind_of
@@ -59,6 +65,7 @@ def metadata_pipeline(
         specs=[spec for spec in SPECS if spec.kind is not EditKind.PIPELINE],
         pipeline_spec=spec_of(EditKind.PIPELINE),
         edit_href=edit_href,
+        spec_file=defining_spec_file(ctx, pipeline_code),
     )
 
 
@@ -74,13 +81,20 @@ def metadata_form(request: Request, session: SignedIn, ctx: Admin) -> HTMLRespon
         found = pipeline_metadata(ctx, key["pipeline"]).find(kind, key)
         values = {} if found is None else found.fields
     return render(
-        request, "metadata_edit.html", session, spec=spec, mode=mode, key=key, values=values
+        request,
+        "metadata_edit.html",
+        session,
+        spec=spec,
+        mode=mode,
+        key=key,
+        values=values,
+        spec_file=defining_spec_file(ctx, key["pipeline"]) if key.get("pipeline") else None,
     )
 
 
 @router.post("/metadata/preview")
 def metadata_preview(request: Request, session: SignedIn, ctx: Admin, form: Form) -> HTMLResponse:
-    preview = preview_edit(ctx, edits_of(ctx, form))
+    preview = preview_metadata_edit(ctx, edits_of(ctx, form))
     return render(
         request,
         "metadata_preview.html",
@@ -95,7 +109,9 @@ def metadata_preview(request: Request, session: SignedIn, ctx: Admin, form: Form
 @router.post("/metadata/apply")
 def metadata_apply(request: Request, session: SignedIn, ctx: Admin, form: Form) -> HTMLResponse:
     edits = edits_of(ctx, form)
-    applied = apply_edit(ctx, edits, form.get("expected_file_name", ""))
+    applied = apply_metadata_edit(
+        ctx, edits, form.get("expected_file_name", ""), form.get("expected_spec_digest", "")
+    )
     return render(
         request,
         "metadata_applied.html",

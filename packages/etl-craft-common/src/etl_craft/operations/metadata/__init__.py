@@ -1,0 +1,1 @@
+"""The metadata editor's operations on pipelines that a spec file defines."""
