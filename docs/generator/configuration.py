@@ -137,9 +137,13 @@ VARIABLE_DESCRIPTIONS: dict[str, str] = {
     "lease_seconds": "How long an owner's lease on a run or attempt lasts without renewal.",
     "heartbeat_seconds": "How often owners renew their leases; must be below the lease.",
     "engine_connect_timeout_seconds": "How long a connection attempt to a PostgreSQL Engine DB "
-    "may take before it fails (at least 2): no process hangs on an unreachable Engine DB.",
+    "may take before it fails (at least 2): no process hangs on an unreachable Engine DB. "
+    "An owner (run, server, worker) takes at most a fifth of its lease, never under 2.",
     "engine_statement_timeout_seconds": "How long one PostgreSQL Engine DB statement may run "
     "or wait on a lock before it is cancelled; `0` sets no limit.",
+    "engine_give_up_seconds": "How long a server, standby or worker that can't reach the "
+    "Engine DB keeps trying (with backoff, a warning every 10 tries) before it exits; `0`, "
+    "the default, never gives up.",
     "log_level": "The log level of task processes, and the lowest level a worker logs at.",
     "log_format": "Checked, not used yet: commands take `--log-format`.",
     "task_start": "`fork`: task processes are forked by a fork server that imported the "

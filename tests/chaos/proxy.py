@@ -3,7 +3,9 @@
 The machine's PostgreSQL is shared by other tests, so a restart is played at the proxy: ``cut``
 drops every connection through it and refuses new ones (as a restarting server does), or
 with ``silent`` accepts them and never answers (a network that black-holes packets);
-``restore`` lets connections through again.
+``freeze`` keeps every connection open and stops forwarding on them, with no reset and no
+error (a network gone silent under established connections); ``restore`` lets connections
+through again (a frozen one passes on what waited).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import contextlib
 import select
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +36,7 @@ class EngineProxy:
         self._held: list[socket.socket] = []
         self._listener: socket.socket | None = None
         self._silent = False
+        self._frozen = threading.Event()
         self._closed = False
         self.port = self._listen(0)
 
@@ -53,9 +57,15 @@ class EngineProxy:
                     _close(end)
             self._pairs.clear()
 
+    def freeze(self) -> None:
+        with self._lock:
+            self._silent = True
+            self._frozen.set()
+
     def restore(self) -> None:
         with self._lock:
             self._silent = False
+            self._frozen.clear()
             for held in self._held:
                 _close(held)
             self._held.clear()
@@ -103,7 +113,10 @@ class EngineProxy:
         ends = {client: server, server: client}
         try:
             while True:
-                readable = select.select(list(ends), [], [], 1.0)[0]
+                if self._frozen.is_set():
+                    time.sleep(0.02)  # nothing is read, so nothing is answered or closed
+                    continue
+                readable = select.select(list(ends), [], [], 0.1)[0]
                 for source in readable:
                     data = source.recv(CHUNK)
                     if not data:

@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from etl_craft.runtime.leases import MARGIN_SHARE, LeaseWatch, fence_after
+from etl_craft.runtime.leases import MARGIN_SHARE, LeaseWatch, fence_after, silence_after
 
 
 def refused() -> psycopg.OperationalError:
@@ -89,3 +89,31 @@ def test_a_renewal_in_flight_counts_for_nothing_until_it_fails() -> None:
     watch.claimed(1, at=100.0)
     # No renewal answered or failed yet: however late, a slow one is not a cut-off.
     assert watch.due(now=150.0).expiring == ()
+
+
+def test_a_renewal_unanswered_past_the_silence_time_counts_as_a_cut_off_from_when_it_was_sent() -> (
+    None
+):
+    watch = LeaseWatch(lease_seconds=10, silence_seconds=silence_after(10, "postgresql"))
+    watch.claimed(1, at=100.0)
+    watch.sending(102.0)  # never answered: no reset, no error
+    assert not watch.cut_off(now=104.0)
+    assert watch.due(now=104.0).expiring == ()
+    assert watch.cut_off(now=104.5)
+    assert watch.due(now=107.9).expiring == ()  # not before the fence time
+    assert watch.due(now=108.0).expiring == (1,)
+    # The loop that waits looks again when the renewal turns silent, not a whole recheck later.
+    assert watch.seconds_to_fence(now=108.0) == 0.0
+
+
+def test_an_answer_ends_the_silence_and_a_local_sqlite_file_never_goes_silent() -> None:
+    watch = LeaseWatch(lease_seconds=10, silence_seconds=silence_after(10, "postgresql"))
+    watch.claimed(1, at=100.0)
+    watch.sending(102.0)
+    watch.renewed([1], at=102.0)
+    assert not watch.cut_off(now=109.0)
+    local = LeaseWatch(lease_seconds=10, silence_seconds=silence_after(10, "sqlite"))
+    local.claimed(1, at=100.0)
+    local.sending(102.0)  # a renewal waiting on SQLite's write lock: an answer will come
+    assert not local.cut_off(now=130.0)
+    assert local.due(now=130.0).expiring == ()

@@ -306,8 +306,11 @@ class WorkerAgent:
 
     def _beat(self) -> None:
         sent = time.monotonic()
+        leases = self.attempts.leases
+        leases.sending(sent)  # should it go unanswered, the lease guard's thread fences
         try:
             with self.engine.transaction(self.actor) as conn:
+                leases.limit_renewal(conn)
                 found = beat_worker(
                     conn, self.worker_id, lease_seconds=self.settings.owner.lease_seconds
                 )
@@ -315,6 +318,7 @@ class WorkerAgent:
             self.attempts.leases.failed(error, sent)  # only a cut-off counts toward fencing
             raise
         if found.status is WorkerStatus.GONE or found.status is None:
+            leases.renewed((), sent)  # answered: nothing is in flight any more
             self._rejoin("GONE" if found.status else "missing")
             return
         owned_ids = {owned.attempt_id for owned in found.attempts}

@@ -14,7 +14,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +62,12 @@ PREPARED_VALUES = 64
 PREPARE_THRESHOLD = 1
 
 
+# A connect timeout shortened to a share of the lease, but never below this (libpq's own
+# smallest useful one).
+LEASE_CONNECT_SHARE = 0.2
+LEAST_CONNECT_SECONDS = 2
+
+
 @dataclass(frozen=True)
 class EngineTimeouts:
     """How long a PostgreSQL Engine DB connection may take to open, and a statement to run."""
@@ -75,6 +81,13 @@ class EngineTimeouts:
         return cls(
             settings.engine_connect_timeout_seconds, settings.engine_statement_timeout_seconds
         )
+
+    def within_lease(self, lease_seconds: float) -> EngineTimeouts:
+        """These timeouts, the connect timeout (and so the keepalives and the TCP user timeout
+        that follow it) shortened to a fifth of ``lease_seconds`` where that is shorter: a
+        connection to a peer gone silent then fails well before an owner's leases run out."""
+        within = max(LEAST_CONNECT_SECONDS, int(lease_seconds * LEASE_CONNECT_SHARE))
+        return replace(self, connect_seconds=min(self.connect_seconds, within))
 
     def connect_args(self) -> dict[str, Any]:
         """libpq's options: the connect timeout, the statement timeout, and keepalives that
@@ -432,6 +445,13 @@ class EngineConnection:
             self.run("mark_actor", **values)
         else:
             self._sqlite_state().values.update(values)
+
+    def limit_statements(self, seconds: float) -> None:
+        """Have PostgreSQL cancel a statement of this transaction that runs longer than
+        ``seconds``, so that an Engine DB that is there answers within it (SQLite: a local
+        file, nothing to limit)."""
+        if self.dialect == "postgresql":
+            self.run("local_statement_timeout", milliseconds=str(max(1, int(seconds * 1000))))
 
     def unmark(self) -> None:
         if self.dialect == "sqlite":

@@ -6,18 +6,19 @@ its own and report every failure, where ``build_context`` stops at the first.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from etl_craft.config.connector import Connector, load_connector
-from etl_craft.config.owner import OwnerSettings, owner_settings
+from etl_craft.config.owner import OwnerSettings, lease_timing, owner_settings
 from etl_craft.config.project import CONNECTOR_FILE, Project, find_project
 from etl_craft.config.rules import DEFAULT_WRITER_ROLE
 from etl_craft.config.settings import load_settings, resolve_engine_url
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
-from etl_craft.enginedb.connection import EngineDB
+from etl_craft.enginedb.connection import EngineDB, EngineTimeouts
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.logfile import attempt_logs_dir
 
@@ -102,6 +103,11 @@ def build_context(request: ContextRequest) -> OperationContext:
     actor = human_actor()
     settings = load_settings()
     connector = load_project_connector(locate_connector(request), request)
-    engine = EngineDB(resolve_engine_url(settings, connector))
+    timeouts = EngineTimeouts.configured()
+    with contextlib.suppress(ConfigurationError):  # refused where an owner reads its timing
+        # Within the lease: an owner whose Engine DB goes silent must learn it before its
+        # leases run out (runtime/leases).
+        timeouts = timeouts.within_lease(lease_timing(settings, connector)[0])
+    engine = EngineDB(resolve_engine_url(settings, connector), timeouts=timeouts)
     project = None if connector is None else connector.project
     return OperationContext(project=project, connector=connector, engine=engine, actor=actor)

@@ -53,7 +53,7 @@ from etl_craft.runtime.handover import (
     take_outcome,
 )
 from etl_craft.runtime.launcher import RunningAttempt
-from etl_craft.runtime.leases import LeaseWatch
+from etl_craft.runtime.leases import LeaseGuard, LeaseWatch, silence_after
 from etl_craft.runtime.logfile import tail
 from etl_craft.runtime.processes import stop_group
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
@@ -123,7 +123,8 @@ class AttemptOwner:
         self.engine, self.actor, self.owner_id, self.title = engine, actor, owner_id, title
         self.ledger, self.on_end = ledger, on_end
         self.held: dict[int, Held] = {}
-        self.leases = LeaseWatch(lease_seconds)
+        self.leases = LeaseWatch(lease_seconds, silence_after(lease_seconds, engine.dialect))
+        self.guard = LeaseGuard(self.leases)
         # Stopped before their leases ran out, to be recorded once the Engine DB answers.
         self.fenced: dict[int, tuple[Held, str]] = {}
         # Recorded from the outcome they handed over, ending: their slots are freed once gone.
@@ -150,7 +151,8 @@ class AttemptOwner:
         ledgered = handler in LEDGERED
         held = Held(running, kind, invocation.task_run_id, ledgered, context)
         self.held[running.attempt_id] = held
-        self.leases.claimed(running.attempt_id, claimed_at)
+        self.leases.claimed(running.attempt_id, claimed_at, running.process.pid)
+        self.guard.ensure()
 
     def doorbell(self) -> str:
         """The name of the doorbell its task processes ring once they handed their outcome
@@ -273,15 +275,13 @@ class AttemptOwner:
             if held is None or held.running.exit_code() is not None:
                 # Exited: nothing left to stop; settle records its outcome once it can.
                 self.leases.forget(attempt_id)
-                continue
-            message = (
-                f"{self.name} could not renew the attempt's lease for "
-                f"{self.leases.renewed_ago(attempt_id):.1f}s (the lease lasts "
-                f"{self.leases.lease_seconds:g}s; the Engine DB did not answer), so it stopped "
-                "the task process before the lease ran out; it may be retried"
-            )
-            self._set_aside(attempt_id, message)
-            log.error("attempt %s: %s", attempt_id, message, extra=held.context)
+        self.leases.stop_expiring()  # unless the guard's thread did already
+        for stopped in self.leases.take_stopped():
+            held = self.held.get(stopped.attempt_id)
+            if held is not None:
+                message = stopped.message(self.name)
+                self._set_aside(stopped.attempt_id, message)
+                log.error("attempt %s: %s", stopped.attempt_id, message, extra=held.context)
 
     def stop_unowned(self, attempt_id: int) -> None:
         """This owner's lease no longer covers the attempt: it was recorded LOST or ended by

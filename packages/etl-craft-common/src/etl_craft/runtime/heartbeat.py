@@ -55,7 +55,11 @@ class Heartbeat:
         """Renew every lease once; a refused renewal means someone else owns the row now."""
         sent = time.monotonic()  # each lease renewed now runs from a moment after this one
         renewed: list[int] = []
+        if self.watch is not None:
+            self.watch.sending(sent)
         with self.engine.transaction(self.actor) as conn:
+            if self.watch is not None:
+                self.watch.limit_renewal(conn)
             if self.also is not None:
                 self.also(conn)
             for run_id in self.runs():

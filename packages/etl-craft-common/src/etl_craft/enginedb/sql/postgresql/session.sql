@@ -10,3 +10,7 @@ SELECT pg_notify('etl_craft_events', payload) FROM unnest(CAST(:payloads AS TEXT
 -- name: lock_pipeline_runs --
 -- Serialise callers that find or create a pipeline's run, until this transaction ends.
 SELECT pg_advisory_xact_lock(hashtextextended('etl_craft.pipeline_runs:' || CAST(:pipeline_id AS TEXT), 0));
+
+-- name: local_statement_timeout --
+-- Cancel any statement of this transaction that runs longer than this (a lease renewal: an Engine DB that is there answers within it).
+SELECT set_config('statement_timeout', :milliseconds, true) AS statement_timeout;
