@@ -191,3 +191,54 @@ def test_a_file_load_writes_its_target_from_its_files() -> None:
     assert (loaded.external_source, loaded.target) == ("files landing/*.csv", "pub.orders")
     [finding] = _lineage_findings(_subject(load, READER))
     assert "reads pub.orders, which task load.load_orders writes" in finding.message
+
+
+HISTORY = _task(
+    7,
+    1,
+    "keep_customers",
+    ACTION="SCD2_MERGE",
+    TARGET_OBJECT="dm.customers",
+    MERGE_KEY="id",
+    SOURCE_SQL="SELECT c.id, c.segment FROM raw.customers c",
+)
+
+
+def test_a_read_filtering_another_pipelines_history_on_its_flags_fails_unordered() -> None:
+    current = _task(
+        8,
+        2,
+        "segments",
+        ACTION="CREATE_TABLE",
+        TARGET_OBJECT="pub.segments",
+        SOURCE_SQL="SELECT h.segment FROM dm.customers h "
+        "WHERE h.active_flag = 'Y' AND h.valid_to IS NULL",
+    )
+
+    [finding] = _lineage_findings(_subject(HISTORY, current))
+
+    assert (finding.check, finding.task_code) == ("unordered-read", "segments")
+    assert "reads dm.customers, which task load.keep_customers writes" in finding.message
+
+
+def test_a_rule_reading_another_pipelines_target_without_a_dependency_fails() -> None:
+    rules_task = _task(9, 2, "check_totals", Handler.BUSINESS_RULES, TARGET_TABLE="pub.totals")
+    rule = BusinessRuleRow(
+        2,
+        9,
+        "known_customer",
+        "REJECT",
+        "pub.totals",
+        "id",
+        "SELECT t.id FROM pub.totals t WHERE NOT EXISTS "
+        "(SELECT 1 FROM dm.customers c WHERE c.id = t.id AND c.active_flag = 'Y')",
+        1,
+    )
+    ordered = PipelineDependencyRow(1, 2, 1, DependencyType.SUCCESS, "load", True)
+
+    [finding] = _lineage_findings(_subject(HISTORY, rules_task, rules=(rule,)))
+    after = _subject(HISTORY, rules_task, rules=(rule,), pipeline_dependencies=(ordered,))
+
+    assert (finding.check, finding.task_code) == ("unordered-read", "check_totals")
+    assert "reads dm.customers, which task load.keep_customers writes" in finding.message
+    assert _lineage_findings(after) == []
