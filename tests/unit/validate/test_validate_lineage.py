@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.enginedb.metadata import (
     BusinessRuleRow,
     PipelineDependencyRow,
+    PipelineParameterRow,
     PipelineRow,
     ProjectMetadata,
     TaskDependencyRow,
@@ -242,3 +244,41 @@ def test_a_rule_reading_another_pipelines_target_without_a_dependency_fails() ->
     assert (finding.check, finding.task_code) == ("unordered-read", "check_totals")
     assert "reads dm.customers, which task load.keep_customers writes" in finding.message
     assert _lineage_findings(after) == []
+
+
+def _client(task_id: int, pipeline_id: int) -> TaskRow:
+    return _task(
+        task_id,
+        pipeline_id,
+        "load",
+        ACTION="APPEND_TABLE",
+        TARGET_OBJECT="dm.orders",
+        SLICE_COLUMN="source_system",
+        SLICE_VALUE="$$param.CLIENT",
+        SOURCE_SQL="SELECT o.id, o.client AS source_system FROM raw.orders o "
+        "WHERE o.id > (SELECT MAX(t.id) FROM dm.orders t WHERE t.source_system = $$param.CLIENT)",
+    )
+
+
+def _clients(acme: str, other: str) -> Subject:
+    subject = _subject(_client(10, 1), _client(11, 2))
+    parameters = (
+        PipelineParameterRow(1, "CLIENT", acme, "STRING"),
+        PipelineParameterRow(2, "CLIENT", other, "STRING"),
+    )
+    metadata = replace(subject.metadata, pipeline_parameters=parameters)
+    return Subject(metadata, subject.scope, None, "duckdb")
+
+
+def test_pipelines_reading_back_their_own_slices_of_a_table_need_no_order() -> None:
+    assert _lineage_findings(_clients("acme", "bolt")) == []
+
+
+def test_two_pipelines_declaring_the_same_slice_still_need_an_order() -> None:
+    findings = _lineage_findings(_clients("acme", "acme"))
+
+    assert [(f.check, f.pipeline_code) for f in findings] == [
+        ("unordered-read", "load"),
+        ("unordered-read", "report"),
+    ]
+    assert "both declare the slice source_system = 'acme' of dm.orders" in findings[0].remedy

@@ -12,7 +12,7 @@ from etl_craft.core.enums import Handler
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow
 from etl_craft.lineage.trace import column_key, first_line, table_key, tables_read
 from etl_craft.warehouse.audit import written_columns
-from etl_craft.warehouse.literals import parameter_kind
+from etl_craft.warehouse.literals import ParameterKind, parameter_kind, value_problem
 from etl_craft.warehouse.substitution import placeholders, substitute
 
 # Actions whose SELECT holds no rows for the target: DROP_TABLE has none at all.
@@ -39,13 +39,18 @@ def has_select(task: TaskRow) -> bool:
 
 def task_placeholders(metadata: ProjectMetadata, task: TaskRow, dialect: str) -> dict[str, str]:
     """What the task's tokens are replaced with to parse its SQL: a literal of each one's type,
-    its pipeline's parameters included, so the SQL parses as a run's would."""
-    kinds = {
-        p.name: parameter_kind(p.type)
-        for p in metadata.pipeline_parameters
-        if p.pipeline_id == task.pipeline_id
+    its pipeline's parameters included, so the SQL parses as a run's would; an IDENTIFIER is
+    its own pipeline's name, so each pipeline sharing the SQL reads its own tables."""
+    own = [p for p in metadata.pipeline_parameters if p.pipeline_id == task.pipeline_id]
+    kinds = {p.name: parameter_kind(p.type) for p in own}
+    names = {
+        p.name: p.value
+        for p in own
+        if p.value is not None
+        and kinds[p.name] is ParameterKind.IDENTIFIER
+        and value_problem(ParameterKind.IDENTIFIER, p.value) is None
     }
-    return placeholders(dialect, kinds)
+    return placeholders(dialect, kinds, names)
 
 
 def task_sql(
@@ -114,7 +119,8 @@ def history_targets(tasks: tuple[TaskRow, ...], dialect: str) -> frozenset[str]:
 def managed_columns(history: bool, dialect: str) -> tuple[str, ...]:
     """The columns etl-craft writes itself on a target, as the dialect names them: a SELECT
     reading another task's target may filter on them (ACTIVE_FLAG, VALID_TO...)."""
-    return tuple(column_key(c.name, dialect) for c in written_columns(history=history))
+    columns = written_columns(history=history)
+    return tuple(column_key(c.name, dialect, quoted=False) for c in columns)
 
 
 def name_key(name: str | None, dialect: str) -> str | None:

@@ -27,9 +27,10 @@ def table_key(name: str | exp.Table, dialect: str) -> str:
     return ".".join(part.name for part in table.parts)
 
 
-def column_key(name: str, dialect: str) -> str:
-    """A column name the warehouse reports, as the dialect matches it."""
-    return normalize_identifiers(exp.to_identifier(name, quoted=True), dialect=dialect).name
+def column_key(name: str, dialect: str, *, quoted: bool = True) -> str:
+    """A column name the warehouse reports (``quoted``), or one created unquoted, as the dialect
+    matches it."""
+    return normalize_identifiers(exp.to_identifier(name, quoted=quoted), dialect=dialect).name
 
 
 def tables_read(sql: str, dialect: str) -> tuple[str, ...]:
