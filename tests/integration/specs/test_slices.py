@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from etl_craft.core.errors import MetadataError
+from etl_craft.cli.main import run as run_cli
+from etl_craft.core.errors import ExitCode, MetadataError
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.setup import migrate
 from etl_craft.operations.spec_plan import plan_specs, write_plan
@@ -96,4 +97,23 @@ def test_a_read_across_the_slices_fails_and_plan_writes_it_only_without_validati
     assert _unordered(ctx) == [
         ("report", "totals", f"it reads dm.orders, which task {writer}.load writes")
         for writer in ("client_a", "client_b", "client_c")
+    ]
+
+
+def test_the_cli_writes_the_refused_plan_only_when_told_not_to_validate(
+    ctx: OperationContext, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert ctx.project is not None
+    (ctx.project.pipelines_dir / "report.yml").write_text(REPORT)
+    config = ["--config", str(ctx.project.root / "craft-connector.yml")]
+
+    refused = run_cli([*config, "plan", "--write"])
+    written = run_cli([*config, "plan", "--write", "--no-validate"])
+
+    out = capsys.readouterr().out
+    assert (refused, written) == (int(ExitCode.METADATA), 0)
+    assert "without validation (recorded in its header)" in out
+    assert "apply it with etl-craft migrate --no-validate" in out
+    assert [p.name for p in ctx.project.migrations_dir.iterdir()] == [
+        "0001_plan_client_a_client_b_client_c_report.sql"
     ]

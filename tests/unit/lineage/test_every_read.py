@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from etl_craft.enginedb.metadata import ProjectMetadata
@@ -12,6 +13,8 @@ from etl_craft.operations.spec_effects import spec_metadata
 from etl_craft.specs.inference import EdgeOutcome, TableUse, infer_edges
 from etl_craft.specs.templates import pipelines_of
 
+# PostgreSQL folds the names etl-craft creates unquoted to lower case; DuckDB matches any case.
+DIALECTS = ("duckdb", "postgres")
 EMPTY = ProjectMetadata(1, "shop", "UTC", (), (), (), (), (), ())
 
 # One pipeline keeps customers' history; its report reads the current versions only, and its
@@ -48,25 +51,27 @@ tasks:
 """
 
 
-def _inferred() -> dict[tuple[str, str], tuple[str, EdgeOutcome]]:
+def _inferred(dialect: str) -> dict[tuple[str, str], tuple[str, EdgeOutcome]]:
     (spec,) = pipelines_of(yaml.safe_load(SPEC), Path("shop.yml"))
-    graph = build_lineage(spec_metadata(EMPTY, (spec,)), None, "duckdb").graph
+    graph = build_lineage(spec_metadata(EMPTY, (spec,)), None, dialect).graph
     uses = {t.task_code: TableUse(t.reads, t.target) for t in graph.tasks}
     return {(e.task, e.upstream_task): (e.table, e.outcome) for e in infer_edges(spec, uses)}
 
 
-def test_a_select_filtering_on_history_columns_traces_and_infers_its_writer() -> None:
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_select_filtering_on_history_columns_traces_and_infers_its_writer(dialect: str) -> None:
     (spec,) = pipelines_of(yaml.safe_load(SPEC), Path("shop.yml"))
-    graph = build_lineage(spec_metadata(EMPTY, (spec,)), None, "duckdb").graph
+    graph = build_lineage(spec_metadata(EMPTY, (spec,)), None, dialect).graph
     segments = next(t for t in graph.tasks if t.task_code == "segments")
 
     assert segments.problem is None
     assert [c.name for c in segments.columns or ()] == ["segment", "customers"]
-    assert _inferred()[("segments", "customers")] == ("dm.customers", EdgeOutcome.WRITTEN)
+    assert _inferred(dialect)[("segments", "customers")] == ("dm.customers", EdgeOutcome.WRITTEN)
 
 
-def test_a_rule_reading_another_table_infers_a_dependency_on_its_writer() -> None:
-    inferred = _inferred()
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_rule_reading_another_table_infers_a_dependency_on_its_writer(dialect: str) -> None:
+    inferred = _inferred(dialect)
 
     assert inferred[("check_orders", "orders")] == ("dm.orders", EdgeOutcome.WRITTEN)
     assert inferred[("check_orders", "customers")] == ("dm.customers", EdgeOutcome.WRITTEN)
