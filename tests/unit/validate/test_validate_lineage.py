@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from types import MappingProxyType
 
+import pytest
+
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.enginedb.metadata import (
     BusinessRuleRow,
@@ -246,7 +248,10 @@ def test_a_rule_reading_another_pipelines_target_without_a_dependency_fails() ->
     assert _lineage_findings(after) == []
 
 
-def _client(task_id: int, pipeline_id: int) -> TaskRow:
+OWN_SLICE = "t.source_system = $$param.CLIENT"
+
+
+def _client(task_id: int, pipeline_id: int, read_back: str = OWN_SLICE) -> TaskRow:
     return _task(
         task_id,
         pipeline_id,
@@ -256,12 +261,12 @@ def _client(task_id: int, pipeline_id: int) -> TaskRow:
         SLICE_COLUMN="source_system",
         SLICE_VALUE="$$param.CLIENT",
         SOURCE_SQL="SELECT o.id, o.client AS source_system FROM raw.orders o "
-        "WHERE o.id > (SELECT MAX(t.id) FROM dm.orders t WHERE t.source_system = $$param.CLIENT)",
+        f"WHERE o.id > (SELECT MAX(t.id) FROM dm.orders t WHERE {read_back})",
     )
 
 
-def _clients(acme: str, other: str) -> Subject:
-    subject = _subject(_client(10, 1), _client(11, 2))
+def _clients(acme: str, other: str, read_back: str = OWN_SLICE) -> Subject:
+    subject = _subject(_client(10, 1, read_back), _client(11, 2))
     parameters = (
         PipelineParameterRow(1, "CLIENT", acme, "STRING"),
         PipelineParameterRow(2, "CLIENT", other, "STRING"),
@@ -282,3 +287,18 @@ def test_two_pipelines_declaring_the_same_slice_still_need_an_order() -> None:
         ("unordered-read", "report"),
     ]
     assert "both declare the slice source_system = 'acme' of dm.orders" in findings[0].remedy
+
+
+@pytest.mark.parametrize(
+    "read_back",
+    [
+        "t.id > 0",
+        "t.source_system = 'bolt'",
+        "t.source_system = $$param.CLIENT OR t.id > 0",
+    ],
+)
+def test_a_declared_slice_its_sql_does_not_keep_to_still_needs_an_order(read_back: str) -> None:
+    findings = _lineage_findings(_clients("acme", "bolt", read_back))
+
+    assert [(f.check, f.pipeline_code) for f in findings] == [("unordered-read", "load")]
+    assert "does not require source_system = 'acme': filter every read" in findings[0].remedy

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,9 +55,14 @@ def task_placeholders(metadata: ProjectMetadata, task: TaskRow, dialect: str) ->
 
 
 def task_sql(
-    task: TaskRow, project: Project | None, metadata: ProjectMetadata, dialect: str
+    task: TaskRow,
+    project: Project | None,
+    metadata: ProjectMetadata,
+    dialect: str,
+    values: Mapping[str, str] | None = None,
 ) -> TaskSql:
-    replacements = task_placeholders(metadata, task, dialect)
+    """The task's SELECT with its tokens replaced by ``values``, placeholders by default."""
+    replacements = task_placeholders(metadata, task, dialect) if values is None else values
     inline, file = task.parameter("SOURCE_SQL"), task.parameter("SOURCE_SQL_FILE")
     if inline is not None:
         return TaskSql(task, substitute(inline, replacements), None)

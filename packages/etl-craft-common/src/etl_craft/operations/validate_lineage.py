@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow
 from etl_craft.lineage.build import build_lineage
 from etl_craft.lineage.graph import LineageGraph, TaskLineage
-from etl_craft.lineage.slices import Slice, apart, task_slice
+from etl_craft.lineage.slices import Slices
 from etl_craft.lineage.sources import name_key
 from etl_craft.operations.validate_findings import Finding, Subject
 from etl_craft.warehouse.audit import MANAGED_NAMES
@@ -34,10 +34,7 @@ def _unordered_reads(
     subject: Subject, graph: LineageGraph, rows: dict[int, TaskRow]
 ) -> Iterator[Finding]:
     upstream = _Upstream(subject.metadata)
-    slices = {
-        t.task_id: task_slice(rows[t.task_id], subject.metadata, subject.dialect)
-        for t in graph.tasks
-    }
+    slices = Slices(subject.metadata, subject.project, subject.dialect)
     for reader in graph.tasks:
         row = rows[reader.task_id]
         if not subject.in_scope(row.pipeline_id):
@@ -46,7 +43,7 @@ def _unordered_reads(
             for writer in graph.writers(table):
                 if writer.task_id == reader.task_id or upstream.ordered(reader, writer):
                     continue
-                if apart(slices[reader.task_id], slices[writer.task_id], table):
+                if slices.apart(reader.task_id, writer.task_id, table):
                     continue  # each reads and writes its own rows of the table
                 yield subject.fail(
                     "unordered-read",
@@ -56,18 +53,24 @@ def _unordered_reads(
                     "reads whatever the last run left",
                     f"add a dependency of {reader.name} on {writer.name} in CFG_TASK_DEPENDENCY "
                     "(or of their pipelines in CFG_PIPELINE_DEPENDENCY)"
-                    + _slice_remedy(slices[writer.task_id], slices[reader.task_id], table),
+                    + _slice_remedy(slices, reader.task_id, writer.task_id, table),
                 )
 
 
-def _slice_remedy(writer: Slice | None, reader: Slice | None, table: str) -> str:
-    if writer is None or writer.table != table:
+def _slice_remedy(slices: Slices, reader: int, writer: int, table: str) -> str:
+    theirs, mine = slices.of(writer, table), slices.of(reader, table)
+    if theirs is None:
         return ""
-    if reader is not None and reader.table == table and reader.column == writer.column:
-        return f"; both declare the slice {writer.column} = {writer.value!r} of {table}"
+    if mine is None or mine.column != theirs.column:
+        return (
+            f"; or, if it reads only its own slice of {table}, declare it as {theirs.column} "
+            "with SLICE_COLUMN and SLICE_VALUE (slice: in a pipeline spec)"
+        )
+    if mine.same_rows(theirs):
+        return f"; both declare the slice {mine.describe()}"
     return (
-        f"; or, if it reads only its own slice of {table}, declare it as {writer.column} with "
-        "SLICE_COLUMN and SLICE_VALUE (slice: in a pipeline spec)"
+        f"; it declares the slice {mine.describe()}, but a read of {table} in its SQL does "
+        f"not require {mine.column} = {mine.value!r}: filter every read of {table} on it"
     )
 
 
