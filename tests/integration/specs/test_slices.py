@@ -107,11 +107,12 @@ def test_the_cli_writes_the_refused_plan_only_when_told_not_to_validate(
     (ctx.project.pipelines_dir / "report.yml").write_text(REPORT)
     config = ["--config", str(ctx.project.root / "craft-connector.yml")]
 
+    alone = run_cli([*config, "plan", "--no-validate"])
     refused = run_cli([*config, "plan", "--write"])
     written = run_cli([*config, "plan", "--write", "--no-validate"])
 
     out = capsys.readouterr().out
-    assert (refused, written) == (int(ExitCode.METADATA), 0)
+    assert (alone, refused, written) == (int(ExitCode.USAGE), int(ExitCode.METADATA), 0)
     assert "without validation (recorded in its header)" in out
     assert "apply it with etl-craft migrate --no-validate" in out
     assert [p.name for p in ctx.project.migrations_dir.iterdir()] == [

@@ -8,13 +8,15 @@ from datetime import datetime
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
-from etl_craft.core.errors import ExitCode
+from etl_craft.core.errors import ExitCode, UsageError
 from etl_craft.operations.spec_effects import AffectedTask, EdgeChange, PipelineTicks
 from etl_craft.operations.spec_plan import RowChange, SpecPlan, plan_specs, write_plan
 from etl_craft.specs.inference import EdgeOutcome, InferredEdge
 
 
 def handle(args: argparse.Namespace) -> int:
+    if not args.validate and not args.write:
+        raise UsageError("--no-validate goes with --write; add --write or leave it out")
     ctx = operation_context(args)
     try:
         plan = write_plan(ctx, validated=args.validate) if args.write else plan_specs(ctx)
