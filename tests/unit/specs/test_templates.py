@@ -105,3 +105,54 @@ def test_a_plain_pipeline_value_of_the_wrong_type_is_refused(tmp_path: Path) -> 
 
     assert refused.value.path == "/parameters/SINCE"
     assert refused.value.expected == "a date such as 2026-01-31"
+
+
+NAMED = """\
+parameters:
+  LANDING: {type: IDENTIFIER}
+  CLIENT: {type: STRING, value: acme}
+tasks:
+  land:
+    action: CREATE_TABLE
+    target: $$ident.LANDING
+    sql: land.sql
+instances:
+"""
+
+
+def test_an_identifier_names_each_instances_own_target(tmp_path: Path) -> None:
+    path = tmp_path / "clients.yml"
+    path.write_text(
+        NAMED + "  a: {parameters: {LANDING: lnd.a}}\n  b: {parameters: {LANDING: b_x}}\n"
+    )
+
+    targets = [spec.tasks[0].parameter("TARGET_OBJECT") for spec in load_spec_file(path)]
+
+    assert targets == ["lnd.a", "b_x"]
+
+
+@pytest.mark.parametrize(
+    ("instance", "place", "found"),
+    [
+        (
+            '{parameters: {LANDING: "lnd.a; DROP TABLE x"}}',
+            "/instances/a/parameters/LANDING",
+            "IDENTIFIER",
+        ),
+        (
+            "{parameters: {LANDING: lnd.a}, tasks: {land: {target: $$ident.CLIENT}}}",
+            "/tasks/land/TARGET_OBJECT",
+            "$$ident.CLIENT",
+        ),
+    ],
+)
+def test_a_name_that_is_not_a_plain_identifier_is_refused(
+    tmp_path: Path, instance: str, place: str, found: str
+) -> None:
+    path = tmp_path / "clients.yml"
+    path.write_text(NAMED + f"  a: {instance}\n")
+
+    with pytest.raises(SpecError) as refused:
+        load_spec_file(path)
+
+    assert (refused.value.path, found in refused.value.found) == (place, True)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
+
+import pytest
 
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.enginedb.metadata import (
     BusinessRuleRow,
     PipelineDependencyRow,
+    PipelineParameterRow,
     PipelineRow,
     ProjectMetadata,
     TaskDependencyRow,
@@ -191,3 +195,110 @@ def test_a_file_load_writes_its_target_from_its_files() -> None:
     assert (loaded.external_source, loaded.target) == ("files landing/*.csv", "pub.orders")
     [finding] = _lineage_findings(_subject(load, READER))
     assert "reads pub.orders, which task load.load_orders writes" in finding.message
+
+
+HISTORY = _task(
+    7,
+    1,
+    "keep_customers",
+    ACTION="SCD2_MERGE",
+    TARGET_OBJECT="dm.customers",
+    MERGE_KEY="id",
+    SOURCE_SQL="SELECT c.id, c.segment FROM raw.customers c",
+)
+
+
+def test_a_read_filtering_another_pipelines_history_on_its_flags_fails_unordered() -> None:
+    current = _task(
+        8,
+        2,
+        "segments",
+        ACTION="CREATE_TABLE",
+        TARGET_OBJECT="pub.segments",
+        SOURCE_SQL="SELECT h.segment FROM dm.customers h "
+        "WHERE h.active_flag = 'Y' AND h.valid_to IS NULL",
+    )
+
+    [finding] = _lineage_findings(_subject(HISTORY, current))
+
+    assert (finding.check, finding.task_code) == ("unordered-read", "segments")
+    assert "reads dm.customers, which task load.keep_customers writes" in finding.message
+
+
+def test_a_rule_reading_another_pipelines_target_without_a_dependency_fails() -> None:
+    rules_task = _task(9, 2, "check_totals", Handler.BUSINESS_RULES, TARGET_TABLE="pub.totals")
+    rule = BusinessRuleRow(
+        2,
+        9,
+        "known_customer",
+        "REJECT",
+        "pub.totals",
+        "id",
+        "SELECT t.id FROM pub.totals t WHERE NOT EXISTS "
+        "(SELECT 1 FROM dm.customers c WHERE c.id = t.id AND c.active_flag = 'Y')",
+        1,
+    )
+    ordered = PipelineDependencyRow(1, 2, 1, DependencyType.SUCCESS, "load", True)
+
+    [finding] = _lineage_findings(_subject(HISTORY, rules_task, rules=(rule,)))
+    after = _subject(HISTORY, rules_task, rules=(rule,), pipeline_dependencies=(ordered,))
+
+    assert (finding.check, finding.task_code) == ("unordered-read", "check_totals")
+    assert "reads dm.customers, which task load.keep_customers writes" in finding.message
+    assert _lineage_findings(after) == []
+
+
+OWN_SLICE = "t.source_system = $$param.CLIENT"
+
+
+def _client(task_id: int, pipeline_id: int, read_back: str = OWN_SLICE) -> TaskRow:
+    return _task(
+        task_id,
+        pipeline_id,
+        "load",
+        ACTION="APPEND_TABLE",
+        TARGET_OBJECT="dm.orders",
+        SLICE_COLUMN="source_system",
+        SLICE_VALUE="$$param.CLIENT",
+        SOURCE_SQL="SELECT o.id, o.client AS source_system FROM raw.orders o "
+        f"WHERE o.id > (SELECT MAX(t.id) FROM dm.orders t WHERE {read_back})",
+    )
+
+
+def _clients(acme: str, other: str, read_back: str = OWN_SLICE) -> Subject:
+    subject = _subject(_client(10, 1, read_back), _client(11, 2))
+    parameters = (
+        PipelineParameterRow(1, "CLIENT", acme, "STRING"),
+        PipelineParameterRow(2, "CLIENT", other, "STRING"),
+    )
+    metadata = replace(subject.metadata, pipeline_parameters=parameters)
+    return Subject(metadata, subject.scope, None, "duckdb")
+
+
+def test_pipelines_reading_back_their_own_slices_of_a_table_need_no_order() -> None:
+    assert _lineage_findings(_clients("acme", "bolt")) == []
+
+
+def test_two_pipelines_declaring_the_same_slice_still_need_an_order() -> None:
+    findings = _lineage_findings(_clients("acme", "acme"))
+
+    assert [(f.check, f.pipeline_code) for f in findings] == [
+        ("unordered-read", "load"),
+        ("unordered-read", "report"),
+    ]
+    assert "both declare the slice source_system = 'acme' of dm.orders" in findings[0].remedy
+
+
+@pytest.mark.parametrize(
+    "read_back",
+    [
+        "t.id > 0",
+        "t.source_system = 'bolt'",
+        "t.source_system = $$param.CLIENT OR t.id > 0",
+    ],
+)
+def test_a_declared_slice_its_sql_does_not_keep_to_still_needs_an_order(read_back: str) -> None:
+    findings = _lineage_findings(_clients("acme", "bolt", read_back))
+
+    assert [(f.check, f.pipeline_code) for f in findings] == [("unordered-read", "load")]
+    assert "does not require source_system = 'acme': filter every read" in findings[0].remedy

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
 
-from etl_craft.handlers.sql.tokens import TOKEN_DESCRIPTIONS
+from etl_craft.core.errors import MetadataError
+from etl_craft.handlers.sql.tokens import TOKEN_DESCRIPTIONS, read_parameters
 from etl_craft.warehouse.literals import ParameterKind
 from etl_craft.warehouse.substitution import (
+    IDENTIFIER_PREFIX,
     PARAMETER_PREFIX,
     TOKEN_NAMES,
     PipelineParameter,
@@ -101,4 +104,46 @@ def test_placeholders_are_literals_of_each_type() -> None:
 
 
 def test_every_token_is_described_for_the_reference() -> None:
-    assert set(TOKEN_DESCRIPTIONS) == {*TOKEN_NAMES, PARAMETER_PREFIX + "NAME"}
+    assert set(TOKEN_DESCRIPTIONS) == {
+        *TOKEN_NAMES,
+        PARAMETER_PREFIX + "NAME",
+        IDENTIFIER_PREFIX + "NAME",
+    }
+
+
+NAMES = {
+    "LANDING": PipelineParameter("LANDING", ParameterKind.IDENTIFIER, "lnd.Client_A"),
+    "AMOUNT": PipelineParameter("AMOUNT", ParameterKind.IDENTIFIER, "order"),
+}
+
+
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [
+        ("postgres", 'SELECT l."order", \'lnd.Client_A\' FROM "lnd"."client_a" AS l'),
+        ("duckdb", 'SELECT l."order", \'lnd.Client_A\' FROM "lnd"."client_a" AS l'),
+    ],
+)
+def test_an_identifier_stands_as_a_quoted_name_and_as_a_string(dialect: str, expected: str) -> None:
+    values = TokenValues(7, 70, 700, date(2024, 3, 1), full_refresh=False, parameters=NAMES)
+    sql = "SELECT l.$$ident.AMOUNT, $$param.LANDING FROM $$ident.LANDING AS l"
+
+    assert substitute(sql, values.as_sql(dialect)) == expected
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "refusal"),
+    [
+        ("STRING", "lnd.a", "has PARAMETER_TYPE STRING; expected IDENTIFIER"),
+        ("IDENTIFIER", None, "is NULL; expected a plain name"),
+        ("IDENTIFIER", "lnd.a; DROP TABLE t", "which its PARAMETER_TYPE IDENTIFIER can't read"),
+        ("IDENTIFIER", 'lnd."a"', "which its PARAMETER_TYPE IDENTIFIER can't read"),
+    ],
+)
+def test_a_name_token_reads_only_a_plain_identifier(
+    kind: str, value: str | None, refusal: str
+) -> None:
+    with pytest.raises(MetadataError, match=re.escape(refusal)) as raised:
+        read_parameters("SELECT 1 FROM $$ident.T", "client_a", {"T": value}, {"T": kind}, "it")
+
+    assert "$$ident.T" in str(raised.value)

@@ -78,6 +78,33 @@ STORAGE_PARAMETERS: tuple[ParameterDeclaration, ...] = (
     ),
 )
 
+# Read by lineage alone (lineage.slices): which rows of a shared table the task touches.
+SLICE_PARAMETERS: tuple[ParameterDeclaration, ...] = (
+    ParameterDeclaration(
+        "SLICE_COLUMN",
+        ParameterType.TEXT,
+        False,
+        None,
+        "The column of a table several pipelines share that tells their rows apart: the task "
+        "writes, and reads back, only the rows where it holds SLICE_VALUE.",
+    ),
+    ParameterDeclaration(
+        "SLICE_VALUE",
+        ParameterType.TEXT,
+        False,
+        None,
+        "The value of SLICE_COLUMN in the task's rows; a token such as $$param.CLIENT gives "
+        "each pipeline its own.",
+    ),
+    ParameterDeclaration(
+        "SLICE_TABLE",
+        ParameterType.TEXT,
+        False,
+        None,
+        "The shared table the slice is of, when it is not TARGET_OBJECT.",
+    ),
+)
+
 PYTHON_PARAMETERS: tuple[ParameterDeclaration, ...] = (
     ParameterDeclaration(
         "SCRIPT",
@@ -190,9 +217,9 @@ EMAIL_ALERT_PARAMETERS: tuple[ParameterDeclaration, ...] = (
 
 _BY_HANDLER: Mapping[Handler, tuple[ParameterDeclaration, ...]] = MappingProxyType(
     {
-        Handler.SQL: SQL_PARAMETERS + STORAGE_PARAMETERS,
-        Handler.PYTHON: PYTHON_PARAMETERS,
-        Handler.BUSINESS_RULES: BUSINESS_RULES_PARAMETERS,
+        Handler.SQL: SQL_PARAMETERS + STORAGE_PARAMETERS + SLICE_PARAMETERS,
+        Handler.PYTHON: PYTHON_PARAMETERS + SLICE_PARAMETERS,
+        Handler.BUSINESS_RULES: BUSINESS_RULES_PARAMETERS + SLICE_PARAMETERS,
         Handler.EMAIL_ALERT: EMAIL_ALERT_PARAMETERS,
     }
 )

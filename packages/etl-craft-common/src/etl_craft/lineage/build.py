@@ -26,11 +26,14 @@ from etl_craft.lineage.sources import (
     TaskSql,
     active_tasks,
     has_select,
+    history_targets,
+    managed_columns,
     name_key,
+    rule_reads,
     target_of,
     task_sql,
 )
-from etl_craft.lineage.trace import tables_read, trace_select
+from etl_craft.lineage.trace import first_line, tables_read, trace_select
 
 # A new sqlglot may trace the same SELECT differently, so its version is part of every hash.
 SQLGLOT_VERSION = version("sqlglot")
@@ -65,6 +68,7 @@ def build_lineage(
     known: dict[str, tuple[str, ...]] = dict(warehouse_columns or {})
     codes = {p.pipeline_id: p.code for p in metadata.pipelines}
     tasks = active_tasks(metadata)
+    history = history_targets(tasks, dialect)
     pending = [
         _pending(task_sql(t, project, metadata, dialect), dialect, stored)
         for t in tasks
@@ -84,6 +88,7 @@ def build_lineage(
         if target is not None and trace.columns is not None:
             merged = dict.fromkeys(known.get(target, ()))
             merged.update(dict.fromkeys(c.name for c in trace.columns))
+            merged.update(dict.fromkeys(managed_columns(target in history, dialect)))
             known[target] = tuple(merged)
         lineages[task.task_id] = TaskLineage(
             codes[task.pipeline_id],
@@ -98,7 +103,7 @@ def build_lineage(
         )
     for task in tasks:
         if task.task_id not in lineages and not has_select(task):
-            lineages[task.task_id] = _other(task, codes[task.pipeline_id], dialect)
+            lineages[task.task_id] = _other(task, codes[task.pipeline_id], metadata, dialect)
     ordered = tuple(lineages[t.task_id] for t in tasks if t.task_id in lineages)
     return LineageBuild(LineageGraph(ordered), traced, reused, tuple(changed))
 
@@ -129,8 +134,7 @@ def _pending(source: TaskSql, dialect: str, stored: Mapping[int, StoredTrace]) -
     try:
         return _Pending(source, sql_hash, tables_read(text, dialect), True)
     except SqlglotError as error:
-        reason = (str(error).splitlines() or [type(error).__name__])[0]
-        return _Pending(source, sql_hash, (), True, f"sqlglot can't parse it: {reason}")
+        return _Pending(source, sql_hash, (), True, f"sqlglot can't parse it: {first_line(error)}")
 
 
 def _trace(
@@ -177,13 +181,18 @@ def _writers_first(pending: list[_Pending], dialect: str) -> list[_Pending]:
     return ordered
 
 
-def _other(task: TaskRow, pipeline_code: str, dialect: str) -> TaskLineage:
-    """A task without a SELECT: a script writes its target, a rules task reads its table."""
+def _other(
+    task: TaskRow, pipeline_code: str, metadata: ProjectMetadata, dialect: str
+) -> TaskLineage:
+    """A task without a SELECT: a script writes its target, a rules task reads its table and
+    whatever its rules' SQL reads."""
     reads: tuple[str, ...] = ()
-    external = None
+    external = problem = None
     if task.handler is Handler.BUSINESS_RULES:
         table = name_key(task.parameter("TARGET_TABLE"), dialect)
-        reads = (table,) if table else ()
+        ruled = rule_reads(task, metadata, dialect)
+        reads = tuple(dict.fromkeys([*([table] if table else []), *ruled.reads]))
+        problem = ruled.problem
     elif task.handler is Handler.PYTHON and task.parameter("SCRIPT"):
         external = f"script {task.parameter('SCRIPT')}"
     elif task.handler is Handler.PYTHON and task.parameter("FILE_PATTERN"):
@@ -196,7 +205,7 @@ def _other(task: TaskRow, pipeline_code: str, dialect: str) -> TaskLineage:
         target_of(task, dialect) if task.handler is not Handler.SQL else None,
         reads,
         None,
-        None,
+        problem,
         external_source=external,
         action=task.parameter("ACTION"),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,8 +11,9 @@ from sqlglot.errors import SqlglotError
 from etl_craft.config.project import Project, relative_path_problem
 from etl_craft.core.enums import Handler
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow
-from etl_craft.lineage.trace import table_key
-from etl_craft.warehouse.literals import parameter_kind
+from etl_craft.lineage.trace import column_key, first_line, table_key, tables_read
+from etl_craft.warehouse.audit import written_columns
+from etl_craft.warehouse.literals import ParameterKind, parameter_kind, value_problem
 from etl_craft.warehouse.substitution import placeholders, substitute
 
 # Actions whose SELECT holds no rows for the target: DROP_TABLE has none at all.
@@ -38,19 +40,29 @@ def has_select(task: TaskRow) -> bool:
 
 def task_placeholders(metadata: ProjectMetadata, task: TaskRow, dialect: str) -> dict[str, str]:
     """What the task's tokens are replaced with to parse its SQL: a literal of each one's type,
-    its pipeline's parameters included, so the SQL parses as a run's would."""
-    kinds = {
-        p.name: parameter_kind(p.type)
-        for p in metadata.pipeline_parameters
-        if p.pipeline_id == task.pipeline_id
+    its pipeline's parameters included, so the SQL parses as a run's would; an IDENTIFIER is
+    its own pipeline's name, so each pipeline sharing the SQL reads its own tables."""
+    own = [p for p in metadata.pipeline_parameters if p.pipeline_id == task.pipeline_id]
+    kinds = {p.name: parameter_kind(p.type) for p in own}
+    names = {
+        p.name: p.value
+        for p in own
+        if p.value is not None
+        and kinds[p.name] is ParameterKind.IDENTIFIER
+        and value_problem(ParameterKind.IDENTIFIER, p.value) is None
     }
-    return placeholders(dialect, kinds)
+    return placeholders(dialect, kinds, names)
 
 
 def task_sql(
-    task: TaskRow, project: Project | None, metadata: ProjectMetadata, dialect: str
+    task: TaskRow,
+    project: Project | None,
+    metadata: ProjectMetadata,
+    dialect: str,
+    values: Mapping[str, str] | None = None,
 ) -> TaskSql:
-    replacements = task_placeholders(metadata, task, dialect)
+    """The task's SELECT with its tokens replaced by ``values``, placeholders by default."""
+    replacements = task_placeholders(metadata, task, dialect) if values is None else values
     inline, file = task.parameter("SOURCE_SQL"), task.parameter("SOURCE_SQL_FILE")
     if inline is not None:
         return TaskSql(task, substitute(inline, replacements), None)
@@ -68,11 +80,53 @@ def task_sql(
     return TaskSql(task, substitute(path.read_text(encoding="utf-8"), replacements), None)
 
 
+@dataclass(frozen=True)
+class RuleReads:
+    reads: tuple[str, ...]  # the rules' target tables, then what their SQL reads
+    problem: str | None  # the first rule whose SQL sqlglot can't parse
+
+
+def rule_reads(task: TaskRow, metadata: ProjectMetadata, dialect: str) -> RuleReads:
+    """What a rules task's rules read: a RULE_SQL reading a table is a read like a SELECT's."""
+    replacements = task_placeholders(metadata, task, dialect)
+    found: dict[str, None] = {}
+    problem = None
+    for rule in metadata.business_rules:
+        if rule.task_id != task.task_id:
+            continue
+        found.setdefault(name_key(rule.target_table, dialect) or rule.target_table, None)
+        sql = substitute(rule.rule_sql, replacements)
+        try:
+            found.update(dict.fromkeys(tables_read(sql, dialect)))
+        except SqlglotError as error:
+            reason = first_line(error)
+            problem = problem or f"RULE_SQL of rule {rule.code}: sqlglot can't parse it: {reason}"
+    return RuleReads(tuple(found), problem)
+
+
 def target_of(task: TaskRow, dialect: str) -> str | None:
     """The table key a task writes: TARGET_OBJECT of a SQL or PYTHON task."""
     if task.handler not in (Handler.SQL, Handler.PYTHON):
         return None
     return name_key(task.parameter("TARGET_OBJECT"), dialect)
+
+
+def history_targets(tasks: tuple[TaskRow, ...], dialect: str) -> frozenset[str]:
+    """The tables an SCD2_MERGE writes: etl-craft keeps their history in columns of its own."""
+    return frozenset(
+        target
+        for task in tasks
+        if task.handler is Handler.SQL and task.parameter("ACTION") == "SCD2_MERGE"
+        for target in (target_of(task, dialect),)
+        if target is not None
+    )
+
+
+def managed_columns(history: bool, dialect: str) -> tuple[str, ...]:
+    """The columns etl-craft writes itself on a target, as the dialect names them: a SELECT
+    reading another task's target may filter on them (ACTIVE_FLAG, VALID_TO...)."""
+    columns = written_columns(history=history)
+    return tuple(column_key(c.name, dialect, quoted=False) for c in columns)
 
 
 def name_key(name: str | None, dialect: str) -> str | None:

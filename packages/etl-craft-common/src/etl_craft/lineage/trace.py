@@ -27,16 +27,15 @@ def table_key(name: str | exp.Table, dialect: str) -> str:
     return ".".join(part.name for part in table.parts)
 
 
-def column_key(name: str, dialect: str) -> str:
-    """A column name the warehouse reports, as the dialect matches it."""
-    return normalize_identifiers(exp.to_identifier(name, quoted=True), dialect=dialect).name
+def column_key(name: str, dialect: str, *, quoted: bool = True) -> str:
+    """A column name the warehouse reports (``quoted``), or one created unquoted, as the dialect
+    matches it."""
+    return normalize_identifiers(exp.to_identifier(name, quoted=quoted), dialect=dialect).name
 
 
 def tables_read(sql: str, dialect: str) -> tuple[str, ...]:
     """Every table a SELECT reads (CTEs aside), without tracing its columns."""
-    query = sqlglot.parse_one(sql, read=dialect)
-    root = build_scope(query)
-    return () if root is None else _reads(root, dialect)
+    return _plain_reads(sqlglot.parse_one(sql, read=dialect), dialect)
 
 
 def trace_select(sql: str, dialect: str, known: KnownColumns | None = None) -> Trace:
@@ -44,7 +43,7 @@ def trace_select(sql: str, dialect: str, known: KnownColumns | None = None) -> T
     try:
         query = sqlglot.parse_one(sql, read=dialect)
     except SqlglotError as error:
-        return Trace((), None, f"sqlglot can't parse it as {dialect} SQL: {_first_line(error)}")
+        return Trace((), None, f"sqlglot can't parse it as {dialect} SQL: {first_line(error)}")
     schema = _schema(known or {}, dialect)
     try:
         qualified = qualify(
@@ -53,7 +52,8 @@ def trace_select(sql: str, dialect: str, known: KnownColumns | None = None) -> T
         _attribute_lone_tables(qualified)
         root = build_scope(qualified)
     except SqlglotError as error:
-        return Trace((), None, f"sqlglot can't resolve its names: {_first_line(error)}")
+        reason = f"sqlglot can't resolve its names: {first_line(error)}"
+        return Trace(_plain_reads(query, dialect), None, reason)
     if root is None or not isinstance(qualified, exp.Query):
         return Trace((), None, "it is not a query sqlglot can scope")
     reads = _reads(root, dialect)
@@ -70,7 +70,7 @@ def trace_select(sql: str, dialect: str, known: KnownColumns | None = None) -> T
             for name in qualified.named_selects
         )
     except SqlglotError as error:
-        return Trace(reads, None, f"sqlglot can't trace a column: {_first_line(error)}")
+        return Trace(reads, None, f"sqlglot can't trace a column: {first_line(error)}")
     return Trace(reads, columns)
 
 
@@ -103,6 +103,15 @@ def _attribute_lone_tables(query: exp.Expr) -> None:
         for column in scope.columns:
             if not column.table:
                 column.set("table", exp.to_identifier(alias))
+
+
+def _plain_reads(query: exp.Expr, dialect: str) -> tuple[str, ...]:
+    """The tables of a SELECT whose columns can't be resolved: its reads still order it."""
+    try:
+        root = build_scope(query)
+    except SqlglotError:
+        return ()
+    return () if root is None else _reads(root, dialect)
 
 
 def _reads(root: Scope, dialect: str) -> tuple[str, ...]:
@@ -177,5 +186,5 @@ def _is_copy(expression: exp.Expr) -> bool:
     return isinstance(expression, exp.Column)
 
 
-def _first_line(error: Exception) -> str:
+def first_line(error: Exception) -> str:
     return (str(error).splitlines() or [type(error).__name__])[0]

@@ -26,9 +26,10 @@ from etl_craft.warehouse.literals import (
     ParameterKind,
     parameter_kind,
     read_value,
+    sql_identifier,
     sql_literal,
 )
-from etl_craft.warehouse.substitution import PARAMETER_PREFIX, substitute
+from etl_craft.warehouse.substitution import IDENTIFIER_PREFIX, PARAMETER_PREFIX, substitute
 
 KEY_PARAMETERS = ("MERGE_KEY", "MERGE_COMPARE_COLUMNS", "MERGE_DEDUPE_ORDER", "ROW_ID")
 
@@ -185,6 +186,8 @@ def _definition_tokens(metadata: ProjectMetadata, pipeline_id: int) -> dict[str,
         except ValueError:
             continue  # validate reports the value; its token stays as written
         values[PARAMETER_PREFIX + parameter.name] = literal
+        if kind is ParameterKind.IDENTIFIER and parameter.value is not None:
+            values[IDENTIFIER_PREFIX + parameter.name] = sql_identifier(parameter.value, "")
     return values
 
 

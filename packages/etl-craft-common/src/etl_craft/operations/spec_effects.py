@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from etl_craft.core.cron import cron_problem, next_after
 from etl_craft.core.enums import EditKind
 from etl_craft.enginedb.metadata import (
+    BusinessRuleRow,
     PipelineParameterRow,
     PipelineRow,
     ProjectMetadata,
@@ -20,7 +21,7 @@ from etl_craft.enginedb.metadata import (
 from etl_craft.lineage import Direction, LineageGraph
 from etl_craft.operations.metadata_edit_checks import MetadataEdit
 from etl_craft.operations.spec_diff import SWITCHED_OFF
-from etl_craft.specs.model import PipelineSpec
+from etl_craft.specs.model import PipelineSpec, RuleSpec
 
 NEXT_TICKS = 5
 # A dependency change adds or removes an edge; a task's own objects change what it writes.
@@ -71,6 +72,8 @@ def spec_metadata(metadata: ProjectMetadata, specs: tuple[PipelineSpec, ...]) ->
     kept = {p.pipeline_id for p in pipelines}
     tasks = [t for t in metadata.tasks if t.pipeline_id in kept]
     parameters = [p for p in metadata.pipeline_parameters if p.pipeline_id in kept]
+    kept_tasks = {t.task_id for t in tasks}
+    rules = [r for r in metadata.business_rules if r.task_id in kept_tasks]
     for spec in specs:
         row = next((p for p in metadata.pipelines if p.code == spec.code and p.active), None)
         pipeline_id = row.pipeline_id if row else next(fresh)
@@ -79,9 +82,16 @@ def spec_metadata(metadata: ProjectMetadata, specs: tuple[PipelineSpec, ...]) ->
             PipelineParameterRow(pipeline_id, p.name, p.value, p.type) for p in spec.parameters
         ]
         known = {t.code: t.task_id for t in metadata.tasks if t.pipeline_id == pipeline_id}
+        ids = {task.code: known.get(task.code) or next(fresh) for task in spec.tasks}
+        rules += [
+            _rule_row(rule, ids[task.code], next(fresh))
+            for task in spec.tasks
+            for rule in task.rules
+            if rule.active
+        ]
         tasks += [
             TaskRow(
-                task_id=known.get(task.code) or next(fresh),
+                task_id=ids[task.code],
                 pipeline_id=pipeline_id,
                 code=task.code,
                 handler=task.handler,
@@ -97,6 +107,20 @@ def spec_metadata(metadata: ProjectMetadata, specs: tuple[PipelineSpec, ...]) ->
         pipelines=tuple(pipelines),
         pipeline_parameters=tuple(parameters),
         tasks=tuple(tasks),
+        business_rules=tuple(rules),
+    )
+
+
+def _rule_row(rule: RuleSpec, task_id: int, rule_id: int) -> BusinessRuleRow:
+    return BusinessRuleRow(
+        rule_id,
+        task_id,
+        rule.code,
+        rule.rule_type,
+        rule.target_table,
+        rule.key_columns,
+        rule.rule_sql,
+        rule.wave,
     )
 
 

@@ -132,18 +132,37 @@ def _changed_sql(build: LineageBuild, stored: Mapping[int, StoredTrace]) -> set[
     }
 
 
-def write_plan(ctx: OperationContext, *, now: datetime | None = None) -> SpecPlan:
-    """Write the plan as the project's next migration file; migrate applies it."""
+def write_plan(
+    ctx: OperationContext, *, now: datetime | None = None, validated: bool = True
+) -> SpecPlan:
+    """Write the plan as the project's next migration file; migrate applies it.
+
+    Unless ``validated`` is False, a file migrate would refuse is not written. Without
+    validation the file's header records the bypass and what validate found, so a reviewer
+    sees it, and migrate applies it only with --no-validate too.
+    """
     plan = plan_specs(ctx, now=now)
     if plan.file_name is None or plan.sql is None:
         return plan
-    if plan.refusal is not None:
+    if plan.refusal is not None and validated:
         raise MetadataError(
             f"the plan's migration {plan.file_name} would be refused by migrate: "
-            f"{plan.refusal}; fix the specs and run etl-craft plan again"
+            f"{plan.refusal}; fix the specs and run etl-craft plan again, or write it as it "
+            "is with etl-craft plan --write --no-validate, which is recorded in its header"
         )
-    path = write_new_file(_migrations_dir(ctx), plan.file_name, plan.sql)
-    return replace(plan, written=path)
+    sql = plan.sql if validated else _unvalidated(ctx, plan.refusal) + plan.sql
+    path = write_new_file(_migrations_dir(ctx), plan.file_name, sql)
+    return replace(plan, sql=sql, written=path)
+
+
+def _unvalidated(ctx: OperationContext, refusal: str | None) -> str:
+    found = refusal or "validate found no failure when it was written"
+    lines = [
+        f"Written by etl-craft plan --write --no-validate, for {ctx.actor.name}: not validated.",
+        "Apply it with etl-craft migrate --no-validate. What validate found:",
+        *found.splitlines(),
+    ]
+    return "".join(f"-- {line}\n" for line in lines)
 
 
 @dataclass(frozen=True)

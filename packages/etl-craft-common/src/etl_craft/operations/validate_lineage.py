@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow
 from etl_craft.lineage.build import build_lineage
 from etl_craft.lineage.graph import LineageGraph, TaskLineage
+from etl_craft.lineage.slices import Slices
 from etl_craft.lineage.sources import name_key
 from etl_craft.operations.validate_findings import Finding, Subject
 from etl_craft.warehouse.audit import MANAGED_NAMES
@@ -33,6 +34,7 @@ def _unordered_reads(
     subject: Subject, graph: LineageGraph, rows: dict[int, TaskRow]
 ) -> Iterator[Finding]:
     upstream = _Upstream(subject.metadata)
+    slices = Slices(subject.metadata, subject.project, subject.dialect)
     for reader in graph.tasks:
         row = rows[reader.task_id]
         if not subject.in_scope(row.pipeline_id):
@@ -41,6 +43,8 @@ def _unordered_reads(
             for writer in graph.writers(table):
                 if writer.task_id == reader.task_id or upstream.ordered(reader, writer):
                     continue
+                if slices.apart(reader.task_id, writer.task_id, table):
+                    continue  # each reads and writes its own rows of the table
                 yield subject.fail(
                     "unordered-read",
                     row,
@@ -48,8 +52,26 @@ def _unordered_reads(
                     "depends on the other; expected a dependency path between them, else it "
                     "reads whatever the last run left",
                     f"add a dependency of {reader.name} on {writer.name} in CFG_TASK_DEPENDENCY "
-                    "(or of their pipelines in CFG_PIPELINE_DEPENDENCY)",
+                    "(or of their pipelines in CFG_PIPELINE_DEPENDENCY)"
+                    + _slice_remedy(slices, reader.task_id, writer.task_id, table),
                 )
+
+
+def _slice_remedy(slices: Slices, reader: int, writer: int, table: str) -> str:
+    theirs, mine = slices.of(writer, table), slices.of(reader, table)
+    if theirs is None:
+        return ""
+    if mine is None or mine.column != theirs.column:
+        return (
+            f"; or, if it reads only its own slice of {table}, declare it as {theirs.column} "
+            "with SLICE_COLUMN and SLICE_VALUE (slice: in a pipeline spec)"
+        )
+    if mine.same_rows(theirs):
+        return f"; both declare the slice {mine.describe()}"
+    return (
+        f"; it declares the slice {mine.describe()}, but a read of {table} in its SQL does "
+        f"not require {mine.column} = {mine.value!r}: filter every read of {table} on it"
+    )
 
 
 class _Upstream:

@@ -11,7 +11,7 @@ knows templates.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -19,6 +19,7 @@ from typing import Any
 
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.core.errors import MetadataError
+from etl_craft.warehouse.substitution import IDENTIFIER_PREFIX, parameters_used, substitute
 
 FieldValue = str | int | None
 Document = Mapping[str, Any]
@@ -34,6 +35,10 @@ TASK_SHORTHANDS = {
     "input_params": "INPUT_PARAMS",
     "offset_type": "OFFSET_TYPE",
 }
+# Task parameters that name a table: `$$ident.NAME` in them is the pipeline's name.
+NAMED_PARAMETERS = ("TARGET_OBJECT", "TARGET_TABLE", "SLICE_TABLE")
+# The slice: keys of a task's slice of a shared table (lineage.slices).
+SLICE_KEYS = {"column": "SLICE_COLUMN", "value": "SLICE_VALUE", "table": "SLICE_TABLE"}
 # A BUSINESS_RULES task judges the table it names; it writes none.
 RULES_TARGET = "TARGET_TABLE"
 # The pipeline settings a spec may give, by document key, and their CFG_PIPELINES column.
@@ -136,8 +141,10 @@ def pipeline_spec(code: str, document: Document, source: Path) -> PipelineSpec:
         for key, column in PIPELINE_SETTINGS.items()
         if key in document
     }
+    parameters = tuple(_pipeline_parameter(n, v) for n, v in document.get("parameters", {}).items())
+    names = {p.name: p.value for p in parameters if p.type == "IDENTIFIER"}
     tasks = tuple(
-        _task(code, task_code, body, source)
+        _task(code, task_code, body, source, names)
         for task_code, body in (document.get("tasks") or {}).items()
     )
     _check_upstream_tasks(code, tasks, source)
@@ -145,9 +152,7 @@ def pipeline_spec(code: str, document: Document, source: Path) -> PipelineSpec:
         code=code,
         source=source,
         settings=MappingProxyType(settings),
-        parameters=tuple(
-            _pipeline_parameter(n, v) for n, v in document.get("parameters", {}).items()
-        ),
+        parameters=parameters,
         depends_on=tuple(_pipeline_dependency(item) for item in document.get("depends_on", ())),
         tasks=tasks,
     )
@@ -192,9 +197,15 @@ def _pipeline_dependency(item: str | Mapping[str, Any]) -> PipelineDependencySpe
     )
 
 
-def _task(pipeline: str, code: str, body: Document, source: Path) -> TaskSpec:
+def _task(
+    pipeline: str, code: str, body: Document, source: Path, names: Mapping[str, str | None]
+) -> TaskSpec:
     handler = Handler(body.get("handler", Handler.SQL))
     where = f"/tasks/{code}"
+    parameters = _task_parameters(handler, body, source, where)
+    for name in NAMED_PARAMETERS:
+        if name in parameters:
+            parameters[name] = _named(parameters[name], names, source, f"{where}/{name}")
     return TaskSpec(
         code=code,
         handler=handler,
@@ -202,7 +213,7 @@ def _task(pipeline: str, code: str, body: Document, source: Path) -> TaskSpec:
         run_condition=RunCondition(body.get("run_condition", RunCondition.ALL)),
         required_count=body.get("required_count"),
         active=body.get("active", True),
-        parameters=MappingProxyType(_task_parameters(handler, body, source, where)),
+        parameters=MappingProxyType(parameters),
         depends_on=tuple(_task_dependency(pipeline, item) for item in body.get("depends_on", ())),
         rules=tuple(
             _rule(rule_code, rule, body, source, f"{where}/rules/{rule_code}")
@@ -213,12 +224,8 @@ def _task(pipeline: str, code: str, body: Document, source: Path) -> TaskSpec:
 
 def _task_parameters(handler: Handler, body: Document, source: Path, where: str) -> dict[str, str]:
     named = {name: scalar_text(value) for name, value in (body.get("parameters") or {}).items()}
-    found: dict[str, str] = {}
-    for key, shorthand in TASK_SHORTHANDS.items():
-        if key not in body:
-            continue
-        rules_target = handler is Handler.BUSINESS_RULES and key == "target"
-        name = RULES_TARGET if rules_target else shorthand
+    found: dict[str, str | None] = {}
+    for key, name, value in _shorthands(handler, body):
         if name in named:
             raise SpecError(
                 source,
@@ -227,8 +234,35 @@ def _task_parameters(handler: Handler, body: Document, source: Path, where: str)
                 "each task parameter once",
                 f"keep {key}: and remove {name} from parameters",
             )
-        found[name] = _parameter_value(key, body[key])
+        found[name] = value
     return {name: value for name, value in {**found, **named}.items() if value is not None}
+
+
+def _shorthands(handler: Handler, body: Document) -> Iterator[tuple[str, str, str | None]]:
+    """(key, parameter, value) of each task key that stands for parameters."""
+    for key, shorthand in TASK_SHORTHANDS.items():
+        if key in body:
+            rules_target = handler is Handler.BUSINESS_RULES and key == "target"
+            yield key, RULES_TARGET if rules_target else shorthand, _parameter_value(key, body[key])
+    for key, name in SLICE_KEYS.items():
+        if key in (body.get("slice") or {}):
+            yield "slice", name, scalar_text(body["slice"][key])
+
+
+def _named(value: str, names: Mapping[str, str | None], source: Path, where: str) -> str:
+    """A table name with the pipeline's `$$ident.NAME` tokens replaced by their names."""
+    used = parameters_used(value, IDENTIFIER_PREFIX)
+    missing = [name for name in used if names.get(name) is None]
+    if missing:
+        declared = ", ".join(sorted(names)) or "none"
+        raise SpecError(
+            source,
+            where,
+            f"{value!r}, which reads $${IDENTIFIER_PREFIX}{missing[0]}",
+            f"a parameter of type IDENTIFIER with a value (the pipeline's: {declared})",
+            f"declare {missing[0]}: {{type: IDENTIFIER, value: ...}} under parameters:",
+        )
+    return substitute(value, {IDENTIFIER_PREFIX + n: str(names[n]) for n in used})
 
 
 def _parameter_value(key: str, value: Any) -> str:

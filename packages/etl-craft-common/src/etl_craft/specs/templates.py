@@ -20,7 +20,7 @@ from etl_craft.warehouse.literals import EXPECTED, parameter_kind, value_problem
 
 INSTANCES = "instances"
 # Task keys whose mappings an instance merges into the template's, key by key.
-MERGED_TASK_KEYS = ("parameters", "input_params")
+MERGED_TASK_KEYS = ("parameters", "input_params", "slice")
 
 
 def pipelines_of(document: Document, source: Path) -> tuple[PipelineSpec, ...]:

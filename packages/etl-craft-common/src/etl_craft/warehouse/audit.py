@@ -36,6 +36,12 @@ HISTORY_COLUMNS = (
 # Names the stage uses for its own bookkeeping.
 STAGE_COLUMNS = ("etl_craft_hash", "etl_craft_rank", "etl_craft_row_hash", "etl_craft_valid_from")
 
+
+def written_columns(*, history: bool) -> tuple[Column, ...]:
+    """The columns etl-craft adds to a target it creates; an SCD2 target keeps its history too."""
+    return AUDIT_COLUMNS + (HISTORY_COLUMNS if history else ())
+
+
 MANAGED_NAMES = frozenset(
     [column.key for column in AUDIT_COLUMNS + HISTORY_COLUMNS] + list(STAGE_COLUMNS)
 )

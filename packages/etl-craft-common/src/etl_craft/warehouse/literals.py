@@ -14,6 +14,9 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 
 from sqlglot import exp
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
+
+from etl_craft.warehouse.targets import IDENTIFIER
 
 
 class ParameterKind(StrEnum):
@@ -25,6 +28,7 @@ class ParameterKind(StrEnum):
     BOOLEAN = "BOOLEAN"
     DATE = "DATE"
     JSON = "JSON"
+    IDENTIFIER = "IDENTIFIER"  # a name: `$$ident.NAME` puts it where a table or column stands
 
 
 EXPECTED = {
@@ -34,6 +38,8 @@ EXPECTED = {
     ParameterKind.BOOLEAN: "Y, N, TRUE or FALSE",
     ParameterKind.DATE: "a date such as 2026-01-31",
     ParameterKind.JSON: 'JSON text such as {"days": 3}',
+    ParameterKind.IDENTIFIER: "a plain name such as client_a or lnd.client_a (letters, digits "
+    "and underscores, not starting with a digit; up to three parts separated by dots)",
 }
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
@@ -44,6 +50,7 @@ _TYPES = {
     ParameterKind.BOOLEAN: "BOOLEAN",
     ParameterKind.DATE: "DATE",
     ParameterKind.JSON: "JSON",
+    ParameterKind.IDENTIFIER: "TEXT",
 }
 # What a placeholder holds where only the type matters (lineage, validate's parse).
 _SAMPLES = {
@@ -53,6 +60,7 @@ _SAMPLES = {
     ParameterKind.BOOLEAN: "N",
     ParameterKind.DATE: "2000-01-01",
     ParameterKind.JSON: "null",
+    ParameterKind.IDENTIFIER: "x",
 }
 
 Value = str | int | Decimal | bool | date | None
@@ -78,6 +86,8 @@ def read_value(kind: ParameterKind, text: str | None) -> Value | JsonText:
     if text is None:
         return None
     if kind is ParameterKind.STRING:
+        return text
+    if kind is ParameterKind.IDENTIFIER and _is_name(text):
         return text
     value = text.strip()
     if kind is ParameterKind.INT and _WHOLE.fullmatch(value):
@@ -111,6 +121,20 @@ def sql_literal(kind: ParameterKind, value: Value | JsonText, dialect: str) -> s
 def placeholder(kind: ParameterKind, dialect: str) -> str:
     """A literal of ``kind`` that parses as a run's literal would, for checks of the SQL."""
     return sql_literal(kind, read_value(kind, _SAMPLES[kind]), dialect)
+
+
+def sql_identifier(name: str, dialect: str) -> str:
+    """An IDENTIFIER value as the dialect names it: each part folded as the warehouse folds an
+    unquoted name, then quoted, so it names the same table and can never read as SQL."""
+    if not _is_name(name):
+        raise ValueError(f"{name!r} is not {EXPECTED[ParameterKind.IDENTIFIER]}")
+    parts = (normalize_identifiers(exp.to_identifier(p), dialect=dialect) for p in name.split("."))
+    return ".".join(part.sql(dialect=dialect, identify=True) for part in parts)
+
+
+def _is_name(text: str) -> bool:
+    parts = text.split(".")
+    return len(parts) <= 3 and all(IDENTIFIER.fullmatch(part) for part in parts)
 
 
 def _expression(kind: ParameterKind, value: Value | JsonText) -> exp.Expression:

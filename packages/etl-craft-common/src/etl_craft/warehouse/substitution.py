@@ -3,7 +3,9 @@
 The tokens a run has values for: its ids (numbers), `$$run_date`, `$$pipeline_code`, `$$run_key`
 and `$$param.NAME` for each parameter its pipeline declares in CFG_PIPELINE_PARAMETERS. Every
 value but the ids and the row filter is written as a literal sqlglot renders for the warehouse's
-dialect (warehouse.literals), so it lands in the statement as data.
+dialect (warehouse.literals), so it lands in the statement as data. `$$ident.NAME` reads a
+parameter of type IDENTIFIER as a name instead: checked to be a plain name, then quoted by
+sqlglot, so it can stand for a table, schema or column and still never reads as SQL.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from etl_craft.warehouse.literals import (
     Value,
     placeholder,
     read_value,
+    sql_identifier,
     sql_literal,
 )
 
@@ -33,8 +36,11 @@ TOKEN_NAMES = (
     "run_key",
 )
 PARAMETER_PREFIX = "param."
+IDENTIFIER_PREFIX = "ident."
 _TOKEN = re.compile(
-    r"\$\$(" + "|".join(TOKEN_NAMES) + r"|param\.[A-Za-z][A-Za-z0-9_]{0,127})(?![A-Za-z0-9_$])"
+    r"\$\$("
+    + "|".join(TOKEN_NAMES)
+    + r"|(?:param|ident)\.[A-Za-z][A-Za-z0-9_]{0,127})(?![A-Za-z0-9_$])"
 )
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 _WORD = re.compile(r"[A-Za-z0-9_$]")
@@ -86,12 +92,19 @@ class TokenValues:
         for parameter in self.parameters.values():
             literal = sql_literal(parameter.kind, parameter.value(), dialect)
             values[PARAMETER_PREFIX + parameter.name] = literal
+            if parameter.kind is ParameterKind.IDENTIFIER and parameter.text is not None:
+                values[IDENTIFIER_PREFIX + parameter.name] = sql_identifier(parameter.text, dialect)
         return values
 
 
-def placeholders(dialect: str, parameters: Mapping[str, ParameterKind]) -> dict[str, str]:
+def placeholders(
+    dialect: str,
+    parameters: Mapping[str, ParameterKind],
+    identifiers: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """Replacements that make SQL parse the way a run's would, for checks and lineage: each
-    token becomes a literal of its type, whatever a run's value will be."""
+    token becomes a literal of its type, whatever a run's value will be; `$$ident.NAME` becomes
+    the name in ``identifiers``, since a name decides which table the SQL reads."""
     text = sql_literal(ParameterKind.STRING, "", dialect)
     values = {
         "pipeline_id": "0",
@@ -104,17 +117,20 @@ def placeholders(dialect: str, parameters: Mapping[str, ParameterKind]) -> dict[
     }
     for name, kind in parameters.items():
         values[PARAMETER_PREFIX + name] = placeholder(kind, dialect)
+    for name, value in (identifiers or {}).items():
+        values[IDENTIFIER_PREFIX + name] = sql_identifier(value, dialect)
     return values
 
 
-def parameters_used(sql: str) -> tuple[str, ...]:
-    """The names of the pipeline parameters the SQL's code reads as `$$param.NAME`, in order."""
+def parameters_used(sql: str, prefix: str = PARAMETER_PREFIX) -> tuple[str, ...]:
+    """The names of the pipeline parameters the SQL's code reads as `$$param.NAME` (or
+    `$$ident.NAME` with that ``prefix``), in order."""
     found: dict[str, None] = {}
     for span in spans(sql):
         if span.code:
             for match in _TOKEN.finditer(sql, span.start, span.end):
-                if match.group(1).startswith(PARAMETER_PREFIX):
-                    found[match.group(1).removeprefix(PARAMETER_PREFIX)] = None
+                if match.group(1).startswith(prefix):
+                    found[match.group(1).removeprefix(prefix)] = None
     return tuple(found)
 
 

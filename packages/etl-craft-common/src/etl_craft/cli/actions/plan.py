@@ -8,21 +8,25 @@ from datetime import datetime
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
-from etl_craft.core.errors import ExitCode
+from etl_craft.core.errors import ExitCode, UsageError
 from etl_craft.operations.spec_effects import AffectedTask, EdgeChange, PipelineTicks
 from etl_craft.operations.spec_plan import RowChange, SpecPlan, plan_specs, write_plan
 from etl_craft.specs.inference import EdgeOutcome, InferredEdge
 
 
 def handle(args: argparse.Namespace) -> int:
+    if not args.validate and not args.write:
+        raise UsageError("--no-validate goes with --write; add --write or leave it out")
     ctx = operation_context(args)
     try:
-        plan = write_plan(ctx) if args.write else plan_specs(ctx)
+        plan = write_plan(ctx, validated=args.validate) if args.write else plan_specs(ctx)
     finally:
         ctx.close()
     emit(plan, args.format, render(plan, sql=args.sql))
-    # CI reads the exit code: a plan migrate would refuse fails the check.
-    return int(ExitCode.METADATA) if plan.refusal is not None else 0
+    # CI reads the exit code: a plan migrate would refuse fails the check, unless it was
+    # written on purpose without validation.
+    refused = plan.refusal is not None and plan.written is None
+    return int(ExitCode.METADATA) if refused else 0
 
 
 def render(plan: SpecPlan, *, sql: bool = False) -> str:
@@ -118,6 +122,12 @@ def _instants(ticks: tuple[datetime, ...]) -> str:
 def _outcome(plan: SpecPlan) -> list[str]:
     if plan.file_name is None:
         return []
+    if plan.refusal is not None and plan.written is not None:
+        return [
+            f"wrote {plan.written} without validation (recorded in its header); migrate would "
+            f"refuse it: {plan.refusal}",
+            "apply it with etl-craft migrate --no-validate",
+        ]
     if plan.refusal is not None:
         return [f"migrate would refuse {plan.file_name}: {plan.refusal}"]
     if plan.written is not None:

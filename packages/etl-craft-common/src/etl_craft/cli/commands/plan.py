@@ -14,6 +14,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="write the plan as the project's next migration file (etl-craft migrate applies it)",
     )
     parser.add_argument(
+        "--no-validate",
+        dest="validate",
+        action="store_false",
+        help="with --write, write the file even when migrate would refuse it: the bypass and "
+        "what validate found are recorded in its header (apply it with migrate --no-validate)",
+    )
+    parser.add_argument(
         "--sql",
         action="store_true",
         help="show the migration file's SQL too",

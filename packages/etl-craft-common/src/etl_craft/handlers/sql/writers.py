@@ -10,7 +10,7 @@ from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
 from etl_craft.handlers.sql.spec import DeleteMode
 from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys
 from etl_craft.warehouse import statements
-from etl_craft.warehouse.audit import AUDIT_COLUMNS, HISTORY_COLUMNS
+from etl_craft.warehouse.audit import HISTORY_COLUMNS, written_columns
 from etl_craft.warehouse.dialect import Column
 from etl_craft.warehouse.statements import Value
 
@@ -63,8 +63,7 @@ def _plain_hash(ctx: Context, stage: Stage, target: tuple[Column, ...]) -> str:
 
 
 def _table_columns(ctx: Context, stage: Stage) -> tuple[Column, ...]:
-    history = HISTORY_COLUMNS if ctx.spec.history_columns else ()
-    return stage.columns + AUDIT_COLUMNS + history
+    return stage.columns + written_columns(history=ctx.spec.history_columns)
 
 
 def _create(ctx: Context, stage: Stage) -> set[str]:
