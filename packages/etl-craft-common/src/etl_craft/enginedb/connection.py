@@ -323,7 +323,7 @@ class EngineDB:
         self, actor: Actor, *, migration: str | None = None
     ) -> Iterator[EngineConnection]:
         """A writing transaction marked with ``actor``; commits on success."""
-        with self._translated(), self.engine.connect() as plain:
+        with self.translated(), self.engine.connect() as plain:
             raw = plain.execution_options(**{WRITE_OPTION: True})
             with raw.begin():
                 conn = EngineConnection(raw, self.dialect)
@@ -342,7 +342,7 @@ class EngineDB:
     ) -> Iterator[EngineConnection]:
         """A writing transaction marked like ``transaction`` that always rolls back: what it
         writes is seen inside it (triggers included) and by nobody else."""
-        with self._translated(), self.engine.connect() as plain:
+        with self.translated(), self.engine.connect() as plain:
             raw = plain.execution_options(**{WRITE_OPTION: True})
             with raw.begin() as tx:
                 conn = EngineConnection(raw, self.dialect)
@@ -359,7 +359,7 @@ class EngineDB:
         commit, which writes nothing for a transaction that wrote nothing (and the write guards
         refuse any write it tries, as it carries no actor): psycopg forgets the connection's
         prepared statements at every rollback."""
-        with self._translated(), self.engine.connect() as raw, raw.begin():
+        with self.translated(), self.engine.connect() as raw, raw.begin():
             yield EngineConnection(raw, self.dialect)
 
     @contextmanager
@@ -369,13 +369,15 @@ class EngineDB:
         For what lives with a session rather than a transaction: the overseer's leadership lock
         and LISTEN. Writes through it are not marked, so guarded tables refuse them.
         """
-        with self._translated(), self.engine.connect() as plain:
+        with self.translated(), self.engine.connect() as plain:
             yield EngineConnection(
                 plain.execution_options(isolation_level="AUTOCOMMIT"), self.dialect
             )
 
     @contextmanager
-    def _translated(self) -> Iterator[None]:
+    def translated(self) -> Iterator[None]:
+        """Raise what the driver raises as etl-craft's errors (every transaction does; a
+        ``session``'s statements run outside the block that opened it, so they ask)."""
         try:
             yield
         except sa_exc.DBAPIError as error:

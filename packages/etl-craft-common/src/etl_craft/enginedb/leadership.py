@@ -82,7 +82,8 @@ class Leadership:
         one it locked."""
         if self._session is not None:
             try:
-                self._session.scalar("leadership_session_alive")
+                with self.engine.translated():
+                    self._session.scalar("leadership_session_alive")
             except EngineDBError:
                 return False
             return True
@@ -128,7 +129,9 @@ class Leadership:
     def _locked(self) -> bool:
         if self.engine.dialect == "postgresql":
             session = self._stack.enter_context(self.engine.session())
-            if not session.scalar("try_overseer_lock"):
+            with self.engine.translated():
+                locked = session.scalar("try_overseer_lock")
+            if not locked:
                 return False
             self._session = session
             return True

@@ -6,8 +6,11 @@ ON CONFLICT (OVERSEER_ID) DO UPDATE
    SET STARTED_AT = excluded.STARTED_AT, HEARTBEAT_AT = excluded.HEARTBEAT_AT, STOPPED_AT = NULL;
 
 -- name: beat_overseer --
--- The leading overseer's heartbeat.
-UPDATE AUD_OVERSEERS SET HEARTBEAT_AT = etl_craft_now() WHERE OVERSEER_ID = :overseer_id;
+-- The leading overseer's heartbeat, only while it holds the current leadership epoch: a former leader's beat changes nothing.
+UPDATE AUD_OVERSEERS SET HEARTBEAT_AT = etl_craft_now()
+ WHERE OVERSEER_ID = :overseer_id
+   AND EXISTS (SELECT 1 FROM AUD_LEADERSHIP l
+                WHERE l.LEADER_ROLE = 'overseer' AND l.OVERSEER_ID = :overseer_id);
 
 -- name: stop_overseer --
 -- The overseer stopped cleanly.
