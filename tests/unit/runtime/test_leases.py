@@ -117,3 +117,17 @@ def test_an_answer_ends_the_silence_and_a_local_sqlite_file_never_goes_silent() 
     local.sending(102.0)  # a renewal waiting on SQLite's write lock: an answer will come
     assert not local.cut_off(now=130.0)
     assert local.due(now=130.0).expiring == ()
+
+
+def test_a_renewal_not_even_sent_long_after_it_was_due_counts_as_a_cut_off() -> None:
+    """A worker renews from its own loop: stuck on another statement gone silent, it sends
+    nothing at all."""
+    watch = LeaseWatch(10, silence_after(10, "postgresql"), heartbeat_seconds=2)
+    watch.claimed(1, at=100.0)
+    watch.renewed([1], at=101.0)  # the next one is due at 103, and silent from 105.5
+    assert not watch.cut_off(now=105.4)
+    assert watch.cut_off(now=105.5)
+    assert watch.due(now=109.0).expiring == (1,)
+    unknown = LeaseWatch(10, silence_after(10, "postgresql"))  # renewed by a thread of its own
+    unknown.claimed(1, at=100.0)
+    assert not unknown.cut_off(now=130.0)

@@ -124,6 +124,8 @@ class WorkerAgent:
             ledger,
             title="worker",
             on_end=self._ended,
+            # Its loop renews: a loop stuck on a statement gone silent sends no renewal at all.
+            heartbeat_seconds=settings.owner.heartbeat_seconds,
         )
         self.signals = Signals()
         self.signals_seen = 0

@@ -119,11 +119,14 @@ class AttemptOwner:
         *,
         title: str = "owner",  # how messages name this process: "owner" or "worker"
         on_end: Callable[[Ended], None] | None = None,
+        heartbeat_seconds: float | None = None,  # how often it renews, to tell a stuck loop
     ) -> None:
         self.engine, self.actor, self.owner_id, self.title = engine, actor, owner_id, title
         self.ledger, self.on_end = ledger, on_end
         self.held: dict[int, Held] = {}
-        self.leases = LeaseWatch(lease_seconds, silence_after(lease_seconds, engine.dialect))
+        self.leases = LeaseWatch(
+            lease_seconds, silence_after(lease_seconds, engine.dialect), heartbeat_seconds
+        )
         self.guard = LeaseGuard(self.leases)
         # Stopped before their leases ran out, to be recorded once the Engine DB answers.
         self.fenced: dict[int, tuple[Held, str]] = {}

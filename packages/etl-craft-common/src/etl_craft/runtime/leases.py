@@ -13,7 +13,9 @@ A cut-off is either told (every renewal tried since the Engine DB last answered 
 reach it: refused, reset, timed out) or silent: a network that drops packets without a reset,
 or a peer that stopped answering, leaves a renewal waiting with no error for as long as TCP
 takes to give up. So a renewal still unanswered after ``silence_seconds`` counts as a cut-off
-too, from when it was sent. An Engine DB that is there answers every renewal within that time,
+too, from when it was sent; and so does a renewal not even sent that long after it was due
+(an owner whose own loop renews, a worker's, may be stuck on another statement gone silent).
+An Engine DB that is there answers every renewal within that time,
 if only with its statement timeout, which each renewal sets below it (PostgreSQL; a local
 SQLite file can't go silent, and waits on its write lock are answers).
 
@@ -49,6 +51,8 @@ MOST_RECHECK_SECONDS = 1.0
 # (PostgreSQL). With the heartbeat at most half the lease, a renewal due then and unanswered
 # is noticed before the fence time (0.8 of the lease) has come.
 SILENCE_SHARE = 0.25
+# ... but never less than this: a busy host answers a renewal late now and then.
+LEAST_SILENCE_SECONDS = 1.0
 # Share of the silence time a renewal's own statement may run on the server before it is
 # cancelled: an Engine DB that is there answers, if only with that timeout, well within it.
 RENEWAL_STATEMENT_SHARE = 0.5
@@ -57,7 +61,9 @@ RENEWAL_STATEMENT_SHARE = 0.5
 def silence_after(lease_seconds: float, dialect: str) -> float | None:
     """Seconds an unanswered renewal takes to count as a cut-off; None where the Engine DB
     can't go silent (a local SQLite file)."""
-    return lease_seconds * SILENCE_SHARE if dialect == "postgresql" else None
+    if dialect != "postgresql":
+        return None
+    return max(LEAST_SILENCE_SECONDS, lease_seconds * SILENCE_SHARE)
 
 
 def fence_after(lease_seconds: float) -> float:
@@ -97,9 +103,14 @@ class Stopped:
 
 
 class LeaseWatch:
-    def __init__(self, lease_seconds: float, silence_seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        lease_seconds: float,
+        silence_seconds: float | None = None,
+        heartbeat_seconds: float | None = None,  # how often renewals are due, when known
+    ) -> None:
         self.lease_seconds = lease_seconds
-        self.silence_seconds = silence_seconds
+        self.silence_seconds, self.heartbeat_seconds = silence_seconds, heartbeat_seconds
         self.fence_seconds = fence_after(lease_seconds)
         self.recheck_seconds = min(MOST_RECHECK_SECONDS, lease_seconds * MARGIN_SHARE / 2)
         self._lock = threading.Lock()
@@ -108,6 +119,7 @@ class LeaseWatch:
         # Since when every renewal failed to reach the Engine DB; None while it answers.
         self._cut_since: float | None = None
         self._sending: float | None = None  # when the renewal still unanswered was sent
+        self._answered: float | None = None  # when the last claim or renewal was sent
         self._groups: dict[int, int] = {}  # attempt -> its task process group
         self._stopped: dict[int, Stopped] = {}  # stopped here, not yet taken by the owner
 
@@ -116,6 +128,7 @@ class LeaseWatch:
         ``group`` the process group of the attempt's task process."""
         with self._lock:
             self._renewed[attempt_id] = at
+            self._answered = max(self._answered or at, at)
             if group is not None:
                 self._groups[attempt_id] = group
 
@@ -136,6 +149,7 @@ class LeaseWatch:
         """A renewal sent after ``at`` succeeded for these attempts."""
         with self._lock:
             self._cut_since = self._sending = None
+            self._answered = max(self._answered or at, at)
             for attempt_id in attempt_ids:
                 if attempt_id in self._renewed:
                     self._renewed[attempt_id] = max(self._renewed[attempt_id], at)
@@ -147,6 +161,7 @@ class LeaseWatch:
             self._sending = None
             if not unreachable(error):
                 self._cut_since = None  # it answered: it is there, however slow or busy
+                self._answered = time.monotonic() if at is None else at
             elif self._cut_since is None:
                 sent = time.monotonic() if at is None else at
                 self._cut_since = sent if silent_since is None else min(sent, silent_since)
@@ -161,8 +176,14 @@ class LeaseWatch:
         if self._cut_since is not None:
             return self._cut_since
         silence, sending = self.silence_seconds, self._sending
-        if silence is not None and sending is not None and now - sending >= silence:
+        if silence is None:
+            return None
+        if sending is not None and now - sending >= silence:
             return sending
+        if self.heartbeat_seconds is not None and self._answered is not None:
+            due = self._answered + self.heartbeat_seconds
+            if now - due >= silence:
+                return due  # not even sent: the owner's loop waits on something gone silent
         return None
 
     def refused(self, attempt_id: int) -> None:
