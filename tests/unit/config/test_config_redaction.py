@@ -35,3 +35,24 @@ def test_a_bad_value_names_file_line_key_value_and_expectation(tmp_path: Path, v
     message = str(raised.value)
     assert f"{tmp_path / 'craft-connector.yml'}:7: Redaction.sensitive_patterns is " in message
     assert "expected a list of glob patterns over parameter names" in message
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql+psycopg://etl@db/etl?password=hunter2",
+        "postgresql+psycopg://etl@db/etl?sslmode=require&Passwd=hunter2",
+    ],
+)
+def test_an_engine_or_warehouse_url_with_a_credential_in_its_query_is_refused(
+    tmp_path: Path, url: str
+) -> None:
+    path = tmp_path / "craft-connector.yml"
+    path.write_text(f"Engine:\n  url: {url}\nWarehouse:\n  type: postgresql\n  url: {url}\n")
+    with pytest.raises(ConfigurationError) as raised:
+        load_connector(path, profile=None, environ={})
+    message = str(raised.value)
+    assert "Engine.url carries a credential in its query" in message
+    assert "Warehouse.url carries a credential in its query" in message
+    assert "${VARIABLE}" in message
+    assert "hunter2" not in message

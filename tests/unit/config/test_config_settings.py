@@ -108,3 +108,18 @@ def test_a_heartbeat_slower_than_the_lease_is_refused(monkeypatch: pytest.Monkey
     assert "ETL_CRAFT_HEARTBEAT_SECONDS=30 is not below ETL_CRAFT_LEASE_SECONDS=30" in str(
         caught.value
     )
+
+
+@pytest.mark.parametrize("key", ["password", "PWD", "access_token", "private_key_file_pwd"])
+def test_an_engine_url_with_a_credential_in_its_query_is_refused(
+    monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    monkeypatch.setenv("ETL_CRAFT_ENGINE_URL", f"postgresql+psycopg://etl@db/etl?{key}=hunter2")
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings()
+    message = str(caught.value)
+    assert f"ETL_CRAFT_ENGINE_URL=(hidden): carries a credential in its query (?{key}=***)" in (
+        message
+    )
+    assert "put the secret in a variable" in message
+    assert "hunter2" not in message

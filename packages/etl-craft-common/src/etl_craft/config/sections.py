@@ -21,7 +21,7 @@ from etl_craft.config.rules import (
     WarehouseType,
 )
 from etl_craft.config.secrets import SecretResolver, UnresolvedSecretError
-from etl_craft.config.urls import url_secrets
+from etl_craft.config.urls import query_credential_problem, url_secrets
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.core.redaction import SENSITIVE_PATTERNS
 
@@ -174,6 +174,10 @@ class SectionView:
         for failure in failures:
             self.report(key, f"refers to {failure}")
         if failures or not self._is_url(key, template, resolved):
+            return None
+        refused = query_credential_problem(resolved)
+        if refused is not None:
+            self.report(key, refused)
             return None
         for secret in url_secrets(resolved):
             resolver.remember(secret)

@@ -11,6 +11,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.connector import Connector
+from etl_craft.config.urls import query_credential_problem
 from etl_craft.core.errors import ConfigurationError
 
 ENV_PREFIX = "ETL_CRAFT_"
@@ -51,6 +52,9 @@ class ServiceSettings(BaseSettings):
             raise ValueError(
                 "expected an SQLAlchemy URL such as postgresql+psycopg://etl@db/etl"
             ) from error
+        refused = query_credential_problem(value)
+        if refused is not None:
+            raise ValueError(refused)
         return value
 
     @model_validator(mode="after")

@@ -2,6 +2,9 @@
 
 A password may sit in a URL's userinfo or in its query (``?password=...``, which the drivers
 accept too); both are masked wherever a URL is shown, and both are secrets a redactor masks.
+An Engine or warehouse URL that carries a credential in its query is refused outright: the
+driver would let it override the configured secret, and a query value is too easily copied
+into a log.
 """
 
 from __future__ import annotations
@@ -13,6 +16,10 @@ from etl_craft.core.redaction import DEFAULT_NAMES, MASK
 
 # Query keys drivers read credentials from that the sensitive name patterns do not match.
 CREDENTIAL_QUERY_KEYS = frozenset({"pass", "passwd", "pwd", "private_key_file_pwd"})
+# Query keys that hand a driver a credential (B48): refused in an Engine or warehouse URL.
+REFUSED_QUERY_KEYS = frozenset(
+    {"password", "pass", "pwd", "passwd", "token", "access_token", "secret", "private_key_file_pwd"}
+)
 UNREADABLE = "(a URL that does not parse, not shown: it may hold a password)"
 
 
@@ -44,6 +51,21 @@ def mask_url(url: str | URL) -> str:
     kept = parsed.difference_update_query(credentials).render_as_string(hide_password=True)
     separator = "&" if "?" in kept else "?"
     return kept + separator + "&".join(f"{key}={MASK}" for key in credentials)
+
+
+def query_credential_problem(url: str | URL) -> str | None:
+    """Why ``url`` may not be used, when its query carries a credential."""
+    parsed = _parsed(url)
+    if parsed is None:
+        return None
+    found = sorted(key for key in parsed.query if key.lower() in REFUSED_QUERY_KEYS)
+    if not found:
+        return None
+    keys = ", ".join(f"?{key}=" for key in found)
+    return (
+        f"carries a credential in its query ({keys}{MASK}); expected none there: put "
+        "the secret in a variable and name it in the URL's password (${VARIABLE}) instead"
+    )
 
 
 def _parsed(url: str | URL) -> URL | None:
