@@ -20,6 +20,7 @@ EXPECTED_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
     "content-security-policy": "frame-ancestors 'none'",
+    "x-frame-options": "DENY",
 }
 
 

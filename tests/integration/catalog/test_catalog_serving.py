@@ -82,6 +82,16 @@ def test_a_directory_redirects_to_its_slash_form_and_serves_its_index(port: int)
     assert request(port, "GET", "/").body.startswith(b"<html>")
 
 
+@pytest.mark.parametrize("path", ["/tables/orders.html", "/no-such-page.html", "/robots.txt"])
+def test_no_other_site_may_frame_the_catalog(port: int, path: str) -> None:
+    reply = request(port, "GET", path)
+
+    policy = [part.strip() for part in reply.headers["content-security-policy"].split(";")]
+    assert "frame-ancestors 'none'" in policy
+    assert "script-src 'self'" in policy
+    assert reply.headers["x-frame-options"] == "DENY"
+
+
 def test_robots_txt_disallows_everything(port: int) -> None:
     reply = request(port, "GET", "/robots.txt")
 

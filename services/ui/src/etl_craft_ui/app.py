@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -12,7 +10,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from etl_craft import __version__
-from etl_craft.drawing.svg import STYLE
+from etl_craft.drawing.page_policy import CONTENT_SECURITY_POLICY
 from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.http_headers import SECURITY_HEADERS, SecurityHeaders
 from etl_craft.runtime.http_tracing import instrument_app
@@ -21,18 +19,9 @@ from etl_craft_ui.pages import ROUTERS
 from etl_craft_ui.settings import UiSettings
 
 STATIC_DIR = Path(__file__).parent / "static"
-# Only this site's own scripts, styles and images: no inline script, no eval, no other origin.
-# The one inline style allowed, by its hash, is the one every drawing embeds.
-DRAWING_STYLE = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; "
-    f"style-src 'self' 'sha256-{DRAWING_STYLE}'; img-src 'self' data:; "
-    "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; "
-    "frame-ancestors 'none'"
-).encode()
 UI_HEADERS = (
     *((name, value) for name, value in SECURITY_HEADERS if name != b"content-security-policy"),
-    (b"content-security-policy", CONTENT_SECURITY_POLICY),
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
 )
 
 

@@ -16,6 +16,7 @@ SECURITY_HEADERS: Headers = (
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),  # for browsers that predate frame-ancestors
 )
 
 

@@ -1,8 +1,9 @@
 """The catalog's ASGI application: the release being served now, read per request.
 
 Every response carries `X-Robots-Tag: noindex` and `/robots.txt` disallows everything: the
-catalog is shared by its link, never listed. Pages are `no-cache` with an ETag, so a browser
-revalidates each time and sees a new release as soon as it is swapped in.
+catalog is shared by its link, never listed. No other site may frame it (CSP frame-ancestors
+and X-Frame-Options), and it runs only its own scripts. Pages are `no-cache` with an ETag, so
+a browser revalidates each time and sees a new release as soon as it is swapped in.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from etl_craft.drawing.page_policy import CONTENT_SECURITY_POLICY
 from etl_craft_catalog.releases import current_release
 from etl_craft_catalog.serving.paths import locate, site_segments
 from etl_craft_catalog.serving.visitors import Network, is_allowed, visitor_address
@@ -28,6 +30,8 @@ ROBOTS = "User-agent: *\nDisallow: /\n"
 METHODS = ("GET", "HEAD")
 COMMON_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
