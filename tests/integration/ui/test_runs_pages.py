@@ -197,7 +197,8 @@ def test_an_attempt_whose_log_is_gone_still_shows_with_the_reason(
         "WHERE t.PIPELINE_RUN_ID = :run AND a.ERROR_MESSAGE IS NULL ORDER BY a.ATTEMPT_ID",
         run=history.succeeded,
     )[:1]
-    Path(str(row["path"])).unlink()
+    log = Path(str(row["path"]))
+    log.unlink()
 
     page = ui.get("viewer", f"/attempts/{row['id']}")
     tail = ui.get("viewer", f"/partials/attempts/{row['id']}/log", offset="0")
@@ -206,4 +207,7 @@ def test_an_attempt_whose_log_is_gone_still_shows_with_the_reason(
     assert "is gone from this host" in page.text
     assert tail.status_code == 200
     assert "is gone from this host" in tail.text
+    for shown in (page.text, tail.text):  # no path on the server reaches a viewer
+        assert str(log.parent) not in shown
+        assert log.name not in shown
     assert "hx-trigger" not in tail.text

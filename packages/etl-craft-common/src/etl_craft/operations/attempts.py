@@ -79,13 +79,14 @@ def attempt_log(ctx: OperationContext, attempt_id: int) -> Path:
     path = Path(str(row["log_path"]))
     if path.is_file():
         return path
+    # The messages reach the API and the UI's viewers: they never name a path on the server.
     if row["host"] not in (None, HOST):
         raise NotFoundError(
-            f"the log file of attempt {attempt_id} ({path}) is on host {row['host']}, not on "
+            f"the log file of attempt {attempt_id} is on host {row['host']}, not on "
             f"this one ({HOST}); read it there with etl-craft logs --attempt {attempt_id}"
         )
     raise NotFoundError(
-        f"the log file of attempt {attempt_id} ({path}) is gone from this host: it was removed "
+        f"the log file of attempt {attempt_id} is gone from this host: it was removed "
         "after the attempt ended; its last lines are kept in AUD_TASK_RUN_LOG.TASK_LOG"
     )
 
