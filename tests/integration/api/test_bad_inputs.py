@@ -135,3 +135,34 @@ def _admin(api: Api) -> dict[str, str]:
 
 def _refused(api: Api) -> int:
     return len(api.rows("SELECT ACTION_ID FROM AUD_ACTIONS WHERE OUTCOME = 'REFUSED'"))
+
+
+def test_an_id_that_is_not_plain_digits_is_a_422_though_it_reads_as_a_number(api: Api) -> None:
+    run_id, attempt_id = api.ended_run(), api.attempt_with_log()
+    assert api.call("GET", f"/api/v1/runs/{run_id}").status_code == 200
+    lenient = [
+        f"/api/v1/runs/{run_id}.0",
+        f"/api/v1/runs/+{run_id}",
+        f"/api/v1/runs/%20{run_id}",
+        f"/api/v1/attempts/{attempt_id}.0",
+        f"/api/v1/attempts/{attempt_id}/log?offset=%2B0",
+        "/api/v1/pipelines/orders/runs?limit=1.0",
+    ]
+    for path in lenient:
+        response = api.call("GET", path)
+        assert response.status_code == 422, (path, response.text[:300])
+        assert "expected digits only" in problem_of(response)["detail"]
+
+
+@pytest.mark.parametrize(
+    "shape", ["Bearer  {token}", "Bearer\t{token}", "Bearer {token} ", "Bearer {token} x"]
+)
+def test_an_authorization_header_not_exactly_bearer_space_token_is_refused(
+    api: Api, shape: str
+) -> None:
+    header = shape.format(token=api.tokens["viewer"])
+    response = api.client.get("/api/v1/pipelines", headers={"Authorization": header})
+    assert response.status_code == 401, response.text[:300]
+    assert "expected 'Bearer " in problem_of(response)["detail"]
+    exact = {"Authorization": f"bearer {api.tokens['viewer']}"}  # the scheme ignores case
+    assert api.client.get("/api/v1/pipelines", headers=exact).status_code == 200

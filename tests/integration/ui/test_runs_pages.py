@@ -136,6 +136,22 @@ def test_a_run_of_no_such_id_is_a_404_page(runs_ui: tuple[Ui, RunHistory]) -> No
     assert "run 999999 does not exist" in page.text
 
 
+def test_an_id_that_is_not_plain_digits_is_a_422_page(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    attempt_id, _ = failed_attempt(ui, history)
+    run_id = history.failed
+    assert ui.get("viewer", f"/runs/{run_id}").status_code == 200
+    for path in (
+        f"/runs/{run_id}.0",
+        f"/runs/+{run_id}",
+        f"/attempts/{attempt_id}.0",
+        f"/partials/attempts/{attempt_id}/log?offset=%2B0",
+    ):
+        page = ui.client("viewer").get(path)
+        assert page.status_code == 422, (path, page.text[:300])
+        assert "expected digits only" in page.text
+
+
 def test_an_attempts_page_shows_its_exit_code_owner_host_and_a_masked_log(
     runs_ui: tuple[Ui, RunHistory],
 ) -> None:

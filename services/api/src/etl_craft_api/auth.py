@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException
 
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.api_tokens import TokenIdentity, authenticate
+from etl_craft.operations.api_tokens import TokenIdentity, authenticate, bearer_credentials
 from etl_craft.operations.context import OperationContext
 from etl_craft_api.access_log import ACTOR
 
@@ -32,14 +32,16 @@ def service_context(request: Request) -> OperationContext:
 
 def caller(
     request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    # Declares the scheme in the OpenAPI document; the header is parsed strictly below.
+    _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> TokenIdentity:
-    if credentials is None or credentials.scheme.lower() != "bearer":
+    header = request.headers.get("authorization")
+    if header is None:
         raise AuthenticationError(
             "this endpoint needs a bearer token: send 'Authorization: Bearer <token>' (create "
             "one with etl-craft token create)"
         )
-    identity = authenticate(service_context(request), credentials.credentials)
+    identity = authenticate(service_context(request), bearer_credentials(header))
     request.scope.setdefault("state", {})[ACTOR] = identity.name  # for the access log line
     return identity
 

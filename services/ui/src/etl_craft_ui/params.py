@@ -7,10 +7,13 @@ from typing import Annotated
 from fastapi import Path, Query
 
 from etl_craft.core.text import CODE_PATTERN
+from etl_craft.runtime.http_params import WholeNumber
 
 CODE = f"^{CODE_PATTERN.pattern}$"
 PipelineCode = Annotated[str, Path(pattern=CODE, max_length=128)]
 PipelineFilter = Annotated[
     str | None, Query(pattern=CODE, max_length=128, description="only this pipeline")
 ]
-RunId = Annotated[int | None, Query(ge=1, description="the run whose task statuses are shown")]
+RunId = Annotated[
+    int | None, WholeNumber, Query(ge=1, description="the run whose task statuses are shown")
+]

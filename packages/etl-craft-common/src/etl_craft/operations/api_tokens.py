@@ -31,6 +31,8 @@ from etl_craft.operations.interventions import Acting, perform
 
 TOKEN_PREFIX = "etlc_"  # noqa: S105 (marks a string as an etl-craft token; not a secret)
 TOKEN_BYTES = 32
+# RFC 6750's b64token: what may follow "Bearer " (one space), and all a pasted token may hold.
+_B64TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
 _EXPIRY = re.compile(r"([1-9][0-9]{0,4})([dh])")
 _UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1)}
 
@@ -188,6 +190,27 @@ def list_tokens(ctx: OperationContext) -> TokenList:
         for row in rows
     )
     return TokenList(ctx.project_code, views)
+
+
+def bearer_credentials(header: str) -> str:
+    """The token of an Authorization header, which must read exactly ``Bearer <token>``."""
+    scheme, space, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not space:
+        raise AuthenticationError(
+            f"the Authorization header's scheme is {scheme[:20]!r}; expected 'Bearer <token>' "
+            "(create a token with etl-craft token create)"
+        )
+    return presented_token(token)
+
+
+def presented_token(text: str) -> str:
+    """``text`` when it has a token's shape: no space, no control or other stray character."""
+    if not _B64TOKEN.fullmatch(text):
+        raise AuthenticationError(
+            "the token presented is not one token: expected 'Bearer ' with one space and then "
+            "the token exactly as etl-craft token create printed it, with nothing around it"
+        )
+    return text
 
 
 def authenticate(ctx: OperationContext, presented: str) -> TokenIdentity:

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from etl_craft.operations.attempt_logs import masked_chunks
 from etl_craft.operations.attempts import attempt, attempt_log
 from etl_craft.operations.masking import secrets_redactor
+from etl_craft.runtime.http_params import WholeNumber
 from etl_craft_api.auth import Viewer
 from etl_craft_api.documents import document
 from etl_craft_api.routes.params import MAX_ID, Id
@@ -18,7 +19,7 @@ from etl_craft_api.routing import StrictRoute
 router = APIRouter(prefix="/attempts", tags=["attempts"], route_class=StrictRoute)
 NEXT_OFFSET = "X-Next-Offset"
 
-Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="the byte to start from")]
+Offset = Annotated[int, WholeNumber, Query(ge=0, le=MAX_ID, description="the byte to start from")]
 
 
 @router.get("/{attempt_id}", summary="one attempt: status, owner, times, rows and error")

@@ -6,18 +6,23 @@ from typing import Annotated
 
 from fastapi import Path, Query
 
+from etl_craft.runtime.http_params import WholeNumber
 from etl_craft_api.bodies import CODE
 
 MAX_ID = 2**63 - 1
 MAX_PAGE = 500
 
-Id = Annotated[int, Path(ge=1, le=MAX_ID, description="a positive id")]
+Id = Annotated[int, WholeNumber, Path(ge=1, le=MAX_ID, description="a positive id")]
 PipelineCode = Annotated[str, Path(pattern=CODE, max_length=128, description="a pipeline code")]
 TaskCode = Annotated[str, Path(pattern=CODE, max_length=128, description="a task code")]
 TokenName = Annotated[str, Path(pattern=CODE, max_length=128, description="a token's name")]
-Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="at most this many entries")]
+Limit = Annotated[
+    int, WholeNumber, Query(ge=1, le=MAX_PAGE, description="at most this many entries")
+]
 Before = Annotated[
-    int | None, Query(ge=1, le=MAX_ID, description="only entries older than this id (next page)")
+    int | None,
+    WholeNumber,
+    Query(ge=1, le=MAX_ID, description="only entries older than this id (next page)"),
 ]
 At = Annotated[
     str | None,

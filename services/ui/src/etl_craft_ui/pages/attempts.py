@@ -17,14 +17,17 @@ from etl_craft.operations.attempt_logs import LogRead, read_lines
 from etl_craft.operations.attempts import AttemptView, attempt, attempt_log
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.masking import secrets_redactor
+from etl_craft.runtime.http_params import WholeNumber
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import SignedIn, Viewer
 
 router = APIRouter(tags=["attempts"])
 
 MAX_ID = 2**62
-AttemptId = Annotated[int, Path(ge=1, le=MAX_ID, description="the attempt's id")]
-Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="the byte to read the log from")]
+AttemptId = Annotated[int, WholeNumber, Path(ge=1, le=MAX_ID, description="the attempt's id")]
+Offset = Annotated[
+    int, WholeNumber, Query(ge=0, le=MAX_ID, description="the byte to read the log from")
+]
 
 
 @router.get("/attempts/{attempt_id}")

@@ -15,6 +15,7 @@ from etl_craft.operations.explain import explain_task
 from etl_craft.operations.history import pipeline_of_run
 from etl_craft.operations.run_detail import run_detail
 from etl_craft.operations.runs_grid import DEFAULT_PAGE, GridFilter, parse_filter, runs_grid
+from etl_craft.runtime.http_params import WholeNumber
 from etl_craft_ui.flash import forget_message, message_for
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import SignedIn, Viewer
@@ -22,11 +23,11 @@ from etl_craft_ui.sessions import SignedIn, Viewer
 router = APIRouter(tags=["runs"])
 
 MAX_ID = 2**62
-RunId = Annotated[int, Path(ge=1, le=MAX_ID, description="the run's id")]
+RunId = Annotated[int, WholeNumber, Path(ge=1, le=MAX_ID, description="the run's id")]
 TaskCode = Annotated[str, Path(min_length=1, max_length=128, description="the task's code")]
 Text = Annotated[str | None, Query(max_length=128)]
-Limit = Annotated[int, Query(ge=1, le=MAX_ID)]
-Before = Annotated[int | None, Query(ge=1, le=MAX_ID)]
+Limit = Annotated[int, WholeNumber, Query(ge=1, le=MAX_ID)]
+Before = Annotated[int | None, WholeNumber, Query(ge=1, le=MAX_ID)]
 STATUSES = tuple(status.value for status in RunStatus)
 KINDS = tuple(kind.value for kind in TriggerKind)
 

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.api_tokens import identify
+from etl_craft.operations.api_tokens import identify, presented_token
 from etl_craft_ui.forms import Form
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import (
@@ -47,7 +47,8 @@ def sign_in(request: Request, fields: Form) -> Response:
         problem = "the sign-in form expired or did not come from this site; sign in again"
         return _form(request, goto, problem=problem, status_code=403)
     try:
-        token = identify(service_context(request), fields.get("token", "").strip())
+        presented = presented_token(fields.get("token", "").strip())
+        token = identify(service_context(request), presented)
     except AuthenticationError as error:
         return _form(request, goto, problem=str(error), status_code=401)
     settings = ui_settings(request)
