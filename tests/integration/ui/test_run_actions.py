@@ -188,3 +188,25 @@ def test_the_backfills_page_shows_progress_and_an_operator_stops_and_starts_one(
     assert "queued 2 backfill run(s) of solo, 2026-09-01 to 2026-09-02" in started.text
     assert "<html" not in fragment.text
     assert "2026-09-01 to 2026-10-03" in fragment.text
+
+
+def test_a_nul_in_a_form_is_a_422_and_writes_nothing(runs_ui: tuple[Ui, RunHistory]) -> None:
+    ui, history = runs_ui
+    before = ui.rows(COUNTS)
+    paused = "SELECT count(*) AS n FROM AUD_PIPELINE_PAUSES"
+    paused_before = ui.rows(paused)
+    posts = [
+        ("/pipelines/orders/pause", {"reason": "x\x00y"}),
+        (f"/runs/{history.live}/cancel", {"reason": "x\x00y"}),
+        (
+            f"/runs/{history.live}/mark-task",
+            {"task": "land", "status": "SUCCESS", "reason": "x\x00y"},
+        ),
+    ]
+    for path, fields in posts:
+        answer = ui.post("operator", path, fields)
+        assert answer.status_code == 422, (path, answer.text[:300])
+        assert "field reason holds a NUL character" in answer.text
+        assert "\x00" not in answer.text
+    assert ui.rows(COUNTS) == before
+    assert ui.rows(paused) == paused_before

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from etl_craft.core.text import CODE_PATTERN
+from etl_craft.core.text import CODE_PATTERN, NUL_PROBLEM, holds_nul
 
 CODE = f"^{CODE_PATTERN.pattern}$"
 MAX_REASON = 1000
@@ -24,9 +24,8 @@ class Body(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
-        # PostgreSQL refuses a NUL in text, and no name, key or reason needs one.
-        if isinstance(value, str) and "\x00" in value:
-            raise ValueError("holds a NUL character (\\u0000); remove it")
+        if holds_nul(value):
+            raise ValueError(NUL_PROBLEM)
         return value
 
 

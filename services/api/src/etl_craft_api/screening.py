@@ -9,9 +9,9 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from etl_craft.core.text import NUL, holds_nul
 from etl_craft_api.problems import invalid
 
-NUL = "\x00"
 Error = dict[str, object]
 
 
@@ -30,10 +30,10 @@ class Screening:
 def screen(scope: Scope) -> list[Error]:
     query = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
     errors: list[Error] = []
-    if NUL in scope["path"]:
+    if holds_nul(scope["path"]):
         errors.append(_error(("path",), "holds a NUL character (%00); remove it"))
     for name, value in query:
-        if NUL in name or NUL in value:
+        if holds_nul(name) or holds_nul(value):
             errors.append(_error(("query", name), "holds a NUL character (%00); remove it"))
     for name, times in sorted(Counter(name for name, _ in query).items()):
         if times > 1:

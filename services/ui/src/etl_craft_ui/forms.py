@@ -13,6 +13,8 @@ from urllib.parse import parse_qsl
 from fastapi import Depends, Request
 from starlette.exceptions import HTTPException
 
+from etl_craft.core.text import NUL, NUL_PROBLEM, holds_nul
+
 MAX_FORM_BYTES = 64 * 1024
 FORM_TYPE = "application/x-www-form-urlencoded"
 _FIELDS = "etl_craft_form"
@@ -35,8 +37,17 @@ async def form_fields(request: Request) -> Mapping[str, str]:
                 )
         for name, value in parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True):
             fields.setdefault(name, value)
+        refuse_nul(fields)
     setattr(request.state, _FIELDS, fields)
     return dict(fields)
+
+
+def refuse_nul(fields: Mapping[str, str]) -> None:
+    """Refuse the whole form, before anything reads it, when a field holds a NUL."""
+    held = sorted(name for name, value in fields.items() if holds_nul(name) or holds_nul(value))
+    if held:
+        shown = ", ".join(name.replace(NUL, "\\x00")[:100] for name in held)
+        raise HTTPException(422, f"the form's field {shown} {NUL_PROBLEM} and submit it again")
 
 
 Form = Annotated[Mapping[str, str], Depends(form_fields)]

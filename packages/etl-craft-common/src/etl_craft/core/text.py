@@ -26,3 +26,13 @@ def is_role_name(value: str) -> bool:
 def quoted_identifier(name: str) -> str:
     """``name`` as a PostgreSQL identifier that stands for itself, whatever its characters."""
     return '"' + name.replace('"', '""') + '"'
+
+
+NUL = "\x00"
+NUL_PROBLEM = "holds a NUL character (\\u0000); remove it"
+
+
+def holds_nul(value: object) -> bool:
+    """Whether ``value`` is text with a NUL: PostgreSQL refuses one in text (SQLite would keep
+    it), and no name, key or reason needs one, so every entry point refuses it the same way."""
+    return isinstance(value, str) and NUL in value
