@@ -29,7 +29,6 @@ from tests.integration.api.conftest import Api, served
 ENVIRONMENT = {
     "SMTP_PASSWORD": "Smtp7Qv3pw-relay-9241",
     "ENGINE_PW": "Eng5Xr2userinfo-login-7713",
-    "ENGINE_QUERY_PW": "Qry8Lm4query-string-5580",
     "WAREHOUSE_PW": "Whs4Kp8warehouse-login-3391",
 }
 TASK_TOKEN = "Tok3Wd9param-token-1187"
@@ -107,7 +106,7 @@ class Seeded:
     def secrets(self) -> tuple[str, ...]:
         # A SQLite Engine DB and a DuckDB warehouse have no URL password: on SQLite the
         # ENGINE_ and WAREHOUSE_ variables are nobody's secret.
-        servers = ("ENGINE_PW", "ENGINE_QUERY_PW", "WAREHOUSE_PW")
+        servers = ("ENGINE_PW", "WAREHOUSE_PW")
         engine = servers if self.dialect == "postgresql" else ()
         named = ("SMTP_PASSWORD", *engine)
         return (*PARAMETER_SECRETS, *(ENVIRONMENT[name] for name in named))
@@ -135,10 +134,7 @@ def _connector_file(engine_url: str | None) -> str:
         "Warehouse:\n  type: postgresql\n  url: "
         f"postgresql://{url.username}:${{WAREHOUSE_PW}}@{url.host}:{url.port}/{url.database}\n"
     )
-    template = (
-        f"postgresql://{url.username}:${{ENGINE_PW}}@{url.host}:{url.port}/{url.database}"
-        "?password=${ENGINE_QUERY_PW}"
-    )
+    template = f"postgresql://{url.username}:${{ENGINE_PW}}@{url.host}:{url.port}/{url.database}"
     return f"Engine:\n  url: {template}\n" + warehouse + email
 
 
