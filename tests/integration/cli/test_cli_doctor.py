@@ -175,6 +175,51 @@ def test_doctor_fails_when_another_login_may_write_an_aud_table(pg_site: Site) -
 
 
 @pytest.mark.postgres
+def test_doctor_fails_when_another_login_may_reset_a_sequence(pg_site: Site) -> None:
+    pg_site.run("init-db")
+    role = unique_name("etl_craft_intruder")
+    sequence = "cfg_api_tokens_token_id_seq"
+    with psycopg.connect(pg_site.engine_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        conn.execute(
+            sql.SQL(f"GRANT UPDATE ON SEQUENCE {sequence} TO {{}}").format(sql.Identifier(role))
+        )
+        try:
+            code, document = pg_site.json("doctor")
+        finally:
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+    assert code == ExitCode.FAILURE
+    grants = checks_by_name(document)["grants"]
+    assert grants["status"] == "FAIL"
+    assert f"{role} holds UPDATE on SEQUENCE {sequence.upper()}" in grants["detail"]
+    assert f"login {role} may UPDATE SEQUENCE {sequence.upper()}" in grants["detail"]
+    assert f'REVOKE UPDATE ON SEQUENCE {sequence.upper()} FROM "{role}";' in grants["remedy"]
+
+
+@pytest.mark.postgres
+def test_doctor_fails_when_another_login_may_write_the_migration_ledger(pg_site: Site) -> None:
+    pg_site.run("init-db")
+    role = unique_name("etl_craft_intruder")
+    with psycopg.connect(pg_site.engine_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        conn.execute(
+            sql.SQL("GRANT DELETE ON SCHEMA_MIGRATIONS TO {}").format(sql.Identifier(role))
+        )
+        try:
+            code, document = pg_site.json("doctor")
+        finally:
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+    assert code == ExitCode.FAILURE
+    grants = checks_by_name(document)["grants"]
+    assert f"{role} holds DELETE on SCHEMA_MIGRATIONS" in grants["detail"]
+    assert f'REVOKE DELETE ON SCHEMA_MIGRATIONS FROM "{role}";' in grants["remedy"]
+
+
+@pytest.mark.postgres
 def test_doctor_fails_naming_a_disabled_guard_trigger(pg_site: Site) -> None:
     pg_site.run("init-db")
     pg_site.execute("ALTER TABLE AUD_ACTIONS DISABLE TRIGGER etl_craft_guard_writer")

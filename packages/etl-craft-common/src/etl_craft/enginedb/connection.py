@@ -48,7 +48,9 @@ _STARTED = "_etl_craft_started"
 GUARD_SQLSTATE = "42W01"
 # SQLite's RAISE sets no code of its own: every guard message opens with the table and one of
 # these phrases (enginedb/sql/sqlite/guards.sql).
-_SQLITE_GUARD = re.compile(r"(?:AUD|CFG)_\w+ is (?:written only by etl-craft|append-only)")
+_SQLITE_GUARD = re.compile(
+    r"(?:(?:AUD|CFG)_\w+|SCHEMA_MIGRATIONS) is (?:written only by etl-craft|append-only)"
+)
 
 # A pooled PostgreSQL connection idle for longer than this is pinged before its next
 # transaction; the hot path (claims, outcomes, the overseer's steps) reuses one within

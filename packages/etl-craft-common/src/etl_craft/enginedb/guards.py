@@ -1,4 +1,7 @@
-"""Write guards: attach etl-craft's triggers to every AUD_ and CFG_ table.
+"""Write guards: attach etl-craft's triggers to every AUD_ and CFG_ table and the ledger.
+
+The ledger (SCHEMA_MIGRATIONS) is guarded like history: a forged row would make every
+``migrate`` refuse, a deleted one would apply an old file again.
 
 Installed by code from the catalog rather than listed in schema.sql, so that a table a
 project migration creates under a reserved prefix is guarded as well.
@@ -23,6 +26,7 @@ APPEND_ONLY_TABLES = frozenset(
         "AUD_GATE_DECISIONS",
         "AUD_METADATA_CHANGES",
         "AUD_RUN_INTERVENTIONS",
+        "SCHEMA_MIGRATIONS",
     }
 )
 # Rows that become history when they reach a terminal status.
@@ -31,6 +35,7 @@ TERMINAL_IMMUTABLE_TABLES = frozenset({"AUD_TASK_ATTEMPTS"})
 REMEDIES = {
     "AUD": "change runs with etl-craft run, mark or cancel, never by hand",
     "CFG": "change metadata with a project migration (etl-craft migrate)",
+    "SCH": "apply migrations with etl-craft init-db or migrate, never by hand",
 }
 STAMP_COLUMNS = ("CREATED_BY", "CREATE_DATE", "UPDATED_BY", "UPDATE_DATE")
 _IDENTIFIER = re.compile(r"[A-Z][A-Z0-9_]*")

@@ -57,14 +57,15 @@ def _held(rows: Sequence[RowMapping]) -> HeldPrivileges:
 
 
 def foreign_write_grants(conn: EngineConnection, writer_role: str) -> HeldPrivileges:
-    """Write privileges on AUD_ and CFG_ tables granted to a role other than the owner, the
-    writer role and the current user (PostgreSQL)."""
+    """Write privileges on every table and sequence of etl-craft's schema granted to a role
+    other than the owner, the writer role and the current user (PostgreSQL); a sequence's
+    name reads ``SEQUENCE name``."""
     return _held(conn.all("foreign_write_grants", writer_role=writer_role))
 
 
 def foreign_write_logins(conn: EngineConnection, writer_role: str) -> HeldPrivileges:
-    """Logins that may write an AUD_ or CFG_ table yet are neither superusers, the owner's
-    members nor the writer role's (PostgreSQL)."""
+    """Logins that may write a table or sequence of etl-craft's schema yet are neither
+    superusers, the owner's members nor the writer role's (PostgreSQL)."""
     return _held(conn.all("foreign_write_logins", writer_role=writer_role))
 
 

@@ -296,7 +296,8 @@ def _grants(db: EngineDB, writer_role: str) -> Check:
         return Check(
             GRANTS,
             CheckStatus.PASS,
-            f"no login but the owner's and {writer_role}'s members may write an AUD_ or CFG_ table",
+            f"no login but the owner's and {writer_role}'s members may write a table or "
+            "sequence of the Engine DB",
         )
     held = [
         *(
@@ -315,7 +316,8 @@ def _grants(db: EngineDB, writer_role: str) -> Check:
     return Check(
         GRANTS,
         CheckStatus.FAIL,
-        f"{'; '.join(held)}: only the guard triggers stand between them and etl-craft's tables",
+        f"{'; '.join(held)}: only the guard triggers stand between them and etl-craft's "
+        "tables, and nothing between them and its sequences (setval resets an id)",
         f"as the owner, run: {revokes} and revoke the roles that carry the rest; a login "
         f"etl-craft's services use belongs in {writer_role} (etl-craft setup --print-grants)",
     )

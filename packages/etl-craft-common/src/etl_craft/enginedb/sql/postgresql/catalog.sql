@@ -3,7 +3,7 @@
 SELECT current_setting('server_version') AS version;
 
 -- name: guard_triggers --
--- Every etl-craft trigger on an AUD_ or CFG_ table, so doctor can count them per table,
+-- Every etl-craft trigger on an AUD_ or CFG_ table or the ledger, so doctor can count them per table,
 -- and whether ALTER TABLE ... DISABLE TRIGGER switched it off.
 SELECT upper(c.relname) AS table_name, t.tgname AS trigger_name, t.tgenabled = 'D' AS disabled
   FROM pg_trigger t
@@ -11,44 +11,48 @@ SELECT upper(c.relname) AS table_name, t.tgname AS trigger_name, t.tgenabled = '
   JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE NOT t.tgisinternal
    AND n.nspname = current_schema()
-   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
+   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%' OR c.relname = 'schema_migrations')
    AND t.tgname LIKE 'etl\_craft\_%'
  ORDER BY c.relname, t.tgname;
 
 -- name: foreign_write_grants --
--- Write privileges on AUD_ and CFG_ tables granted to a role other than the owner, the writer
--- role and the current user.
-SELECT upper(c.relname) AS table_name,
+-- Write privileges on any table or sequence of etl-craft's schema (INSERT, UPDATE, DELETE,
+-- TRUNCATE on a table; USAGE for nextval and UPDATE for setval on a sequence) granted to a role
+-- other than the owner, the writer role and the current user. A sequence is named as such.
+SELECT CASE WHEN c.relkind = 'S' THEN 'SEQUENCE ' ELSE '' END || upper(c.relname) AS table_name,
        coalesce(r.rolname, 'PUBLIC') AS grantee,
        a.privilege_type AS privilege
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace
  CROSS JOIN LATERAL aclexplode(c.relacl) a
   LEFT JOIN pg_roles r ON r.oid = a.grantee
- WHERE c.relkind IN ('r', 'p')
-   AND n.nspname = current_schema()
-   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
-   AND a.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE')
+ WHERE n.nspname = current_schema()
+   AND ((c.relkind IN ('r', 'p') AND a.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE'))
+        OR (c.relkind = 'S' AND a.privilege_type IN ('USAGE', 'UPDATE')))
    AND a.grantee <> c.relowner
    AND (r.rolname IS NULL OR r.rolname NOT IN (current_user, :writer_role))
  ORDER BY c.relname, grantee, a.privilege_type;
 
 -- name: foreign_write_logins --
--- Logins that may write an AUD_ or CFG_ table through any grant (their own, a role they are a
--- member of, PUBLIC) yet are neither superusers, the owner's members nor the writer role's.
-SELECT upper(c.relname) AS table_name, r.rolname AS grantee, p.privilege
+-- Logins that may write any table or sequence of etl-craft's schema through any grant (their
+-- own, a role they are a member of, PUBLIC) yet are neither superusers, the owner's members
+-- nor the writer role's.
+SELECT CASE WHEN c.relkind = 'S' THEN 'SEQUENCE ' ELSE '' END || upper(c.relname) AS table_name,
+       r.rolname AS grantee, p.privilege
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace
+  JOIN (VALUES ('r', 'INSERT'), ('r', 'UPDATE'), ('r', 'DELETE'), ('r', 'TRUNCATE'),
+               ('p', 'INSERT'), ('p', 'UPDATE'), ('p', 'DELETE'), ('p', 'TRUNCATE'),
+               ('S', 'USAGE'), ('S', 'UPDATE')) AS p (relkind, privilege)
+    ON p.relkind = CAST(c.relkind AS TEXT)
  CROSS JOIN pg_roles r
- CROSS JOIN (VALUES ('INSERT'), ('UPDATE'), ('DELETE'), ('TRUNCATE')) AS p (privilege)
- WHERE c.relkind IN ('r', 'p')
-   AND n.nspname = current_schema()
-   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
+ WHERE n.nspname = current_schema()
    AND r.rolcanlogin
    AND NOT r.rolsuper
    AND NOT pg_has_role(r.oid, c.relowner, 'MEMBER')
    AND NOT coalesce(pg_has_role(r.oid, to_regrole(:writer_role), 'MEMBER'), false)
-   AND has_table_privilege(r.oid, c.oid, p.privilege)
+   AND CASE WHEN c.relkind = 'S' THEN has_sequence_privilege(r.oid, c.oid, p.privilege)
+            ELSE has_table_privilege(r.oid, c.oid, p.privilege) END
  ORDER BY c.relname, r.rolname, p.privilege;
 
 -- name: connection_budget --

@@ -1,5 +1,6 @@
 -- name: reserved_tables --
--- Every etl-craft table (AUD_ and CFG_) in the Engine DB, with its first primary-key column.
+-- Every etl-craft table (AUD_, CFG_ and the migration ledger) in the Engine DB, with its first
+-- primary-key column.
 SELECT upper(c.relname) AS table_name,
        (SELECT upper(a.attname)
           FROM pg_index i
@@ -9,7 +10,7 @@ SELECT upper(c.relname) AS table_name,
   JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE c.relkind = 'r'
    AND n.nspname = current_schema()
-   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%')
+   AND (c.relname LIKE 'aud\_%' OR c.relname LIKE 'cfg\_%' OR c.relname = 'schema_migrations')
  ORDER BY c.relname;
 
 -- name: guard_template --

@@ -1,10 +1,12 @@
 -- name: reserved_tables --
--- Every etl-craft table (AUD_ and CFG_) in the Engine DB, with its first primary-key column.
+-- Every etl-craft table (AUD_, CFG_ and the migration ledger) in the Engine DB, with its first
+-- primary-key column.
 SELECT upper(m.name) AS table_name,
        (SELECT upper(p.name) FROM pragma_table_info(m.name) p WHERE p.pk = 1) AS key_column
   FROM sqlite_master m
  WHERE m.type = 'table'
-   AND (upper(m.name) LIKE 'AUD\_%' ESCAPE '\' OR upper(m.name) LIKE 'CFG\_%' ESCAPE '\')
+   AND (upper(m.name) LIKE 'AUD\_%' ESCAPE '\' OR upper(m.name) LIKE 'CFG\_%' ESCAPE '\'
+        OR upper(m.name) = 'SCHEMA_MIGRATIONS')
  ORDER BY m.name;
 
 -- name: table_columns --
