@@ -199,3 +199,27 @@ def test_a_login_in_the_printed_reader_role_reads_and_never_writes(cluster: Clus
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("INSERT INTO CFG_POOLS (POOL_NAME) VALUES ('by_reader')")
     assert cluster.scalar("SELECT count(*) FROM CFG_POOLS WHERE POOL_NAME = 'by_reader'") == 0
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT PARAMETER_VALUE FROM CFG_PIPELINE_PARAMETERS",
+        "SELECT PARAMETER_VALUE FROM CFG_TASK_PARAMETERS",
+        "SELECT * FROM CFG_PIPELINE_PARAMETERS",
+        "SELECT TOKEN_SHA256 FROM CFG_API_TOKENS",
+        "SELECT AFTER_JSON FROM AUD_METADATA_CHANGES",
+        "SELECT BEFORE_JSON FROM AUD_METADATA_CHANGES",
+    ],
+)
+def test_the_printed_reader_role_reads_no_parameter_value_and_no_token_hash(
+    cluster: Cluster, query: str
+) -> None:
+    reader = cluster.login("etl_craft_report", f"GRANT {cluster.reader_role} TO {{role}}")
+    with cluster.connect_as(reader) as conn:
+        assert conn.execute(
+            "SELECT p.PARAMETER_NAME, t.NAME, t.ROLE, c.TABLE_NAME, c.ROW_KEY "
+            "FROM CFG_PIPELINE_PARAMETERS p, CFG_API_TOKENS t, AUD_METADATA_CHANGES c"
+        ).fetchone()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(query)

@@ -58,6 +58,11 @@ def reserved_tables(conn: EngineConnection) -> list[ReservedTable]:
     ]
 
 
+def table_columns(conn: EngineConnection, table: str) -> list[str]:
+    """The columns of ``table``, in order."""
+    return [str(row["column_name"]) for row in conn.all("table_columns", table_name=table)]
+
+
 def install_guards(conn: EngineConnection, writer_role: str = DEFAULT_WRITER_ROLE) -> list[str]:
     """Attach (or refresh) every guard; returns the tables guarded.
 
@@ -94,7 +99,7 @@ def _install_capture(conn: EngineConnection, table: ReservedTable) -> None:
             "its changes can be recorded by key; add a PRIMARY KEY in the migration"
         )
     values = {"table": table.name, "key": table.key_column, "key_lower": table.key_column.lower()}
-    columns = [str(row["column_name"]) for row in conn.all("table_columns", table_name=table.name)]
+    columns = table_columns(conn, table.name)
     missing = [name for name in STAMP_COLUMNS if name not in columns]
     if missing:
         raise MigrationError(

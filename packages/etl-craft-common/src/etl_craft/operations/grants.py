@@ -2,8 +2,10 @@
 
 Writes are authorized by role (the guard triggers let only the tables' owner and members of
 the writer role write), so a service login needs membership of the writer role; a reporting
-login needs only the reader role. Statements are printed, never run: granting is the owner's
-or a superuser's act.
+login needs only the reader role. The reader reads every column but those that may hold a
+secret: parameter values (a parameter named *TOKEN* or *PASSWORD* holds one in clear), the
+metadata changes that copy them, and the tokens' hashes. Statements are printed, never run:
+granting is the owner's or a superuser's act.
 """
 
 from __future__ import annotations
@@ -15,10 +17,18 @@ from etl_craft.core.defaults import READER_ROLE
 from etl_craft.core.errors import ConfigurationError, MigrationError
 from etl_craft.core.text import ROLE_RULE, is_role_name, quoted_identifier
 from etl_craft.enginedb.connection import EngineDB, safe_url
+from etl_craft.enginedb.guards import table_columns
 from etl_craft.enginedb.server_checks import table_owner
 
 WRITER_TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
 WRITER_SEQUENCE_PRIVILEGES = "USAGE, SELECT, UPDATE"
+# The columns the reader role never reads, by table.
+SECRET_COLUMNS = {
+    "AUD_METADATA_CHANGES": ("BEFORE_JSON", "AFTER_JSON"),
+    "CFG_API_TOKENS": ("TOKEN_SHA256",),
+    "CFG_PIPELINE_PARAMETERS": ("PARAMETER_VALUE",),
+    "CFG_TASK_PARAMETERS": ("PARAMETER_VALUE",),
+}
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,8 @@ def grants(db: EngineDB, request: GrantRequest) -> GrantsReport:
     for role in (request.writer_role, request.reader_role):
         _check_role(role)
     schema, owner = _table_owner(db)
+    with db.read() as conn:
+        readable = {table: table_columns(conn, table) for table in SECRET_COLUMNS}
     return GrantsReport(
         engine_db=safe_url(db.url),
         table_schema=schema,
@@ -59,6 +71,7 @@ def grants(db: EngineDB, request: GrantRequest) -> GrantsReport:
                 WRITER_SEQUENCE_PRIVILEGES,
             ),
             *_role(schema, owner, request.reader_role, "SELECT", "SELECT"),
+            *_without_secrets(request.reader_role, readable),
             *_memberships(request.writer_role, request.writer_logins),
             *_memberships(request.reader_role, request.reader_logins),
         ),
@@ -95,6 +108,18 @@ def _role(schema: str, owner: str, role: str, tables: str, sequences: str) -> li
         f"{defaults} GRANT {tables} ON TABLES TO {role};",
         f"{defaults} GRANT {sequences} ON SEQUENCES TO {role};",
     ]
+
+
+def _without_secrets(role: str, columns: dict[str, list[str]]) -> list[str]:
+    """Take back the reader's SELECT on each table with secret columns, and give it the rest."""
+    statements = []
+    for table, names in columns.items():
+        kept = ", ".join(name for name in names if name not in SECRET_COLUMNS[table])
+        statements += [
+            f"REVOKE SELECT ON {table} FROM {role};",
+            f"GRANT SELECT ({kept}) ON {table} TO {role};",
+        ]
+    return statements
 
 
 def _memberships(role: str, logins: tuple[str, ...]) -> list[str]:
