@@ -94,6 +94,10 @@ SEED = [
     "REQUESTED_AT, REQUESTED_BY, REQUESTED_BY_KIND) SELECT r.PIPELINE_RUN_ID, t.TASK_ID, 0, "
     "'redo', etl_craft_now(), 't', 'HUMAN' FROM AUD_PIPELINES_RUN_LOG r, CFG_TASKS t "
     "WHERE t.TASK_CODE = 'a'",
+    "INSERT INTO AUD_UI_SESSIONS (SESSION_SHA256, TOKEN_ID, CLIENT, STARTED_AT, EXPIRES_AT) "
+    "SELECT 'h', TOKEN_ID, 'c', etl_craft_now(), etl_craft_now() FROM CFG_API_TOKENS",
+    "INSERT INTO AUD_UI_SIGN_INS (NONCE_SHA256, CLIENT, OUTCOME, ATTEMPTED_AT) "
+    "VALUES ('n', 'c', 'FAILED', etl_craft_now())",
 ]
 
 
@@ -174,7 +178,7 @@ def _marker(plain: Plain) -> str:
 
 
 def test_every_reserved_table_is_guarded(tables: list[str]) -> None:
-    assert len(tables) == 30
+    assert len(tables) == 32
     assert "SCHEMA_MIGRATIONS" in tables
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from http.cookies import SimpleCookie
 
 from etl_craft.core.enums import Role
 from etl_craft.operations.api_tokens import revoke_token
 from etl_craft_ui.app import create_app
-from etl_craft_ui.sessions import SESSION_COOKIE, UiSession, encode_session
+from etl_craft_ui.sessions import SESSION_COOKIE, UiSession, decode_session, encode_session
 from tests.integration.ui.conftest import Ui, csrf_of, settings_of, sign_in
 
 
@@ -83,12 +84,20 @@ def test_without_a_session_a_page_redirects_to_sign_in_and_htmx_gets_401(ui: Ui)
     assert post.status_code == 401
 
 
+def live_session(ui: Ui, role: Role) -> UiSession:
+    """A session signed in through the form, as its cookie holds it."""
+    browser = ui.browser()
+    sign_in(browser, ui.tokens[role])
+    value = browser.cookies.get(SESSION_COOKIE)
+    assert value is not None
+    session = decode_session(value, ui.settings.secret)
+    assert session is not None
+    return session
+
+
 def expired_cookie(ui: Ui, role: Role, secret: str) -> str:
-    row = ui.rows("SELECT TOKEN_ID AS id FROM CFG_API_TOKENS WHERE NAME = :n", n=f"{role}_token")
     past = int(time.time()) - 60
-    return encode_session(
-        UiSession(f"{role}_token", role, "c" * 43, past, int(row[0]["id"])), secret
-    )
+    return encode_session(dataclasses.replace(live_session(ui, role), expires_at=past), secret)
 
 
 def test_an_expired_session_is_refused(ui: Ui) -> None:
@@ -102,9 +111,7 @@ def test_an_expired_session_is_refused(ui: Ui) -> None:
 
 
 def test_a_cookie_signed_with_another_secret_is_refused(ui: Ui) -> None:
-    row = ui.rows("SELECT TOKEN_ID AS id FROM CFG_API_TOKENS WHERE NAME = 'admin_token'")
-    future = int(time.time()) + 3600
-    forged = UiSession("admin_token", Role.ADMIN, "c" * 43, future, int(row[0]["id"]))
+    forged = live_session(ui, Role.ADMIN)
     browser = ui.browser()
     browser.cookies.set(SESSION_COOKIE, encode_session(forged, "another-secret-" * 4))
     assert browser.get("/").status_code == 303

@@ -10,11 +10,11 @@ from starlette.types import ASGIApp
 
 from etl_craft import __version__
 from etl_craft.operations.context import OperationContext
+from etl_craft.runtime.access_log import AccessLog
 from etl_craft.runtime.http_headers import SecurityHeaders
 from etl_craft.runtime.http_tracing import instrument_app
 from etl_craft.runtime.metrics import time_engine_statements
 from etl_craft_api import problems
-from etl_craft_api.access_log import AccessLog
 from etl_craft_api.limits import BodyLimit
 from etl_craft_api.routes import (
     attempts,
@@ -29,6 +29,7 @@ from etl_craft_api.routes import (
 from etl_craft_api.screening import Screening
 
 PREFIX = "/api/v1"
+ACCESS_LOGGER = "etl_craft_api.access"
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 DESCRIPTION = """\
 The etl-craft HTTP API. Every request but health and readiness carries
@@ -48,7 +49,7 @@ class ApiApp(FastAPI):
         # Outside Starlette's own outermost middleware, so that its 500 answers are logged and
         # carry the headers, and a refused request never reaches routing or authentication.
         inner = Screening(super().build_middleware_stack())
-        return AccessLog(SecurityHeaders(BodyLimit(inner, self.max_body_bytes)))
+        return AccessLog(SecurityHeaders(BodyLimit(inner, self.max_body_bytes)), ACCESS_LOGGER)
 
 
 def create_app(

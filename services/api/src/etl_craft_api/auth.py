@@ -18,7 +18,7 @@ from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
 from etl_craft.operations.api_tokens import TokenIdentity, authenticate, bearer_credentials
 from etl_craft.operations.context import OperationContext
-from etl_craft_api.access_log import ACTOR
+from etl_craft.runtime.access_log import ACTOR
 
 bearer = HTTPBearer(auto_error=False, description="an etl-craft API token")
 

@@ -20,8 +20,7 @@ from etl_craft.operations.api_tokens import (
     revoke_token,
 )
 from etl_craft.runtime.tracing import configure_tracing
-from etl_craft_api.access_log import ACCESS_LOGGER
-from etl_craft_api.app import create_app
+from etl_craft_api.app import ACCESS_LOGGER, create_app
 from etl_craft_api.settings import load_api_settings
 
 

@@ -12,12 +12,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from etl_craft import __version__
 from etl_craft.drawing.page_policy import CONTENT_SECURITY_POLICY
 from etl_craft.operations.context import OperationContext
+from etl_craft.runtime.access_log import AccessLog
 from etl_craft.runtime.http_headers import SECURITY_HEADERS, SecurityHeaders
 from etl_craft.runtime.http_tracing import instrument_app
 from etl_craft_ui import errors
 from etl_craft_ui.pages import ROUTERS
 from etl_craft_ui.settings import UiSettings
 
+ACCESS_LOGGER = "etl_craft_ui.access"
 STATIC_DIR = Path(__file__).parent / "static"
 UI_HEADERS = (
     *((name, value) for name, value in SECURITY_HEADERS if name != b"content-security-policy"),
@@ -42,7 +44,7 @@ class UiApp(FastAPI):
             chosen = static if scope.get("path", "").startswith("/static/") else pages
             await chosen(scope, receive, send)
 
-        return secured
+        return AccessLog(secured, ACCESS_LOGGER)
 
 
 def create_app(context: OperationContext, settings: UiSettings) -> FastAPI:

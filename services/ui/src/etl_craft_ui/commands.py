@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import logging
 
 import uvicorn
 
 from etl_craft.cli.context import operation_context
 from etl_craft.runtime.tracing import configure_tracing
-from etl_craft_ui.app import create_app
+from etl_craft_ui.app import ACCESS_LOGGER, create_app
 from etl_craft_ui.settings import load_ui_settings
 
 
@@ -16,6 +17,8 @@ def handle_ui(args: argparse.Namespace) -> int:
     settings = load_ui_settings(host=args.host, port=args.port, secure_cookies=args.secure_cookies)
     ctx = operation_context(args)
     configure_tracing("etl-craft-ui", inherit=False)
+    # One line per request even at the default level: who read or did what, and when.
+    logging.getLogger(ACCESS_LOGGER).setLevel(logging.INFO)
     try:
         uvicorn.run(
             create_app(ctx, settings),

@@ -1,9 +1,11 @@
-"""Sign-in sessions: a signed cookie naming the API token that signed in, and who acts.
+"""Sign-in sessions: a signed cookie naming a session of the Engine DB, and who acts.
 
-The cookie holds the token's name and row id, its role, a CSRF token and the expiry, signed
-with the UI's secret (signing.py); never the token itself. Every request re-reads the token's
-row, so a session ends as soon as its token is revoked or expires, and takes its current role.
-The roles are the API's exactly (Role.allows); the actor of every action is the token's name.
+The cookie holds the session's random id, the token's name and row id, its role, a CSRF token
+and the expiry, signed with the UI's secret (signing.py); never the token itself. Every
+request re-reads the session's row and the token's, so a session ends, in every UI process,
+as soon as it is signed out or its token is revoked or expires, and it takes the token's
+current role. The roles are the API's exactly (Role.allows); the actor of every action is the
+token's name.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from starlette.exceptions import HTTPException
 
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.api_tokens import IdentifiedToken, TokenIdentity, live_identity
+from etl_craft.operations.api_tokens import TokenIdentity, live_identity
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.ui_sessions import SessionGrant, session_token_id
+from etl_craft.runtime.access_log import ACTOR
 from etl_craft_ui.forms import form_fields
 from etl_craft_ui.settings import UiSettings
 from etl_craft_ui.signing import sign, unsign
@@ -40,6 +44,7 @@ class UiSession:
     csrf: str
     expires_at: int  # seconds since the epoch
     token_id: int
+    session_id: str  # random; the Engine DB keeps only its SHA-256
 
     @property
     def can_operate(self) -> bool:
@@ -71,13 +76,16 @@ def ui_settings(request: Request) -> UiSettings:
     return settings
 
 
-def open_session(
-    token: IdentifiedToken, settings: UiSettings, now: float | None = None
-) -> UiSession:
-    expires_at = int(now if now is not None else time.time()) + settings.session_seconds
-    identity = token.identity
+def open_session(grant: SessionGrant, settings: UiSettings) -> UiSession:
+    expires_at = int(time.time()) + settings.session_seconds
+    identity = grant.token.identity
     return UiSession(
-        identity.name, identity.role, secrets.token_urlsafe(32), expires_at, token.token_id
+        identity.name,
+        identity.role,
+        secrets.token_urlsafe(32),
+        expires_at,
+        grant.token.token_id,
+        grant.session_id,
     )
 
 
@@ -88,6 +96,7 @@ def encode_session(session: UiSession, secret: str) -> str:
         "c": session.csrf,
         "e": session.expires_at,
         "t": session.token_id,
+        "s": session.session_id,
     }
     return sign(payload, secret)
 
@@ -104,6 +113,7 @@ def decode_session(value: str, secret: str, now: float | None = None) -> UiSessi
             str(payload["c"]),
             int(payload["e"]),
             int(payload["t"]),
+            str(payload["s"]),
         )
     except (KeyError, ValueError, TypeError):
         return None
@@ -130,32 +140,36 @@ def clear_session_cookie(response: Response, settings: UiSettings) -> None:
 
 def current_session(request: Request) -> UiSession | None:
     """The request's session when it has a valid one, for pages anyone may see."""
-    value = request.cookies.get(SESSION_COOKIE)
-    session = None if value is None else decode_session(value, ui_settings(request).secret)
-    if session is None:
-        return None
     try:
-        identity = live_identity(service_context(request), session.token_id, session.name)
-    except AuthenticationError:
+        return _live_session(request)
+    except SignInRequired:
         return None
-    return dataclasses.replace(session, role=identity.role)
 
 
 async def signed_in(request: Request) -> UiSession:
-    """The request's session, checked against its token's row; for a state-changing request,
-    also its CSRF token."""
+    """The request's session, checked against its session's and its token's rows; for a
+    state-changing request, also its CSRF token."""
+    session = _live_session(request)
+    if request.method not in SAFE_METHODS:
+        await refuse_without_csrf(request, session.csrf)
+    return session
+
+
+def _live_session(request: Request) -> UiSession:
     value = request.cookies.get(SESSION_COOKIE)
     if value is None:
         raise SignInRequired("sign in with an API token to see this page")
     session = decode_session(value, ui_settings(request).secret)
     if session is None:
         raise SignInRequired("the session has expired (or was not signed here): sign in again")
+    ctx = service_context(request)
+    if session_token_id(ctx, session.session_id) != session.token_id:
+        raise SignInRequired("the session was signed out or has expired: sign in again")
     try:
-        identity = live_identity(service_context(request), session.token_id, session.name)
+        identity = live_identity(ctx, session.token_id, session.name)
     except AuthenticationError as error:
         raise SignInRequired(str(error)) from None
-    if request.method not in SAFE_METHODS:
-        await refuse_without_csrf(request, session.csrf)
+    request.scope.setdefault("state", {})[ACTOR] = session.name  # for the access log line
     return dataclasses.replace(session, role=identity.role)
 
 

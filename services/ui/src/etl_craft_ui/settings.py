@@ -8,10 +8,15 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from etl_craft.core.errors import ConfigurationError
+from etl_craft.operations.ui_sessions import SignInPolicy
 from etl_craft_ui.options import DEFAULT_HOST, DEFAULT_PORT
 
 ENV_PREFIX = "ETL_CRAFT_UI_"
 DEFAULT_SESSION_SECONDS = 8 * 3600  # a working day
+# Failed sign-ins a client, or an account, may make in the window before the next is refused.
+DEFAULT_CLIENT_FAILURES = 20
+DEFAULT_ACCOUNT_FAILURES = 5
+DEFAULT_FAILURE_WINDOW_SECONDS = 15 * 60
 MIN_SECRET_LENGTH = 32
 
 
@@ -33,6 +38,18 @@ class UiSettings(BaseSettings):
     # Behind TLS (directly or at a proxy) the cookie carries Secure: a browser then never sends
     # it over plain HTTP.
     secure_cookies: bool = False
+    sign_in_client_failures: int = Field(default=DEFAULT_CLIENT_FAILURES, ge=1)
+    sign_in_account_failures: int = Field(default=DEFAULT_ACCOUNT_FAILURES, ge=1)
+    sign_in_window_seconds: int = Field(default=DEFAULT_FAILURE_WINDOW_SECONDS, ge=60)
+
+    @property
+    def sign_in_policy(self) -> SignInPolicy:
+        return SignInPolicy(
+            client_failures=self.sign_in_client_failures,
+            account_failures=self.sign_in_account_failures,
+            window_seconds=self.sign_in_window_seconds,
+            session_seconds=self.session_seconds,
+        )
 
     @field_validator("secret", mode="before")
     @classmethod

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MASK = "***"
+TOKEN_PREFIX = "etlc_"  # noqa: S105 (marks a string as an etl-craft token; not a secret)
 # A secret shorter than this is ignored: masking "ab" or "1" would shred ordinary text (every
 # "1" in a row count would become ***) and hide nothing, because so short a value is guessed
 # faster than it is read from a log.

@@ -26,6 +26,7 @@ APPEND_ONLY_TABLES = frozenset(
         "AUD_GATE_DECISIONS",
         "AUD_METADATA_CHANGES",
         "AUD_RUN_INTERVENTIONS",
+        "AUD_UI_SIGN_INS",
         "SCHEMA_MIGRATIONS",
     }
 )

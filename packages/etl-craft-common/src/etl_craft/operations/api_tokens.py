@@ -16,6 +16,7 @@ from typing import ClassVar
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError, NotFoundError, UsageError
+from etl_craft.core.redaction import TOKEN_PREFIX
 from etl_craft.core.text import CODE_RULE, is_code
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.api_tokens import (
@@ -29,12 +30,20 @@ from etl_craft.enginedb.api_tokens import (
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform
 
-TOKEN_PREFIX = "etlc_"  # noqa: S105 (marks a string as an etl-craft token; not a secret)
 TOKEN_BYTES = 32
 # RFC 6750's b64token: what may follow "Bearer " (one space), and all a pasted token may hold.
 _B64TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
 _EXPIRY = re.compile(r"([1-9][0-9]{0,4})([dh])")
 _UNITS = {"d": timedelta(days=1), "h": timedelta(hours=1)}
+
+
+class UnusableTokenError(AuthenticationError):
+    """A known token that may not act (revoked, expired, another project's): its name is the
+    account a failed sign-in counts against."""
+
+    def __init__(self, token_name: str, message: str) -> None:
+        super().__init__(message)
+        self.token_name = token_name
 
 
 class TokenNameTakenError(UsageError):
@@ -236,9 +245,10 @@ def identify(ctx: OperationContext, presented: str) -> IdentifiedToken:
         )
     name, revoked_at = row.name, row.revoked_at
     if revoked_at is not None:
-        raise AuthenticationError(
+        raise UnusableTokenError(
+            name,
             f"token {name} was revoked at {revoked_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a "
-            "new one"
+            "new one",
         )
     _refuse_unusable(ctx, name, row)
     return IdentifiedToken(row.token_id, TokenIdentity(name, row.role))
@@ -262,11 +272,13 @@ def live_identity(ctx: OperationContext, token_id: int, name: str) -> TokenIdent
 def _refuse_unusable(ctx: OperationContext, name: str, row: TokenRow) -> None:
     expires_at = row.expires_at
     if expires_at is not None and expires_at <= utc_now():
-        raise AuthenticationError(
-            f"token {name} expired at {expires_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a new one"
+        raise UnusableTokenError(
+            name,
+            f"token {name} expired at {expires_at:%Y-%m-%d %H:%M:%S}Z; ask an admin for a new one",
         )
     if row.project_code not in (None, ctx.project_code):
-        raise AuthenticationError(
+        raise UnusableTokenError(
+            name,
             f"token {name} is not a token of project {ctx.project_code}; use one of this "
-            "project's tokens (etl-craft token create in its folder)"
+            "project's tokens (etl-craft token create in its folder)",
         )

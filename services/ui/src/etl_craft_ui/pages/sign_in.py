@@ -1,11 +1,14 @@
 """Sign in with an API token, and sign out.
 
-The sign-in form carries a CSRF token of its own (a short-lived signed cookie and the same
-value in the form), so that another site cannot sign a browser in under its own token.
+The sign-in form carries a nonce of its own (a short-lived signed cookie and the same value in
+the form), so that another site cannot sign a browser in under its own token; each nonce serves
+one sign-in (ui_sessions records it). Failed sign-ins are recorded and throttled per client and
+per account; signing out ends the session in the Engine DB, for every UI process.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 
@@ -13,12 +16,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.api_tokens import identify, presented_token
+from etl_craft.operations.ui_sessions import SignInRequest, SignInThrottledError
+from etl_craft.operations.ui_sessions import sign_in as sign_in_with_token
+from etl_craft.operations.ui_sessions import sign_out as end_session
 from etl_craft_ui.forms import Form
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import (
     CSRF_FIELD,
     SignedIn,
+    Viewer,
     clear_session_cookie,
     current_session,
     open_session,
@@ -28,6 +34,7 @@ from etl_craft_ui.sessions import (
 )
 from etl_craft_ui.signing import sign, unsign
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["sign-in"])
 SIGN_IN_COOKIE = "etl_craft_sign_in"
 SIGN_IN_SECONDS = 15 * 60
@@ -46,23 +53,37 @@ def sign_in(request: Request, fields: Form) -> Response:
     if not _form_csrf_valid(request, fields.get(CSRF_FIELD, "")):
         problem = "the sign-in form expired or did not come from this site; sign in again"
         return _form(request, goto, problem=problem, status_code=403)
-    try:
-        presented = presented_token(fields.get("token", "").strip())
-        token = identify(service_context(request), presented)
-    except AuthenticationError as error:
-        return _form(request, goto, problem=str(error), status_code=401)
     settings = ui_settings(request)
+    attempt = SignInRequest(
+        fields.get("token", "").strip(), fields.get(CSRF_FIELD, ""), client_of(request)
+    )
+    try:
+        grant = sign_in_with_token(service_context(request), attempt, settings.sign_in_policy)
+    except SignInThrottledError as error:
+        log.warning("sign-in refused to %s: %s", attempt.client, error)
+        refused = _form(request, goto, problem=str(error), status_code=429)
+        refused.headers["Retry-After"] = str(error.retry_after)
+        return refused
+    except AuthenticationError as error:
+        log.warning("sign-in failed from %s: %s", attempt.client, error)
+        return _form(request, goto, problem=str(error), status_code=401)
     response = RedirectResponse(goto, status_code=303)
-    set_session_cookie(response, open_session(token, settings), settings)
+    set_session_cookie(response, open_session(grant, settings), settings)
     response.delete_cookie(SIGN_IN_COOKIE, path="/sign-in")
     return response
 
 
 @router.post("/sign-out")
-def sign_out(request: Request, session: SignedIn) -> Response:
+def sign_out(request: Request, session: SignedIn, ctx: Viewer) -> Response:
+    end_session(ctx, session.session_id)
     response = RedirectResponse("/sign-in", status_code=303)
     clear_session_cookie(response, ui_settings(request))
     return response
+
+
+def client_of(request: Request) -> str:
+    """The address a request came from, as a client is throttled by."""
+    return request.client.host if request.client else "unknown"
 
 
 def safe_next(target: str) -> str:

@@ -1,6 +1,7 @@
 """One access log line per request: method, path and query, status, duration and actor.
 
-etl-craft writes it, not uvicorn (whose access log is off): the value of a query parameter with a
+Written by etl-craft for the API and the web UI, not by uvicorn (whose access log is off), each
+service under a logger of its own: the value of a query parameter with a
 sensitive name (token, password, secret, key) and anything shaped like a token are masked, and
 control characters are escaped so a request cannot forge a line.
 """
@@ -13,24 +14,20 @@ import time
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from etl_craft.core.redaction import DEFAULT_NAMES, MASK, TOKEN_PREFIX
+from etl_craft.runtime.http_tracing import ASGIApp, Message, Receive, Scope, Send
 
-from etl_craft.core.redaction import DEFAULT_NAMES, MASK
-from etl_craft.operations.api_tokens import TOKEN_PREFIX
-
-ACCESS_LOGGER = "etl_craft_api.access"
 ACTOR = "etl_craft_actor"  # the key of scope["state"] where authentication leaves the token's name
 ANONYMOUS = "anonymous"
 MAX_TARGET = 300
 _TOKEN_SHAPED = re.compile(rf"{TOKEN_PREFIX}[A-Za-z0-9_\-]*")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
-log = logging.getLogger(ACCESS_LOGGER)
-
 
 class AccessLog:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, logger: str) -> None:
         self.app = app
+        self.log = logging.getLogger(logger)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -50,7 +47,7 @@ class AccessLog:
         finally:
             took = (time.perf_counter() - started) * 1000
             shown = f"{scope['method']} {target(scope)}"
-            log.info('"%s" %d %.1f ms by %s', shown, status, took, state.get(ACTOR, ANONYMOUS))
+            self.log.info('"%s" %d %.1f ms by %s', shown, status, took, state.get(ACTOR, ANONYMOUS))
 
 
 def target(scope: Scope) -> str:

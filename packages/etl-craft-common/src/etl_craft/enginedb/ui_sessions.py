@@ -1,0 +1,67 @@
+"""AUD_UI_SESSIONS and AUD_UI_SIGN_INS: web UI sessions by the SHA-256 of their id, and every
+sign-in, which uses up its form's nonce and counts towards throttling when it failed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from etl_craft.enginedb.connection import EngineConnection
+
+
+@dataclass(frozen=True)
+class SignIn:
+    nonce_sha256: str | None  # None: the form's nonce was used before, so none is spent
+    client: str
+    account: str | None  # the token's name when the token presented is known
+    failure: str | None  # why it was refused; None for a session begun
+
+
+@dataclass(frozen=True)
+class RecentFailures:
+    by_client: int
+    by_account: int
+
+
+def insert_session(
+    conn: EngineConnection, session_sha256: str, token_id: int, client: str, lifetime: int
+) -> None:
+    conn.run(
+        "insert_ui_session",
+        session_sha256=session_sha256,
+        token_id=token_id,
+        client=client,
+        lifetime_seconds=lifetime,
+    )
+
+
+def live_session_token(conn: EngineConnection, session_sha256: str) -> int | None:
+    """The token of a session neither signed out nor expired; None for any other."""
+    row = conn.one("live_ui_session_token", session_sha256=session_sha256)
+    return None if row is None else int(row["token_id"])
+
+
+def end_session(conn: EngineConnection, session_sha256: str) -> None:
+    conn.run("end_ui_session", session_sha256=session_sha256)
+
+
+def record_sign_in(conn: EngineConnection, sign_in: SignIn) -> bool:
+    """Record the sign-in; False when its nonce was used before (then nothing is recorded)."""
+    row = conn.one(
+        "record_ui_sign_in",
+        nonce_sha256=sign_in.nonce_sha256,
+        client=sign_in.client,
+        account=sign_in.account,
+        outcome="FAILED" if sign_in.failure is not None else "OK",
+        reason=None if sign_in.failure is None else sign_in.failure[:500],
+    )
+    return row is not None
+
+
+def recent_failures(
+    conn: EngineConnection, client: str, account: str | None, window: int
+) -> RecentFailures:
+    row = conn.one(
+        "recent_ui_sign_in_failures", client=client, account=account, window_seconds=window
+    )
+    assert row is not None, "an aggregate query returns one row"
+    return RecentFailures(int(row["by_client"]), int(row["by_account"]))
