@@ -156,7 +156,7 @@ def test_a_forged_actor_does_not_let_a_dml_login_truncate(cluster: Cluster) -> N
     with cluster.connect_as(intruder) as conn:
         conn.execute(FORGED_ACTOR)
         with pytest.raises(psycopg.errors.ProgrammingError, match="TRUNCATE is refused") as refused:
-            conn.execute("TRUNCATE CFG_API_TOKENS")
+            conn.execute("TRUNCATE CFG_API_TOKENS, AUD_UI_SESSIONS")
     assert refused.value.sqlstate == GUARD_SQLSTATE
     assert cluster.scalar("SELECT count(*) FROM CFG_API_TOKENS") == 1
 
