@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import psycopg
 import pytest
 from psycopg import sql
@@ -154,69 +156,49 @@ def test_doctor_warns_when_others_may_write_the_sqlite_file(sqlite_site: Site) -
     assert "chmod go-w" in mode["remedy"]
 
 
-@pytest.mark.postgres
-def test_doctor_fails_when_another_login_may_write_an_aud_table(pg_site: Site) -> None:
+def doctor_with_a_login_granted(pg_site: Site, grant: str) -> tuple[str, int, dict[str, Any]]:
+    """Doctor's answer while a login outside etl-craft's roles holds ``grant`` (GRANT ... TO)."""
     pg_site.run("init-db")
     role = unique_name("etl_craft_intruder")
-    with psycopg.connect(pg_site.engine_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
-        conn.execute(sql.SQL("GRANT INSERT ON AUD_ACTIONS TO {}").format(sql.Identifier(role)))
-        try:
-            code, document = pg_site.json("doctor")
-        finally:
-            conn.execute(sql.SQL("REVOKE ALL ON AUD_ACTIONS FROM {}").format(sql.Identifier(role)))
-            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
-
-    assert code == ExitCode.FAILURE
-    grants = checks_by_name(document)["grants"]
-    assert grants["status"] == "FAIL"
-    assert f"{role} holds INSERT on AUD_ACTIONS" in grants["detail"]
-    assert f'REVOKE INSERT ON AUD_ACTIONS FROM "{role}";' in grants["remedy"]
-
-
-@pytest.mark.postgres
-def test_doctor_fails_when_another_login_may_reset_a_sequence(pg_site: Site) -> None:
-    pg_site.run("init-db")
-    role = unique_name("etl_craft_intruder")
-    sequence = "cfg_api_tokens_token_id_seq"
     with psycopg.connect(pg_site.engine_url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
-        conn.execute(
-            sql.SQL(f"GRANT UPDATE ON SEQUENCE {sequence} TO {{}}").format(sql.Identifier(role))
-        )
+        conn.execute(sql.SQL(f"GRANT {grant} TO {{}}").format(sql.Identifier(role)))
         try:
             code, document = pg_site.json("doctor")
         finally:
             conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
             conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+    return role, code, document
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    ("grant", "held", "revoke"),
+    [
+        ("INSERT ON AUD_ACTIONS", "INSERT on AUD_ACTIONS", "INSERT ON AUD_ACTIONS"),
+        (
+            "DELETE ON SCHEMA_MIGRATIONS",
+            "DELETE on SCHEMA_MIGRATIONS",
+            "DELETE ON SCHEMA_MIGRATIONS",
+        ),
+        (
+            "UPDATE ON SEQUENCE cfg_api_tokens_token_id_seq",
+            "UPDATE on SEQUENCE CFG_API_TOKENS_TOKEN_ID_SEQ",
+            "UPDATE ON SEQUENCE CFG_API_TOKENS_TOKEN_ID_SEQ",
+        ),
+    ],
+)
+def test_doctor_fails_when_another_login_may_write_a_table_the_ledger_or_a_sequence(
+    pg_site: Site, grant: str, held: str, revoke: str
+) -> None:
+    role, code, document = doctor_with_a_login_granted(pg_site, grant)
 
     assert code == ExitCode.FAILURE
     grants = checks_by_name(document)["grants"]
     assert grants["status"] == "FAIL"
-    assert f"{role} holds UPDATE on SEQUENCE {sequence.upper()}" in grants["detail"]
-    assert f"login {role} may UPDATE SEQUENCE {sequence.upper()}" in grants["detail"]
-    assert f'REVOKE UPDATE ON SEQUENCE {sequence.upper()} FROM "{role}";' in grants["remedy"]
-
-
-@pytest.mark.postgres
-def test_doctor_fails_when_another_login_may_write_the_migration_ledger(pg_site: Site) -> None:
-    pg_site.run("init-db")
-    role = unique_name("etl_craft_intruder")
-    with psycopg.connect(pg_site.engine_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
-        conn.execute(
-            sql.SQL("GRANT DELETE ON SCHEMA_MIGRATIONS TO {}").format(sql.Identifier(role))
-        )
-        try:
-            code, document = pg_site.json("doctor")
-        finally:
-            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
-            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
-
-    assert code == ExitCode.FAILURE
-    grants = checks_by_name(document)["grants"]
-    assert f"{role} holds DELETE on SCHEMA_MIGRATIONS" in grants["detail"]
-    assert f'REVOKE DELETE ON SCHEMA_MIGRATIONS FROM "{role}";' in grants["remedy"]
+    assert f"{role} holds {held}" in grants["detail"]
+    assert f"login {role} may {held.replace(' on ', ' ')}" in grants["detail"]
+    assert f'REVOKE {revoke} FROM "{role}";' in grants["remedy"]
 
 
 @pytest.mark.postgres
