@@ -61,6 +61,7 @@ class Cluster:
         return row[0]
 
 
+LEDGER = "SELECT count(*) || ':' || max(VERSION) || ':' || min(CHECKSUM) FROM SCHEMA_MIGRATIONS"
 DML_ON_EVERYTHING = (
     "GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA public TO {role}",
     "GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {role}",
@@ -113,11 +114,18 @@ def test_a_forged_actor_does_not_let_a_dml_login_change_a_token(cluster: Cluster
         "INSERT INTO CFG_POOLS (POOL_NAME) VALUES ('forged')",
         "DELETE FROM AUD_TASK_RUN_LOG",
         "UPDATE AUD_PIPELINES_RUN_LOG SET STATUS = 'SUCCESS'",
+        # The ledger: a "future" migration would make every migrate refuse, a removed one
+        # would apply an old file again.
+        "INSERT INTO SCHEMA_MIGRATIONS (STREAM, SCOPE, VERSION, NAME, CHECKSUM, APPLIED_AT, "
+        "APPLIED_BY) VALUES ('ENGINE', 'engine', 9999, '9999_future.sql', 'x', now(), 'me')",
+        "DELETE FROM SCHEMA_MIGRATIONS WHERE VERSION = (SELECT max(VERSION) FROM SCHEMA_MIGRATIONS)",
+        "UPDATE SCHEMA_MIGRATIONS SET CHECKSUM = 'forged'",
     ],
 )
 def test_every_write_of_a_dml_login_is_refused_whatever_it_claims(
     cluster: Cluster, statement: str
 ) -> None:
+    ledger = cluster.scalar(LEDGER)
     intruder = cluster.login("etl_craft_intruder", *DML_ON_EVERYTHING)
     with cluster.connect_as(intruder) as conn:
         conn.execute(FORGED_ACTOR)
@@ -126,29 +134,7 @@ def test_every_write_of_a_dml_login_is_refused_whatever_it_claims(
     assert refused.value.sqlstate == GUARD_SQLSTATE
     assert cluster.scalar("SELECT count(*) FROM CFG_POOLS WHERE POOL_NAME = 'forged'") == 0
     assert cluster.scalar("SELECT count(*) FROM AUD_TASK_RUN_LOG") == 1
-
-
-@pytest.mark.parametrize(
-    "statement",
-    [
-        "INSERT INTO SCHEMA_MIGRATIONS (STREAM, SCOPE, VERSION, NAME, CHECKSUM, APPLIED_AT, "
-        "APPLIED_BY) VALUES ('ENGINE', 'engine', 9999, '9999_future.sql', 'x', now(), 'me')",
-        "DELETE FROM SCHEMA_MIGRATIONS WHERE VERSION = (SELECT max(VERSION) FROM SCHEMA_MIGRATIONS)",
-        "UPDATE SCHEMA_MIGRATIONS SET CHECKSUM = 'forged'",
-    ],
-)
-def test_a_dml_login_can_neither_forge_nor_remove_a_migration_ledger_row(
-    cluster: Cluster, statement: str
-) -> None:
-    ledger = "SELECT count(*) || ':' || max(VERSION) || ':' || min(CHECKSUM) FROM SCHEMA_MIGRATIONS"
-    before = cluster.scalar(ledger)
-    intruder = cluster.login("etl_craft_intruder", *DML_ON_EVERYTHING)
-    with cluster.connect_as(intruder) as conn:
-        conn.execute(FORGED_ACTOR)
-        with pytest.raises(psycopg.errors.ProgrammingError, match="SCHEMA_MIGRATIONS") as refused:
-            conn.execute(statement)
-    assert refused.value.sqlstate == GUARD_SQLSTATE
-    assert cluster.scalar(ledger) == before
+    assert cluster.scalar(LEDGER) == ledger
 
 
 def test_a_forged_actor_does_not_let_a_dml_login_truncate(cluster: Cluster) -> None:
