@@ -33,7 +33,6 @@ from etl_craft.core.actor import SYSTEM, Actor, ActorKind
 from etl_craft.core.enums import RunStatus, SlotKind
 from etl_craft.core.errors import (
     EngineDBError,
-    LeadershipLostError,
     MetadataError,
     RunStateError,
     StaleTransitionError,
@@ -49,7 +48,7 @@ from etl_craft.enginedb.events import (
     TaskRunChanged,
     changes_a_plan,
 )
-from etl_craft.enginedb.leadership import Leadership
+from etl_craft.enginedb.leadership import Leadership, LeadershipLostError
 from etl_craft.enginedb.overseers import (
     LiveRun,
     active_overseer,

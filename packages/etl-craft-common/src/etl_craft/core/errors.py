@@ -117,15 +117,6 @@ class StaleTransitionError(EtlCraftError):
     retryable = False
 
 
-class LeadershipLostError(EtlCraftError):
-    """An overseer found that it no longer leads: another took a later epoch while its lock
-    was gone (an Engine DB restart, a removed lock file). Its leader-only write was refused;
-    it steps down. Not a RunStateError: nothing that handles a run's state may swallow it."""
-
-    exit_code = ExitCode.RUN_STATE
-    retryable = False
-
-
 class SqlGuardError(EtlCraftError):
     exit_code = ExitCode.SQL_GUARD
     retryable = False

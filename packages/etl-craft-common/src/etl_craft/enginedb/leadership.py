@@ -29,11 +29,16 @@ from pathlib import Path
 from typing import IO
 
 from etl_craft.core.actor import Actor
-from etl_craft.core.errors import EngineDBError, LeadershipLostError
+from etl_craft.core.errors import EngineDBError, RunStateError
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 
 log = logging.getLogger(__name__)
+
+
+class LeadershipLostError(RunStateError):
+    """An overseer found that it no longer leads: another took a later epoch while its lock
+    was gone. Its leader-only write was refused; it steps down."""
 
 
 @dataclass(frozen=True)
