@@ -186,7 +186,7 @@ def test_dependency_gates_read_a_bare_off_as_off(
         ),
         (
             "Email:\n  host: h\n  from_address: a@b.org\n  port: '587'\n",
-            ":9: Email.port is '587'; expected a whole number of at least 1 and at most 65535",
+            ":9: Email.port is '587'; expected a TCP port: a whole number from 1 to 65535",
         ),
         (
             "Email:\n  host: h\n  from_address: a@b.org\n  verify: maybe\n",
@@ -206,11 +206,11 @@ def test_dependency_gates_read_a_bare_off_as_off(
         ),
         (
             "Orchestration:\n  max_parallel_tasks: true\n",
-            ":7: Orchestration.max_parallel_tasks is True; expected a whole number of at least 1",
+            ":7: Orchestration.max_parallel_tasks is True; expected a number of tasks at once: a whole number from 1 to 10000",
         ),
         (
             "Orchestration:\n  retries: -1\n",
-            ":7: Orchestration.retries is -1; expected a whole number of at least 0",
+            ":7: Orchestration.retries is -1; expected a number of retries: a whole number from 0 to 1000",
         ),
         (
             "Orchestration:\n  project: 9lives\n",
@@ -240,7 +240,10 @@ def test_warehouse_settings_are_checked_against_its_type(tmp_path: Path) -> None
     )
     message = refusal(path)
     assert f"{path}:3: Warehouse.url is missing; expected an SQLAlchemy URL" in message
-    assert f"{path}:5: Warehouse.max_queries is 0; expected a whole number of at least 1" in message
+    assert (
+        f"{path}:5: Warehouse.max_queries is 0; expected a number of queries at once: a whole number from 1 to 10000"
+        in message
+    )
 
 
 def test_a_duckdb_warehouse_refuses_a_url(tmp_path: Path) -> None:

@@ -178,3 +178,38 @@ def test_a_pipeline_in_two_files_is_refused(tmp_path: Path) -> None:
     write(tmp_path, "tasks: {load: {action: CREATE_TABLE}}\n", "orders.yaml")
     with pytest.raises(SpecError, match="describes too"):
         load_specs(tmp_path / "pipelines")
+
+
+@pytest.mark.parametrize(
+    ("written", "key"),
+    [
+        ("max_parallel_tasks: 99999999999999999999999\n", "max_parallel_tasks"),
+        ("max_catchup_runs: 0\n", "max_catchup_runs"),
+        ("priority: 10000000000\n", "priority"),
+        ("sla_minutes: 0\n", "sla_minutes"),
+        (
+            "instances:\n  orders_eu:\n    max_parallel_tasks: 10001\n",
+            "instances/orders_eu/max_parallel_tasks",
+        ),
+    ],
+)
+def test_a_pipeline_number_outside_its_range_is_refused_naming_the_range(
+    tmp_path: Path, written: str, key: str
+) -> None:
+    error = refusal(tmp_path, written + "tasks:\n  load:\n    action: CREATE_TABLE\n")
+    assert error.path == f"/{key}"
+    assert "a whole number from" in error.expected
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "    run_condition: N\n    required_count: 100000\n",
+        "    handler: BUSINESS_RULES\n    target: a.b\n    rules:\n"
+        "      r1: {type: REPORT, keys: id, sql: SELECT 1 AS id, wave: 1001}\n",
+    ],
+)
+def test_a_task_number_outside_its_range_is_refused(tmp_path: Path, task: str) -> None:
+    error = refusal(tmp_path, "tasks:\n  load:\n" + task)
+    assert "out of range" not in error.found
+    assert "a whole number from 1 to" in error.expected

@@ -7,15 +7,18 @@ what was expected and the remedy.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
 
+from etl_craft.core import ranges
 from etl_craft.specs.model import PipelineSpec, SpecError
 from etl_craft.specs.templates import pipelines_of
 
@@ -86,9 +89,21 @@ def _document(path: Path) -> dict[str, Any]:
 
 
 @cache
-def _validator() -> Draft202012Validator:
+def _validator() -> Validator:
     schema = json.loads((files("etl_craft.specs") / "schema.json").read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
+    # "range" names one of core.ranges, so a spec's numbers obey the same bounds as elsewhere.
+    checked = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, {"range": _in_range}
+    )
+    return cast(Validator, checked(schema))
+
+
+def _in_range(
+    _validator: Validator, name: str, value: object, _schema: Mapping[str, object]
+) -> Iterator[ValidationError]:
+    allowed = ranges.BY_NAME[name]
+    if value is not None and allowed.problem(value) is not None:
+        yield ValidationError(allowed.expectation.removeprefix("expected "))
 
 
 def _schema_error(path: Path, error: ValidationError) -> SpecError:
@@ -113,6 +128,8 @@ def _expectation(error: ValidationError) -> str:
         return "one of " + ", ".join(str(v) for v in schema.get("enum", ()))
     if error.validator == "type":
         return f"a value of type {' or '.join(_listed(error.validator_value))}"
+    if error.validator == "range":
+        return error.message
     if error.validator == "pattern":
         return f"a code matching {error.validator_value}"
     described = schema.get("description")
