@@ -20,6 +20,7 @@ from jsonschema.protocols import Validator
 
 from etl_craft.core import ranges
 from etl_craft.specs.model import PipelineSpec, SpecError
+from etl_craft.specs.positions import key_lines
 from etl_craft.specs.templates import pipelines_of
 
 SPEC_SUFFIXES = (".yml", ".yaml")
@@ -60,22 +61,40 @@ def load_specs(folder: Path) -> tuple[PipelineSpec, ...]:
 
 
 def load_spec_file(path: Path) -> tuple[PipelineSpec, ...]:
-    document = _document(path)
-    problem = best_match(_validator().iter_errors(document))
-    if problem is not None:
-        raise _schema_error(path, problem)
-    return pipelines_of(document, path)
-
-
-def _document(path: Path) -> dict[str, Any]:
+    text = _text(path)
     try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_SpecLoader)  # noqa: S506
+        document = _document(path, text)
+        problem = best_match(_validator().iter_errors(document))
+        if problem is not None:
+            raise _schema_error(path, problem)
+        return pipelines_of(document, path)
+    except SpecError as error:
+        raise error.at(key_lines(text)) from error.__cause__
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(
+            path, "/", f"a file that can't be read ({error})", "UTF-8 YAML", "fix it"
+        ) from error
+
+
+def _document(path: Path, text: str) -> dict[str, Any]:
+    try:
+        document = yaml.load(text, Loader=_SpecLoader)  # noqa: S506
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "the file"
         reason = getattr(error, "problem", None) or str(error)
         raise SpecError(
-            path, "/", f"text YAML can't read at {where} ({reason})", "a YAML mapping", "fix it"
+            path,
+            "/",
+            f"text YAML can't read at {where} ({reason})",
+            "a YAML mapping",
+            "fix it",
+            mark.line + 1 if mark else None,
         ) from error
     if not isinstance(document, dict):
         raise SpecError(
