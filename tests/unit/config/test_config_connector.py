@@ -13,9 +13,11 @@ from etl_craft.config.rules import (
     GatePolicy,
     TlsMode,
     WarehouseType,
+    bounded,
     variable_name,
 )
 from etl_craft.core.errors import ConfigurationError
+from etl_craft.core.ranges import Range
 
 VALID = """\
 Engine:
@@ -362,3 +364,40 @@ def test_every_secret_key_takes_a_variable_name() -> None:
         for key in KEYS[section]
         if key.endswith(VARIABLE_SUFFIX)
     )
+
+
+NUMERIC_KEYS = [
+    (section, key, parse.allowed)
+    for section, keys in KEYS.items()
+    for key, parse in keys.items()
+    if isinstance(parse, bounded)
+]
+SECTION_LINES = {
+    "Warehouse": 'Warehouse:\n  type: duckdb\n  path: ":memory:"\n',
+    "Email": "Email:\n  host: h\n  from_address: a@b.org\n",
+}
+
+
+@pytest.mark.parametrize(("section", "key", "allowed"), NUMERIC_KEYS)
+@pytest.mark.parametrize("value", [10**23, -(10**23)])
+def test_every_number_outside_its_range_is_refused_naming_the_range(
+    tmp_path: Path, section: str, key: str, allowed: Range, value: int
+) -> None:
+    lines = SECTION_LINES.get(section, f"{section}:\n")
+    text = "Engine:\n  path: engine.db\n" + lines + f"  {key}: {value}\n"
+    if section != "Warehouse":
+        text += SECTION_LINES["Warehouse"]
+    expected = (
+        f"{section}.{key} is {value}; expected {allowed.what}: a whole number from "
+        f"{allowed.minimum} to {allowed.maximum}"
+    )
+    assert expected in refusal(write_config(tmp_path, text))
+
+
+def test_every_numeric_key_has_a_range() -> None:
+    assert {(s, k) for s, k, _ in NUMERIC_KEYS} >= {
+        ("Orchestration", "max_parallel_tasks"),
+        ("Email", "port"),
+        ("Docs_site", "port"),
+        ("Warehouse", "max_queries"),
+    }

@@ -6,6 +6,7 @@ import difflib
 import ipaddress
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import urlsplit
@@ -66,13 +67,16 @@ def text(value: object) -> str:
     return value
 
 
-def bounded(allowed: Range) -> Parser:
-    def parse(value: object) -> object:
-        if allowed.problem(value) is not None:
-            raise ValueError(allowed.expectation)
-        return value
+@dataclass(frozen=True)
+class bounded:  # noqa: N801 - a parser, named like the others
+    """A number within one of core.ranges."""
 
-    return parse
+    allowed: Range
+
+    def __call__(self, value: object) -> object:
+        if self.allowed.problem(value) is not None:
+            raise ValueError(self.allowed.expectation)
+        return value
 
 
 def flag(value: object) -> bool:
