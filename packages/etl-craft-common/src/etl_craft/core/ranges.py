@@ -89,6 +89,12 @@ HEARTBEAT_SECONDS = Range("a number of seconds", 0.1, 3_600, fraction=True)
 DRAIN_SECONDS = Range("a number of seconds", 0, DAY_SECONDS, fraction=True)
 MINUTES = Range("a number of minutes", 0, 7 * 24 * 60)
 SLA_MINUTES = Range("a number of minutes", 1, 7 * 24 * 60)
+POLL_SECONDS = Range("a number of seconds", 0.01, 3_600, fraction=True)
+CONNECT_TIMEOUT_SECONDS = Range("a number of seconds", 2, 3_600)
+STATEMENT_TIMEOUT_SECONDS = Range(
+    "a number of seconds, or 0 for none", 0, DAY_SECONDS, fraction=True
+)
+GIVE_UP_SECONDS = Range("a number of seconds, or 0 for never", 0, 7 * DAY_SECONDS, fraction=True)
 BACKOFF = Range("a backoff factor", 1, 100, fraction=True)
 BODY_BYTES = Range("a number of bytes", 1, 2**31 - 1)
 INTEGER_PARAMETER = Range("an INT parameter", -(2**63), 2**63 - 1)
