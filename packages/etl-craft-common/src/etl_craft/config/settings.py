@@ -20,7 +20,7 @@ ENV_PREFIX = "ETL_CRAFT_"
 ENGINE_URL_VARIABLE = f"{ENV_PREFIX}ENGINE_URL"
 
 
-def _within(allowed: Range, default: float) -> Any:
+def within(allowed: Range, default: float) -> Any:
     """A field that refuses a value outside ``allowed``, as every other number is refused."""
     return Field(default=default, ge=allowed.minimum, le=allowed.maximum)
 
@@ -30,18 +30,18 @@ class ServiceSettings(BaseSettings):
 
     engine_url: str | None = Field(default=None, repr=False)
     profile: str | None = None
-    poll_seconds: float = _within(ranges.POLL_SECONDS, 1.0)
-    lease_seconds: int = _within(ranges.TIMEOUT_SECONDS, 60)
-    heartbeat_seconds: int = _within(ranges.TIMEOUT_SECONDS, 15)
+    poll_seconds: float = within(ranges.POLL_SECONDS, 1.0)
+    lease_seconds: int = within(ranges.TIMEOUT_SECONDS, 60)
+    heartbeat_seconds: int = within(ranges.TIMEOUT_SECONDS, 15)
     # A connection attempt to an unreachable Engine DB gives up after this long, rather than
     # leaving its caller (a task process after its warehouse commit, say) hanging.
-    engine_connect_timeout_seconds: int = _within(ranges.CONNECT_TIMEOUT_SECONDS, 10)
+    engine_connect_timeout_seconds: int = within(ranges.CONNECT_TIMEOUT_SECONDS, 10)
     # An Engine DB statement running (or waiting on a lock) longer than this is cancelled,
     # so a stuck statement does not hold a slot; 0 sets no limit.
-    engine_statement_timeout_seconds: float = _within(ranges.STATEMENT_TIMEOUT_SECONDS, 120.0)
+    engine_statement_timeout_seconds: float = within(ranges.STATEMENT_TIMEOUT_SECONDS, 120.0)
     # A service (server, worker, standby) that can't reach the Engine DB tries again with
     # backoff; it exits once this long went by without an answer. 0: it never gives up.
-    engine_give_up_seconds: float = _within(ranges.GIVE_UP_SECONDS, 0.0)
+    engine_give_up_seconds: float = within(ranges.GIVE_UP_SECONDS, 0.0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["text", "json"] = "text"
     # fork: the owner's fork server forks each task process; spawn: a fresh interpreter each.
