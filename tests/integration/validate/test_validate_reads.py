@@ -66,6 +66,7 @@ def test_a_table_that_exists_nowhere_fails_naming_task_file_and_line(
     missing = _found(ctx)[("missing-table", "orders")]
 
     assert missing.parameter == "SOURCE_SQL"
+    assert missing.spec == "pipelines/shop.yml:9 tasks.orders.source_sql"
     assert missing.message.startswith(
         "the SELECT in SOURCE_SQL (line 2) reads src.orders, which is neither in the warehouse "
         "nor the target of any task"
@@ -79,6 +80,7 @@ def test_a_column_that_exists_nowhere_fails_naming_task_file_and_line(
 
     missing = found[("missing-column", "customers")]
     assert missing.parameter == "SOURCE_SQL_FILE"
+    assert missing.spec == "pipelines/shop.yml:5 tasks.customers.sql"
     assert missing.message == (
         "the SELECT in sql_files/customers.sql (line 3) takes nmae from src.customers, which "
         "has no such column (it has customer_id, name)"

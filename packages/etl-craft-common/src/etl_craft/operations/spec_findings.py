@@ -8,6 +8,7 @@ column it concerns is only a detail.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from etl_craft.operations.validate_findings import Finding
@@ -20,25 +21,33 @@ _SETTING_OF = {column: key for key, column in PIPELINE_SETTINGS.items()}
 
 
 def spec_refusal(specs: Iterable[PipelineSpec], failures: list[Finding]) -> str:
-    by_code = {spec.code: spec for spec in specs}
-    lines: dict[Path, Mapping[KeyPath, int]] = {}
-    told = []
-    for finding in failures:
-        spec = by_code.get(finding.pipeline_code)
-        if spec is None:
-            told.append(f"  {_cfg_place(finding)}: {finding.check}: {finding.message}")
-            continue
-        known = lines.setdefault(spec.source, file_key_lines(spec.source))
-        path = _key_path(finding, known)
-        told.append(
-            f"  {shown(spec.source)}:{line_of(known, path)} {dotted(path)}: {finding.check}: "
-            f"{finding.message} (in CFG_ terms: {_cfg_place(finding)})"
-        )
+    told = [
+        f"  {f.spec}: {f.check}: {f.message} (in CFG_ terms: {_cfg_place(f)})"
+        if f.spec
+        else f"  {_cfg_place(f)}: {f.check}: {f.message}"
+        for f in placed(specs, failures)
+    ]
     return (
         f"validate finds {len(failures)} failure(s) in the specs:\n"
         + "\n".join(told)
         + "\nfix each key named and run etl-craft plan again"
     )
+
+
+def placed(specs: Iterable[PipelineSpec], findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """The findings, each on a pipeline a spec defines placed at its file, line and key."""
+    by_code = {spec.code: spec for spec in specs}
+    lines: dict[Path, Mapping[KeyPath, int]] = {}
+
+    def place(finding: Finding) -> Finding:
+        spec = by_code.get(finding.pipeline_code)
+        if spec is None:
+            return finding
+        known = lines.setdefault(spec.source, file_key_lines(spec.source))
+        path = _key_path(finding, known)
+        return replace(finding, spec=f"{shown(spec.source)}:{line_of(known, path)} {dotted(path)}")
+
+    return tuple(place(finding) for finding in findings)
 
 
 def _key_path(finding: Finding, known: Mapping[KeyPath, int]) -> KeyPath:

@@ -24,6 +24,9 @@ class Finding:
     parameter: str | None
     message: str  # names the value found and what was expected
     remedy: str
+    # Where a pipeline spec writes what the finding is about: pipelines/orders.yml:14
+    # tasks.load.action; None for a pipeline written as migrations alone.
+    spec: str | None = None
 
 
 @dataclass(frozen=True)
