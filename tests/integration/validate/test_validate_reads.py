@@ -3,7 +3,10 @@ nowhere is a FAIL naming the task, the SQL file and its line, on DuckDB and Post
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -31,6 +34,11 @@ tasks:
     target: dm.names
     source_sql: SELECT customer_id, name FROM dm.customers
 """
+# Holds a DuckDB file open read-write, as a running task does, until its stdin closes.
+HOLD_OPEN = (
+    "import sys; from etl_craft.warehouse import DuckDBConnection; "
+    "c = DuckDBConnection(sys.argv[1]); print('open', flush=True); sys.stdin.read(); c.close()"
+)
 # The customer's name is misspelt on line 3; the table is right.
 CUSTOMERS = "-- every customer\nSELECT customer_id,\n       nmae AS name\n  FROM src.customers\n"
 
@@ -97,3 +105,27 @@ def test_once_fixed_the_reads_are_valid(ctx: OperationContext) -> None:
     (ctx.project.sql_files_dir / "customers.sql").write_text(CUSTOMERS.replace("nmae", "name"))
 
     assert _found(ctx) == {}
+
+
+def test_a_duckdb_file_a_run_holds_is_not_waited_for(ctx: OperationContext) -> None:
+    warehouse = ctx.connector.warehouse  # type: ignore[union-attr]
+    if warehouse.path is None:
+        pytest.skip("a DuckDB warehouse is a file only")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_OPEN, warehouse.path],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "open"
+        with ThreadPoolExecutor(1) as pool:
+            found = pool.submit(_found, ctx)
+            try:
+                # Without the look-ups, rather than waiting for the holder to let go.
+                assert found.result(timeout=60) == {}
+            finally:
+                holder.communicate("", timeout=30)
+    finally:
+        holder.kill()

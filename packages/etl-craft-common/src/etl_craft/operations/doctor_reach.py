@@ -26,7 +26,7 @@ def reach_checks(connector: Connector | None) -> list[Check]:
 
 def _warehouse(connector: Connector) -> Check:
     try:
-        return Check(WAREHOUSE, CheckStatus.PASS, reach(connector.warehouse, TIMEOUT_SECONDS))
+        reached = reach(connector.warehouse, TIMEOUT_SECONDS)
     except WarehouseError as error:
         return Check(
             WAREHOUSE,
@@ -35,6 +35,7 @@ def _warehouse(connector: Connector) -> Check:
             f"start the warehouse or fix the Warehouse section of {connector.path}; every "
             "SQL task of a run fails until it answers",
         )
+    return Check(WAREHOUSE, CheckStatus.PASS, reached.detail)
 
 
 def _smtp(connector: Connector) -> Check:

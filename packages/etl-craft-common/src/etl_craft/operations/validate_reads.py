@@ -52,10 +52,11 @@ def _answers(warehouse: Warehouse) -> bool:
     if warehouse.type is WarehouseType.DUCKDB and not Path(warehouse.path or "").is_file():
         return False
     try:
-        reach(warehouse, REACH_SECONDS)
+        reached = reach(warehouse, REACH_SECONDS)
     except WarehouseError:
         return False  # doctor reports it; without the warehouse nothing here can be told
-    return True
+    # A run holding the DuckDB file would hold validate up until its task ends.
+    return not reached.busy
 
 
 def _known(

@@ -7,6 +7,7 @@ neither blocks the check nor is blocked by it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -18,10 +19,17 @@ from etl_craft.config.sections import Warehouse
 from etl_craft.core.errors import WarehouseError
 
 
-def reach(warehouse: Warehouse, timeout_seconds: int) -> str:
+@dataclass(frozen=True)
+class Reached:
+    detail: str  # what answered, and where
+    # A DuckDB file another process (a run) holds open: it exists, and can't be read now.
+    busy: bool = False
+
+
+def reach(warehouse: Warehouse, timeout_seconds: int) -> Reached:
     """What answered; WarehouseError naming where it looked and the driver's reason."""
     if warehouse.type is WarehouseType.POSTGRESQL and warehouse.url:
-        return _postgresql(warehouse.url, timeout_seconds)
+        return Reached(_postgresql(warehouse.url, timeout_seconds))
     if warehouse.type is WarehouseType.DUCKDB and warehouse.path:
         return _duckdb(warehouse.path)
     raise WarehouseError(f"the {warehouse.type} warehouse has neither url nor path")
@@ -44,9 +52,9 @@ def _postgresql(url: str, timeout_seconds: int) -> str:
     return f"PostgreSQL {shown} at {where}, database {parsed.database}"
 
 
-def _duckdb(path: str) -> str:
+def _duckdb(path: str) -> Reached:
     if path == MEMORY_DATABASE:
-        return "DuckDB in memory: each process has its own, empty at start"
+        return Reached("DuckDB in memory: each process has its own, empty at start")
     file = Path(path)
     if not file.exists():
         if not file.parent.is_dir():
@@ -54,11 +62,11 @@ def _duckdb(path: str) -> str:
                 f"the DuckDB warehouse {file} can't be created: its folder {file.parent} "
                 "does not exist"
             )
-        return f"DuckDB {file} does not exist yet; the first run creates it"
+        return Reached(f"DuckDB {file} does not exist yet; the first run creates it")
     try:
         duckdb.connect(str(file), read_only=True).close()
     except duckdb.Error as error:
         if "lock" in str(error).lower():
-            return f"DuckDB {file} is open in another process now (a run): it exists"
+            return Reached(f"DuckDB {file} exists and is open in another process now", busy=True)
         raise WarehouseError(f"the DuckDB warehouse {file} can't be opened: {error}") from error
-    return f"DuckDB {file} opens"
+    return Reached(f"DuckDB {file} opens")
