@@ -43,7 +43,7 @@ def _postgresql(url: str, timeout_seconds: int) -> str:
         with psycopg.connect(plain, connect_timeout=timeout_seconds) as conn:
             version = conn.execute("SHOW server_version").fetchone()
     except psycopg.Error as error:
-        reason = str(error).strip().replace("\n", " ")
+        reason = " ".join(str(error).split())
         raise WarehouseError(
             f"the PostgreSQL warehouse at {where} (database {parsed.database}) does not answer "
             f"within {timeout_seconds} s: {reason}"
