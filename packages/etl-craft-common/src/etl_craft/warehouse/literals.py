@@ -16,9 +16,8 @@ from enum import StrEnum
 from sqlglot import exp
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
-from etl_craft.warehouse.targets import IDENTIFIER
-
 from etl_craft.core.ranges import INTEGER_PARAMETER
+from etl_craft.warehouse.targets import IDENTIFIER
 
 
 class ParameterKind(StrEnum):
