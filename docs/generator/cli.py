@@ -12,6 +12,7 @@ from docs.generator.markdown import code, header, page, table
 
 from etl_craft.cli.main import build_parser
 from etl_craft.cli.registry import ENTRY_POINT_GROUP
+from etl_craft.core.ranges import RangeArgument
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = "the argparse parsers of etl_craft.cli.main and the services' commands"
@@ -110,6 +111,10 @@ def _help(action: argparse.Action) -> str:
         text = text % {**vars(action), "prog": ""}
     if isinstance(action, argparse._AppendAction) and "repeatable" not in text:
         text = f"{text}; repeatable" if text else "repeatable"
+    if isinstance(action.type, RangeArgument):
+        allowed = action.type.allowed
+        bounds = f"{allowed.minimum} to {allowed.maximum}"
+        text = f"{text} ({bounds})" if text else bounds
     return text
 
 

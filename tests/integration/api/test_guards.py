@@ -9,6 +9,7 @@ import logging
 import pytest
 from fastapi.testclient import TestClient
 
+from etl_craft.core.errors import ConfigurationError
 from etl_craft_api.app import create_app
 from etl_craft_api.settings import load_api_settings
 from tests.integration.api.conftest import Api, problem_of
@@ -146,3 +147,15 @@ def test_the_body_limit_follows_its_environment_variable(
     assert small.status_code == 401
     assert large.status_code == 413
     assert "at most 16 bytes" in problem_of(large)["detail"]
+
+
+def test_a_body_limit_out_of_range_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ETL_CRAFT_API_MAX_BODY_BYTES", "99999999999999999999")
+    with pytest.raises(ConfigurationError) as refused:
+        load_api_settings()
+    assert "ETL_CRAFT_API_MAX_BODY_BYTES: Input should be less than or equal to" in str(
+        refused.value
+    )
+    assert "a whole number from 1 to 2147483647" in str(refused.value)

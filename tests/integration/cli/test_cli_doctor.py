@@ -8,9 +8,11 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from etl_craft.config.rules import TlsMode
 from etl_craft.core.errors import ExitCode
 from tests.fixtures.databases import unique_name
-from tests.integration.cli.conftest import RING, Site, checks_by_name
+from tests.integration.alerts.relay import Mailbox, relay
+from tests.integration.cli.conftest import CONNECTOR, RING, Site, checks_by_name
 
 EVERY_CHECK = [
     "actor",
@@ -24,7 +26,10 @@ EVERY_CHECK = [
     "grants",
     "connections",
     "pipelines",
+    "warehouse",
+    "smtp",
 ]
+ENGINE_DB_CHECKS = EVERY_CHECK[4:11]
 UNREACHABLE = "postgresql://nobody@127.0.0.1:1/nothing"
 
 
@@ -71,7 +76,7 @@ def test_doctor_on_an_unreachable_engine_db_fails_that_check_and_reports_the_res
     assert checks["engine-db"]["status"] == "FAIL"
     assert "127.0.0.1" in checks["engine-db"]["detail"]
     assert checks["actor"]["status"] == checks["config"]["status"] == "PASS"
-    assert {checks[name]["status"] for name in EVERY_CHECK[4:]} == {"SKIP"}
+    assert {checks[name]["status"] for name in ENGINE_DB_CHECKS} == {"SKIP"}
     assert "unreachable" in checks["schema"]["detail"]
 
 
@@ -253,3 +258,81 @@ def test_doctor_is_not_ready_while_a_pipeline_has_a_blocking_finding(sqlite_site
     assert "pipeline ring: cycle" in pipelines["detail"]
     assert "first -> second -> first" in pipelines["detail"]
     assert "not ready" in sqlite_site.run("doctor").stdout
+
+
+def _connect(site: Site, warehouse: str) -> None:
+    duckdb_section = "Warehouse:\n  type: duckdb\n  path: warehouse.duckdb\n"
+    written = CONNECTOR.replace(duckdb_section, warehouse)
+    (site.project / "craft-connector.yml").write_text(written)
+
+
+def test_doctor_fails_a_postgresql_warehouse_on_a_closed_port(sqlite_site: Site) -> None:
+    sqlite_site.run("init-db")
+    _connect(sqlite_site, f"Warehouse:\n  type: postgresql\n  url: {UNREACHABLE}\n")
+
+    code, document = sqlite_site.json("doctor")
+    done = sqlite_site.run("doctor")
+
+    assert code == ExitCode.FAILURE
+    warehouse = checks_by_name(document)["warehouse"]
+    assert warehouse["status"] == "FAIL"
+    assert "host 127.0.0.1, port 1" in warehouse["detail"]
+    assert "refused" in warehouse["detail"].lower()  # the driver's reason
+    assert "Warehouse section" in warehouse["remedy"]
+    assert checks_by_name(document)["engine-db"]["status"] == "PASS"
+    assert "etl-craft is ready" not in done.stdout
+
+
+@pytest.mark.postgres
+def test_doctor_passes_a_postgresql_warehouse_that_answers(
+    sqlite_site: Site, pg_admin_url: str
+) -> None:
+    sqlite_site.run("init-db")
+    _connect(sqlite_site, f"Warehouse:\n  type: postgresql\n  url: {pg_admin_url}\n")
+
+    code, document = sqlite_site.json("doctor")
+
+    warehouse = checks_by_name(document)["warehouse"]
+    assert (code, warehouse["status"]) == (0, "PASS"), warehouse
+    assert warehouse["detail"].startswith("PostgreSQL ")
+
+
+def test_doctor_fails_a_duckdb_warehouse_that_is_no_database(sqlite_site: Site) -> None:
+    sqlite_site.run("init-db")
+    (sqlite_site.project / "warehouse.duckdb").write_text("not a database\n")
+
+    code, document = sqlite_site.json("doctor")
+
+    assert code == ExitCode.FAILURE
+    warehouse = checks_by_name(document)["warehouse"]
+    assert warehouse["status"] == "FAIL"
+    assert "warehouse.duckdb can't be opened" in warehouse["detail"]
+
+
+def test_doctor_passes_a_duckdb_warehouse_the_first_run_creates(sqlite_site: Site) -> None:
+    sqlite_site.run("init-db")
+
+    code, document = sqlite_site.json("doctor")
+
+    assert code == 0
+    assert "does not exist yet" in checks_by_name(document)["warehouse"]["detail"]
+    assert not (sqlite_site.project / "warehouse.duckdb").exists()
+    assert checks_by_name(document)["smtp"]["status"] == "SKIP"
+
+
+def test_doctor_checks_the_smtp_relay(sqlite_site: Site) -> None:
+    sqlite_site.run("init-db")
+    email = "Email:\n  host: 127.0.0.1\n  port: {port}\n  tls_mode: none\n  from_address: etl@example.com\n"
+    with relay(Mailbox(), tls=TlsMode.NONE) as port:
+        (sqlite_site.project / "craft-connector.yml").write_text(
+            CONNECTOR + email.format(port=port)
+        )
+        answered = sqlite_site.json("doctor")
+    closed = sqlite_site.json("doctor")
+
+    assert answered[0] == 0
+    assert checks_by_name(answered[1])["smtp"]["status"] == "PASS"
+    assert closed[0] == ExitCode.FAILURE
+    smtp = checks_by_name(closed[1])["smtp"]
+    assert smtp["status"] == "FAIL"
+    assert f"127.0.0.1:{port} (none) does not answer" in smtp["detail"]

@@ -25,11 +25,12 @@ from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.api.conftest import Api, served
 
-# Distinct enough that any eight characters of one are found nowhere else.
+# Distinct enough that any eight characters of one are found nowhere else (no word such as
+# "warehouse" that the output writes for its own reasons, as doctor's check names do).
 ENVIRONMENT = {
     "SMTP_PASSWORD": "Smtp7Qv3pw-relay-9241",
     "ENGINE_PW": "Eng5Xr2userinfo-login-7713",
-    "WAREHOUSE_PW": "Whs4Kp8warehouse-login-3391",
+    "WAREHOUSE_PW": "Whs4Kp8whlogin-dsn-3391",
 }
 TASK_TOKEN = "Tok3Wd9param-token-1187"
 INPUT_KEY = "Inp6Hs1json-apikey-6642"

@@ -212,3 +212,51 @@ def test_a_plan_validate_would_fail_is_shown_and_not_written(project: OperationC
     assert sorted(p.name for p in project.project.migrations_dir.iterdir()) == [
         "0001_plan_orders.sql"
     ]
+
+
+def test_a_sql_file_that_does_not_parse_fails_the_plan_at_its_spec_key(
+    project: OperationContext,
+) -> None:
+    # Stated, the edge lineage inferred from publish.sql stays: no CFG_ row changes.
+    _edit_spec(project, "    sql: publish.sql\n", "    sql: publish.sql\n    depends_on: [daily]\n")
+    assert project.project is not None
+    (project.project.sql_files_dir / "publish.sql").write_text("SELECT FROM WHERE\n")
+
+    plan = plan_specs(project, now=BEFORE_DST)
+
+    assert (plan.changes, plan.file_name) == ((), None)
+    assert plan.refusal is not None
+    assert (
+        "pipelines/orders.yml:16 tasks.publish.sql: sql: the SELECT in sql_files/publish.sql "
+        "can't be parsed" in plan.refusal
+    )
+    assert "a run would fail: validate finds 1 failure(s) in the specs" in render(plan)
+
+
+def test_a_wrong_value_is_told_at_its_spec_key_with_the_cfg_column_as_a_detail(
+    project: OperationContext,
+) -> None:
+    _edit_spec(project, "  daily:\n    action: CREATE_TABLE\n", "  daily:\n    action: CREATE\n")
+
+    plan = plan_specs(project, now=BEFORE_DST)
+
+    assert plan.refusal is not None
+    assert (
+        "pipelines/orders.yml:10 tasks.daily.action: parameter-value: ACTION is 'CREATE'; "
+        "expected one of CREATE_TABLE" in plan.refusal
+    )
+    assert "(in CFG_ terms: pipeline orders, task daily, parameter ACTION)" in plan.refusal
+    assert "in CFG_TASK_PARAMETERS" not in plan.refusal
+
+
+def test_a_task_cycle_is_one_failure_naming_it(project: OperationContext) -> None:
+    _edit_spec(project, "    sql: daily.sql\n", "    sql: daily.sql\n    depends_on: [alert]\n")
+
+    plan = plan_specs(project, now=BEFORE_DST)
+
+    assert plan.refusal is not None
+    assert "validate finds 1 failure(s) in the specs" in plan.refusal
+    assert (
+        "pipelines/orders.yml:4 tasks: cycle: the task dependencies form a cycle: "
+        "alert -> daily -> alert" in plan.refusal
+    )

@@ -93,7 +93,9 @@ def test_a_read_across_the_slices_fails_and_plan_writes_it_only_without_validati
         "-- Written by etl-craft plan --write --no-validate, for tester@tests: not validated.\n"
         "-- Apply it with etl-craft migrate --no-validate. What validate found:\n"
     )
-    assert header.count("pipeline report, task totals: unordered-read: it reads dm.orders") == 3
+    told = "pipelines/report.yml:2 tasks.totals: unordered-read: it reads dm.orders"
+    assert header.count(told) == 3
+    assert header.count("(in CFG_ terms: pipeline report, task totals)") == 3
     assert _unordered(ctx) == [
         ("report", "totals", f"it reads dm.orders, which task {writer}.load writes")
         for writer in ("client_a", "client_b", "client_c")

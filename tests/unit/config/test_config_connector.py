@@ -13,9 +13,11 @@ from etl_craft.config.rules import (
     GatePolicy,
     TlsMode,
     WarehouseType,
+    bounded,
     variable_name,
 )
 from etl_craft.core.errors import ConfigurationError
+from etl_craft.core.ranges import Range
 
 VALID = """\
 Engine:
@@ -186,7 +188,7 @@ def test_dependency_gates_read_a_bare_off_as_off(
         ),
         (
             "Email:\n  host: h\n  from_address: a@b.org\n  port: '587'\n",
-            ":9: Email.port is '587'; expected a whole number of at least 1 and at most 65535",
+            ":9: Email.port is '587'; expected a TCP port: a whole number from 1 to 65535",
         ),
         (
             "Email:\n  host: h\n  from_address: a@b.org\n  verify: maybe\n",
@@ -206,11 +208,11 @@ def test_dependency_gates_read_a_bare_off_as_off(
         ),
         (
             "Orchestration:\n  max_parallel_tasks: true\n",
-            ":7: Orchestration.max_parallel_tasks is True; expected a whole number of at least 1",
+            ":7: Orchestration.max_parallel_tasks is True; expected a number of tasks at once: a whole number from 1 to 10000",
         ),
         (
             "Orchestration:\n  retries: -1\n",
-            ":7: Orchestration.retries is -1; expected a whole number of at least 0",
+            ":7: Orchestration.retries is -1; expected a number of retries: a whole number from 0 to 1000",
         ),
         (
             "Orchestration:\n  project: 9lives\n",
@@ -240,7 +242,10 @@ def test_warehouse_settings_are_checked_against_its_type(tmp_path: Path) -> None
     )
     message = refusal(path)
     assert f"{path}:3: Warehouse.url is missing; expected an SQLAlchemy URL" in message
-    assert f"{path}:5: Warehouse.max_queries is 0; expected a whole number of at least 1" in message
+    assert (
+        f"{path}:5: Warehouse.max_queries is 0; expected a number of queries at once: a whole number from 1 to 10000"
+        in message
+    )
 
 
 def test_a_duckdb_warehouse_refuses_a_url(tmp_path: Path) -> None:
@@ -359,3 +364,40 @@ def test_every_secret_key_takes_a_variable_name() -> None:
         for key in KEYS[section]
         if key.endswith(VARIABLE_SUFFIX)
     )
+
+
+NUMERIC_KEYS = [
+    (section, key, parse.allowed)
+    for section, keys in KEYS.items()
+    for key, parse in keys.items()
+    if isinstance(parse, bounded)
+]
+SECTION_LINES = {
+    "Warehouse": 'Warehouse:\n  type: duckdb\n  path: ":memory:"\n',
+    "Email": "Email:\n  host: h\n  from_address: a@b.org\n",
+}
+
+
+@pytest.mark.parametrize(("section", "key", "allowed"), NUMERIC_KEYS)
+@pytest.mark.parametrize("value", [10**23, -(10**23)])
+def test_every_number_outside_its_range_is_refused_naming_the_range(
+    tmp_path: Path, section: str, key: str, allowed: Range, value: int
+) -> None:
+    lines = SECTION_LINES.get(section, f"{section}:\n")
+    text = "Engine:\n  path: engine.db\n" + lines + f"  {key}: {value}\n"
+    if section != "Warehouse":
+        text += SECTION_LINES["Warehouse"]
+    expected = (
+        f"{section}.{key} is {value}; expected {allowed.what}: a whole number from "
+        f"{allowed.minimum} to {allowed.maximum}"
+    )
+    assert expected in refusal(write_config(tmp_path, text))
+
+
+def test_every_numeric_key_has_a_range() -> None:
+    assert {(s, k) for s, k, _ in NUMERIC_KEYS} >= {
+        ("Orchestration", "max_parallel_tasks"),
+        ("Email", "port"),
+        ("Docs_site", "port"),
+        ("Warehouse", "max_queries"),
+    }

@@ -83,7 +83,7 @@ def test_an_unset_authtoken_variable_is_kept_for_ngrok_alone(tmp_path: Path) -> 
         ("base_url: https://example.com/.hidden/", "segments do not start with '.'"),
         ("trusted_proxies: [10.0.0.300]", "'10.0.0.300' is not an address or range"),
         ("allowed_ips: 10.0.0.0/8", "expected a list of IP addresses or CIDR ranges"),
-        ("port: 70000", "expected a whole number of at least 1 and at most 65535"),
+        ("port: 70000", "expected a TCP port: a whole number from 1 to 65535"),
         ("ngrok_authtoken_variable: 'abc def'", "never the secret itself"),
         ("output: ../outside", "Docs_site.output is '../outside'"),
         ("ngrok: {domain: x.example.com}", "Docs_site.ngrok is not a known key"),

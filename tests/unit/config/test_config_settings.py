@@ -123,3 +123,22 @@ def test_an_engine_url_with_a_credential_in_its_query_is_refused(
     )
     assert "put the secret in a variable" in message
     assert "hunter2" not in message
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("POLL_SECONDS", "inf"),
+        ("LEASE_SECONDS", "99999999999999999999"),
+        ("HEARTBEAT_SECONDS", "604801"),
+        ("ENGINE_CONNECT_TIMEOUT_SECONDS", "86401"),
+        ("ENGINE_STATEMENT_TIMEOUT_SECONDS", "1e30"),
+    ],
+)
+def test_a_number_outside_its_range_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    monkeypatch.setenv(f"ETL_CRAFT_{variable}", value)
+    with pytest.raises(ConfigurationError) as refused:
+        load_settings()
+    assert f"ETL_CRAFT_{variable}='{value}'" in str(refused.value)

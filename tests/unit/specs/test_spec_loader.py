@@ -124,7 +124,8 @@ def test_a_value_outside_the_schema_names_file_place_value_and_expectation(
     assert error.path == "/tasks/load/run_condition"
     assert error.found == '"SOME"'
     assert error.expected == "one of ALL, ANY, N"
-    assert str(error).startswith(f"{tmp_path / 'pipelines' / 'orders.yml'}: at /tasks/load/")
+    assert str(error).startswith('pipelines/orders.yml:3 tasks.load.run_condition: found "SOME"')
+    assert error.source == tmp_path / "pipelines" / "orders.yml"
 
 
 def test_an_unknown_key_lists_the_known_ones(tmp_path: Path) -> None:
@@ -178,3 +179,61 @@ def test_a_pipeline_in_two_files_is_refused(tmp_path: Path) -> None:
     write(tmp_path, "tasks: {load: {action: CREATE_TABLE}}\n", "orders.yaml")
     with pytest.raises(SpecError, match="describes too"):
         load_specs(tmp_path / "pipelines")
+
+
+@pytest.mark.parametrize(
+    ("written", "key"),
+    [
+        ("max_parallel_tasks: 99999999999999999999999\n", "max_parallel_tasks"),
+        ("max_catchup_runs: 0\n", "max_catchup_runs"),
+        ("priority: 10000000000\n", "priority"),
+        ("sla_minutes: 0\n", "sla_minutes"),
+        (
+            "instances:\n  orders_eu:\n    max_parallel_tasks: 10001\n",
+            "instances/orders_eu/max_parallel_tasks",
+        ),
+    ],
+)
+def test_a_pipeline_number_outside_its_range_is_refused_naming_the_range(
+    tmp_path: Path, written: str, key: str
+) -> None:
+    error = refusal(tmp_path, written + "tasks:\n  load:\n    action: CREATE_TABLE\n")
+    assert error.path == f"/{key}"
+    assert "a whole number from" in error.expected
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "    run_condition: N\n    required_count: 100000\n",
+        "    handler: BUSINESS_RULES\n    target: a.b\n    rules:\n"
+        "      r1: {type: REPORT, keys: id, sql: SELECT 1 AS id, wave: 1001}\n",
+    ],
+)
+def test_a_task_number_outside_its_range_is_refused(tmp_path: Path, task: str) -> None:
+    error = refusal(tmp_path, "tasks:\n  load:\n" + task)
+    assert "out of range" not in error.found
+    assert "a whole number from 1 to" in error.expected
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (
+            "description: Orders\ntasks:\n  load:\n    action: CREATE_TABLE\n"
+            "  merge:\n    depends_on: [load, lnad]\n",
+            "pipelines/orders.yml:6 tasks.merge.depends_on.1: found 'lnad'",
+        ),
+        (
+            "tasks:\n  load:\n    target: a.b\n    parameters:\n      TARGET_OBJECT: a.c\n",
+            "pipelines/orders.yml:5 tasks.load.parameters.TARGET_OBJECT: found TARGET_OBJECT given",
+        ),
+        (
+            "schedule: null\n\nmax_parallel_tasks: 0\ntasks: {load: {action: CREATE_TABLE}}\n",
+            "pipelines/orders.yml:3 max_parallel_tasks: found 0; expected a number of tasks",
+        ),
+        ("tasks:\n  load: {action: [\n", "pipelines/orders.yml:3 (the document): found text YAML"),
+    ],
+)
+def test_a_spec_problem_names_file_line_and_key_path(tmp_path: Path, text: str, where: str) -> None:
+    assert str(refusal(tmp_path, text)).startswith(where)

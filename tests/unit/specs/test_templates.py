@@ -73,6 +73,11 @@ def test_each_instance_is_a_pipeline_with_its_values_and_changes(tmp_path: Path)
             "'three' for parameter DAYS of type INT",
         ),
         (
+            "  north: {parameters: {CLIENT: n, DAYS: 99999999999999999999}}\n",
+            "/instances/north/parameters/DAYS",
+            "'99999999999999999999' for parameter DAYS of type INT",
+        ),
+        (
             "  north: {parameters: {CLIENT: n}, tasks: {lod: {target: dm.x}}}\n",
             "/instances/north/tasks/lod",
             "task lod, which the template doesn't have",

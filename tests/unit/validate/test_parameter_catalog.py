@@ -37,9 +37,9 @@ def test_sql_tasks_read_the_sql_handler_declarations() -> None:
     ("name", "value", "problem"),
     [
         ("RETRIES", "3", None),
-        ("RETRIES", "-1", "whole number of at least 0"),
-        ("TASK_TIMEOUT_SECONDS", "0", "at least 1"),
-        ("RETRY_BACKOFF", "0.5", "at least 1"),
+        ("RETRIES", "-1", "a whole number from 0 to 1000"),
+        ("TASK_TIMEOUT_SECONDS", "0", "from 1 to 604800"),
+        ("RETRY_BACKOFF", "0.5", "from 1 to 100"),
         ("POOL", "fast lane", "pool name"),
         ("INPUT_PARAMS", '{"days": 3}', None),
         ("INPUT_PARAMS", "[1]", "JSON object"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from etl_craft.core import ranges
 from etl_craft.core.enums import Role
 
 DEFAULT_HOST = "127.0.0.1"
@@ -13,10 +14,12 @@ DEFAULT_PORT = 8730
 
 def configure_api(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    parser.add_argument(
+        "--port", type=ranges.PORT.argument(), default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}"
+    )
     parser.add_argument(
         "--max-body-bytes",
-        type=_byte_count,
+        type=ranges.BODY_BYTES.argument(),
         metavar="N",
         help="refuse (413) a request body over N bytes (default: ETL_CRAFT_API_MAX_BODY_BYTES, "
         "else 1 MiB)",
@@ -33,12 +36,6 @@ def configure_api(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="write the OpenAPI document to PATH and exit, without serving",
     )
-
-
-def _byte_count(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of bytes above 0")
-    return int(text)
 
 
 def configure_token(parser: argparse.ArgumentParser) -> None:

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from etl_craft.cli.telemetry import add_telemetry_options
+from etl_craft.core import ranges
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8732
@@ -26,7 +27,9 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--host", help=f"listen address (default: Docs_site.host, {DEFAULT_HOST})")
     parser.add_argument(
-        "--port", type=int, help=f"listen port (default: Docs_site.port, {DEFAULT_PORT})"
+        "--port",
+        type=ranges.PORT.argument(),
+        help=f"listen port (default: Docs_site.port, {DEFAULT_PORT})",
     )
     parser.add_argument(
         "--base-url",

@@ -7,6 +7,7 @@ import argparse
 from etl_craft.cli.main import main as cli_main
 from etl_craft.cli.registry import Command
 from etl_craft.cli.telemetry import add_telemetry_options
+from etl_craft.core import ranges
 
 METRICS_PORT = 9730
 
@@ -27,13 +28,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--ingestion-slots",
-        type=int,
+        type=ranges.SLOTS.argument(),
         metavar="N",
         help="local provider: PYTHON tasks at once (default: Orchestration max_parallel_tasks)",
     )
     parser.add_argument(
         "--warehouse-slots",
-        type=int,
+        type=ranges.SLOTS.argument(),
         metavar="M",
         help="local provider: warehouse tasks at once (default: Orchestration max_parallel_tasks)",
     )

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import argparse
 
+from etl_craft.core import ranges
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8731
 
 
 def configure_ui(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help=f"default: ETL_CRAFT_UI_HOST, else {DEFAULT_HOST}")
-    parser.add_argument("--port", type=int, help=f"default: ETL_CRAFT_UI_PORT, else {DEFAULT_PORT}")
+    parser.add_argument(
+        "--port",
+        type=ranges.PORT.argument(),
+        help=f"default: ETL_CRAFT_UI_PORT, else {DEFAULT_PORT}",
+    )
     parser.add_argument(
         "--secure-cookies",
         action=argparse.BooleanOptionalAction,

@@ -7,6 +7,7 @@ import argparse
 from etl_craft.cli.main import main as cli_main
 from etl_craft.cli.registry import Command
 from etl_craft.cli.telemetry import add_telemetry_options
+from etl_craft.core import ranges
 
 DEFAULT_HEARTBEAT_SECONDS = 10.0
 METRICS_PORT = 9731
@@ -18,21 +19,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--ingestion-slots",
-        type=_count,
+        type=ranges.SLOTS.argument(),
         default=4,
         metavar="N",
         help="how many PYTHON attempts run at once (default 4)",
     )
     parser.add_argument(
         "--warehouse-slots",
-        type=_count,
+        type=ranges.SLOTS.argument(),
         default=16,
         metavar="M",
         help="how many SQL, BUSINESS_RULES and EMAIL_ALERT attempts run at once (default 16)",
     )
     parser.add_argument(
         "--drain-seconds",
-        type=_drain_seconds,
+        type=ranges.DRAIN_SECONDS.argument(),
         default=300.0,
         metavar="S",
         help="on SIGTERM, how long running attempts may finish before they are stopped "
@@ -40,33 +41,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--heartbeat-seconds",
-        type=_seconds,
+        type=ranges.HEARTBEAT_SECONDS.argument(),
         metavar="S",
         help="how often leases are renewed and cancel requests read "
         f"(default: ETL_CRAFT_HEARTBEAT_SECONDS when set, else {DEFAULT_HEARTBEAT_SECONDS:g})",
     )
     add_telemetry_options(parser, METRICS_PORT)
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative; expected 0 or more slots")
-    return value
-
-
-def _drain_seconds(text: str) -> float:
-    value = float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative; expected 0 or more seconds")
-    return value
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not positive; expected seconds above 0")
-    return value
 
 
 COMMAND = Command(

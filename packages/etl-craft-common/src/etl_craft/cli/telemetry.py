@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 
+from etl_craft.core import ranges
 from etl_craft.core.defaults import METRICS_HOST
 
 
 def add_telemetry_options(parser: argparse.ArgumentParser, default_port: int) -> None:
     parser.add_argument(
         "--metrics-port",
-        type=_port,
+        type=ranges.LISTEN_PORT.argument(),
         default=default_port,
         metavar="N",
         help=f"serve Prometheus metrics on this port at /metrics (default {default_port}; "
@@ -24,10 +25,3 @@ def add_telemetry_options(parser: argparse.ArgumentParser, default_port: int) ->
         help=f"the address /metrics listens on (default {METRICS_HOST}; 0.0.0.0 for every "
         "interface)",
     )
-
-
-def _port(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{text} is not a TCP port; expected 0 to 65535")
-    return value

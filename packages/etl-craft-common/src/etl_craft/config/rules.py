@@ -6,6 +6,7 @@ import difflib
 import ipaddress
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import urlsplit
@@ -16,7 +17,9 @@ from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.project import relative_path_problem
 from etl_craft.config.secrets import VARIABLE_PATTERN, VARIABLE_RULE, template_problem
+from etl_craft.core import ranges
 from etl_craft.core.cron import cron_problem
+from etl_craft.core.ranges import Range
 from etl_craft.core.redaction import SENSITIVE_PATTERNS
 from etl_craft.core.text import CODE_RULE, ROLE_RULE, is_code, is_role_name
 
@@ -64,17 +67,16 @@ def text(value: object) -> str:
     return value
 
 
-def whole(minimum: int, maximum: int | None = None) -> Parser:
-    upper = f" and at most {maximum}" if maximum is not None else ""
+@dataclass(frozen=True)
+class bounded:  # noqa: N801 - a parser, named like the others
+    """A number within one of core.ranges."""
 
-    def parse(value: object) -> int:
-        # YAML reads `true` as a bool, and bool is an int to Python; neither is a count.
-        in_range = maximum is None or (isinstance(value, int) and value <= maximum)
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum or not in_range:
-            raise ValueError(f"expected a whole number of at least {minimum}{upper}")
+    allowed: Range
+
+    def __call__(self, value: object) -> object:
+        if self.allowed.problem(value) is not None:
+            raise ValueError(self.allowed.expectation)
         return value
-
-    return parse
 
 
 def flag(value: object) -> bool:
@@ -252,11 +254,11 @@ KEYS: dict[str, dict[str, Parser]] = {
         "url": url_template,
         "path": database_path,
         "ledger_schema": code,
-        "max_queries": whole(1),
+        "max_queries": bounded(ranges.CONNECTIONS),
     },
     "Email": {
         "host": text,
-        "port": whole(1, 65535),
+        "port": bounded(ranges.PORT),
         "tls_mode": one_of(TlsMode),
         "username": text,
         "password_variable": variable_name,
@@ -266,11 +268,11 @@ KEYS: dict[str, dict[str, Parser]] = {
     },
     "Orchestration": {
         "timezone": timezone_name,
-        "max_parallel_tasks": whole(1),
-        "retries": whole(0),
-        "shutdown_grace_seconds": whole(0),
-        "lease_seconds": whole(1),
-        "gate_wait_minutes": whole(0),
+        "max_parallel_tasks": bounded(ranges.PARALLEL_TASKS),
+        "retries": bounded(ranges.RETRIES),
+        "shutdown_grace_seconds": bounded(ranges.SECONDS),
+        "lease_seconds": bounded(ranges.TIMEOUT_SECONDS),
+        "gate_wait_minutes": bounded(ranges.MINUTES),
         "project": code,
         "mode": one_of(OrchestrationMode),
         "dependency_gates": gate_policy,
@@ -280,7 +282,7 @@ KEYS: dict[str, dict[str, Parser]] = {
         "schedule": cron_schedule,
         "output": project_path,
         "host": text,
-        "port": whole(1, 65535),
+        "port": bounded(ranges.PORT),
         "base_url": public_base_url,
         "trusted_proxies": address_ranges,
         "allowed_ips": address_ranges,

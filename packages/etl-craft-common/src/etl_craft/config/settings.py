@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
@@ -12,10 +12,17 @@ from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.connector import Connector
 from etl_craft.config.urls import query_credential_problem
+from etl_craft.core import ranges
 from etl_craft.core.errors import ConfigurationError
+from etl_craft.core.ranges import Range
 
 ENV_PREFIX = "ETL_CRAFT_"
 ENGINE_URL_VARIABLE = f"{ENV_PREFIX}ENGINE_URL"
+
+
+def within(allowed: Range, default: float) -> Any:
+    """A field that refuses a value outside ``allowed``, as every other number is refused."""
+    return Field(default=default, ge=allowed.minimum, le=allowed.maximum)
 
 
 class ServiceSettings(BaseSettings):
@@ -23,18 +30,18 @@ class ServiceSettings(BaseSettings):
 
     engine_url: str | None = Field(default=None, repr=False)
     profile: str | None = None
-    poll_seconds: float = Field(default=1.0, gt=0)
-    lease_seconds: int = Field(default=60, gt=0)
-    heartbeat_seconds: int = Field(default=15, gt=0)
+    poll_seconds: float = within(ranges.POLL_SECONDS, 1.0)
+    lease_seconds: int = within(ranges.TIMEOUT_SECONDS, 60)
+    heartbeat_seconds: int = within(ranges.TIMEOUT_SECONDS, 15)
     # A connection attempt to an unreachable Engine DB gives up after this long, rather than
     # leaving its caller (a task process after its warehouse commit, say) hanging.
-    engine_connect_timeout_seconds: int = Field(default=10, ge=2)
+    engine_connect_timeout_seconds: int = within(ranges.CONNECT_TIMEOUT_SECONDS, 10)
     # An Engine DB statement running (or waiting on a lock) longer than this is cancelled,
     # so a stuck statement does not hold a slot; 0 sets no limit.
-    engine_statement_timeout_seconds: float = Field(default=120.0, ge=0)
+    engine_statement_timeout_seconds: float = within(ranges.STATEMENT_TIMEOUT_SECONDS, 120.0)
     # A service (server, worker, standby) that can't reach the Engine DB tries again with
     # backoff; it exits once this long went by without an answer. 0: it never gives up.
-    engine_give_up_seconds: float = Field(default=0.0, ge=0)
+    engine_give_up_seconds: float = within(ranges.GIVE_UP_SECONDS, 0.0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["text", "json"] = "text"
     # fork: the owner's fork server forks each task process; spawn: a fresh interpreter each.

@@ -15,7 +15,9 @@ import string
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
+from etl_craft.core import ranges
 from etl_craft.core.enums import Handler
+from etl_craft.core.ranges import Range
 from etl_craft.core.text import CODE_RULE, is_code
 from etl_craft.handlers.files.spec import FILE_FORMS, FileFormat
 from etl_craft.handlers.files.types import TYPE_LIST
@@ -258,21 +260,15 @@ def template_problem(template: str) -> str | None:
     return f"it uses {shown}; expected only {', '.join('{' + t + '}' for t in ALERT_TOKENS)}"
 
 
-def _whole_number(minimum: int) -> Callable[[str], str | None]:
+def _number(allowed: Range) -> Callable[[str], str | None]:
     def check(value: str) -> str | None:
-        if value.isdigit() and int(value) >= minimum:
-            return None
-        return f"expected a whole number of at least {minimum}"
+        try:
+            allowed.parse(value)
+        except ValueError as error:
+            return str(error)
+        return None
 
     return check
-
-
-def _backoff(value: str) -> str | None:
-    try:
-        factor = float(value)
-    except ValueError:
-        factor = 0.0
-    return None if factor >= 1 else "expected a number of at least 1, such as 2"
 
 
 def _pool(value: str) -> str | None:
@@ -302,10 +298,10 @@ def _one_column(value: str) -> str | None:
 
 _FORMS: Mapping[str, Callable[[str], str | None]] = MappingProxyType(
     {
-        "TASK_TIMEOUT_SECONDS": _whole_number(1),
-        "RETRIES": _whole_number(0),
-        "RETRY_DELAY_SECONDS": _whole_number(0),
-        "RETRY_BACKOFF": _backoff,
+        "TASK_TIMEOUT_SECONDS": _number(ranges.TIMEOUT_SECONDS),
+        "RETRIES": _number(ranges.RETRIES),
+        "RETRY_DELAY_SECONDS": _number(ranges.SECONDS),
+        "RETRY_BACKOFF": _number(ranges.BACKOFF),
         "POOL": _pool,
         "INPUT_PARAMS": _json_object,
         "RECIPIENTS": _recipients,

@@ -25,6 +25,7 @@ from etl_craft.operations.context import (
     locate_connector,
 )
 from etl_craft.operations.doctor_checks import Check, CheckStatus, Target
+from etl_craft.operations.doctor_reach import reach_checks
 
 DEPENDENCY_GATES = "dependency-gates"
 
@@ -48,7 +49,8 @@ def doctor(request: ContextRequest) -> DoctorReport:
     loaded = _load(request)
     config_check, target = _configuration(request, loaded)
     gates = _dependency_gates(loaded.connector)
-    return DoctorReport.of([_actor(), config_check, gates, *_database(target)])
+    reached = reach_checks(loaded.connector)
+    return DoctorReport.of([_actor(), config_check, gates, *_database(target), *reached])
 
 
 def _actor() -> Check:

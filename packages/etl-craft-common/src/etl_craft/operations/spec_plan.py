@@ -27,6 +27,7 @@ from etl_craft.operations.lineage import sql_dialect
 from etl_craft.operations.metadata_edit_checks import MetadataEdit
 from etl_craft.operations.metadata_edit_kinds import FieldValue
 from etl_craft.operations.metadata_edits import preview_edit, write_new_file
+from etl_craft.operations.migrate_validation import failures_of
 from etl_craft.operations.spec_diff import SWITCHED_OFF, PipelineRows, current_rows, edits_of
 from etl_craft.operations.spec_effects import (
     AffectedTask,
@@ -37,6 +38,10 @@ from etl_craft.operations.spec_effects import (
     schedule_ticks,
     spec_metadata,
 )
+from etl_craft.operations.spec_findings import spec_refusal
+from etl_craft.operations.validate import subject_of
+from etl_craft.operations.validate_findings import Finding, Severity
+from etl_craft.operations.validate_sources import check_sources
 from etl_craft.specs.inference import InferredEdge, TableUse, infer_edges, written_edges
 from etl_craft.specs.loader import load_specs
 from etl_craft.specs.model import PipelineSpec
@@ -87,6 +92,7 @@ def plan_specs(ctx: OperationContext, *, now: datetime | None = None) -> SpecPla
         dag_changes(edits),
         affected_tasks(edits, build.graph, planning.after, _changed_sql(build, planning.stored)),
         schedule_ticks(edits, planning.metadata, planning.after, now or utc_now()),
+        _source_failures(ctx, planning.after, codes),
     )
     return _planned(ctx, specs, edits, planning.inferred, effects)
 
@@ -171,6 +177,17 @@ class _Effects:
     dag: tuple[EdgeChange, ...]
     affected: tuple[AffectedTask, ...]
     ticks: tuple[PipelineTicks, ...]
+    # What the specs' tasks run that a run would fail on (a SELECT that does not parse), found
+    # even when no CFG_ row changes: a SQL file is edited without its spec.
+    failures: tuple[Finding, ...]
+
+
+def _source_failures(
+    ctx: OperationContext, after: ProjectMetadata, codes: set[str]
+) -> tuple[Finding, ...]:
+    scope = frozenset(p.pipeline_id for p in after.pipelines if p.active and p.code in codes)
+    found = check_sources(subject_of(ctx, after, scope))
+    return tuple(f for f in found if f.severity is Severity.FAIL)
 
 
 def _planned(
@@ -181,9 +198,14 @@ def _planned(
     effects: _Effects,
 ) -> SpecPlan:
     file_name = sql = refusal = None
+    failures = list(effects.failures)
     if edits:
         preview = preview_edit(ctx, edits, title=plan_title(edits))
         file_name, sql, refusal = preview.file_name, preview.sql, preview.refusal
+        if preview.validation is not None:
+            failures += [f for f in failures_of(preview.validation) if f not in failures]
+    if failures:
+        refusal = spec_refusal(specs, failures)
     return SpecPlan(
         project=ctx.project_code,
         pipelines=tuple(spec.code for spec in specs),

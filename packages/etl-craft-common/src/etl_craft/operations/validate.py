@@ -7,23 +7,34 @@ this module, in schemas/validate.schema.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from etl_craft.config.rules import WarehouseType
 from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.remote_rules import check_remote, is_remote
+from etl_craft.operations.spec_findings import placed
 from etl_craft.operations.validate_findings import Finding, Severity, Subject
 from etl_craft.operations.validate_graph import check_graph
 from etl_craft.operations.validate_lineage import check_lineage
 from etl_craft.operations.validate_parameters import check_parameters
+from etl_craft.operations.validate_reads import check_reads
 from etl_craft.operations.validate_sources import check_sources
+from etl_craft.specs.loader import load_specs
+from etl_craft.specs.model import PipelineSpec, SpecError
 from etl_craft.warehouse import SQL_DIALECTS
 
 __all__ = ["Finding", "Severity", "ValidateReport", "subject_of", "validate", "validate_metadata"]
 
-CHECKS = (check_graph, check_parameters, check_sources, check_lineage, check_remote)
+CHECKS = (
+    check_graph,
+    check_parameters,
+    check_sources,
+    check_lineage,
+    check_reads,
+    check_remote,
+)
 
 
 @dataclass(frozen=True)
@@ -54,12 +65,33 @@ class ValidateReport:
 def validate(ctx: OperationContext, pipeline_code: str | None = None) -> ValidateReport:
     with ctx.engine.read() as conn:
         metadata = read_project_metadata(conn, ctx.project_code)
-    return validate_metadata(subject_of(ctx, metadata, _scope(metadata, pipeline_code)))
+    scope = _scope(metadata, pipeline_code)
+    report = validate_metadata(subject_of(ctx, metadata, scope, with_warehouse=True))
+    return replace(report, findings=placed(_specs(ctx), report.findings))
 
 
-def subject_of(ctx: OperationContext, metadata: ProjectMetadata, scope: frozenset[int]) -> Subject:
+def _specs(ctx: OperationContext) -> tuple[PipelineSpec, ...]:
+    """The project's pipeline specs, to place findings in; none when one does not load (plan
+    reports that spec's own problem)."""
+    if ctx.project is None:
+        return ()
+    try:
+        return load_specs(ctx.project.pipelines_dir)
+    except SpecError:
+        return ()
+
+
+def subject_of(
+    ctx: OperationContext,
+    metadata: ProjectMetadata,
+    scope: frozenset[int],
+    *,
+    with_warehouse: bool = False,
+) -> Subject:
     """The project's metadata as validate judges it: with the project's files and dialect
-    (DuckDB, the embedded default, when there is no project)."""
+    (DuckDB, the embedded default, when there is no project). ``with_warehouse`` looks the
+    tables and columns SELECTs read up in the warehouse: validate does, while migrate does not
+    hold metadata back for source tables that are loaded after it."""
     warehouse = ctx.connector.warehouse.type if ctx.connector else WarehouseType.DUCKDB
     return Subject(
         metadata=metadata,
@@ -67,6 +99,7 @@ def subject_of(ctx: OperationContext, metadata: ProjectMetadata, scope: frozense
         project=ctx.project,
         dialect=SQL_DIALECTS[warehouse],
         remote=is_remote(ctx),
+        warehouse=ctx.connector.warehouse if with_warehouse and ctx.connector else None,
     )
 
 

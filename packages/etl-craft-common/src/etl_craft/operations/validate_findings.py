@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from etl_craft.config.project import Project
+from etl_craft.config.sections import Warehouse
 from etl_craft.enginedb.metadata import PipelineRow, ProjectMetadata, TaskRow
 
 
@@ -23,6 +24,9 @@ class Finding:
     parameter: str | None
     message: str  # names the value found and what was expected
     remedy: str
+    # Where a pipeline spec writes what the finding is about: pipelines/orders.yml:14
+    # tasks.load.action; None for a pipeline written as migrations alone.
+    spec: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,8 @@ class Subject:
     project: Project | None
     dialect: str  # the warehouse's sqlglot dialect
     remote: bool = False  # Orchestration mode: remote, where an external orchestrator decides
+    # The warehouse to look tables and columns up in; None leaves them unchecked.
+    warehouse: Warehouse | None = None
 
     def pipelines(self) -> tuple[PipelineRow, ...]:
         return tuple(p for p in self.metadata.pipelines if p.active and p.pipeline_id in self.scope)

@@ -27,6 +27,7 @@ from etl_craft.config.connector import Connector, load_connector
 from etl_craft.config.project import Project
 from etl_craft.config.settings import load_settings, resolve_engine_url
 from etl_craft.config.urls import url_secrets
+from etl_craft.core import ranges
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import EtlCraftError, ExitCode, StaleTransitionError
@@ -75,7 +76,7 @@ _PER_ATTEMPT = frozenset(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="etl-craft-task")
-    parser.add_argument("--attempt-id", type=int, required=True)
+    parser.add_argument("--attempt-id", type=ranges.ID.argument(), required=True)
     parser.add_argument("--owner-id", required=True)
     parser.add_argument("--config", type=Path)
     parser.add_argument("--profile")

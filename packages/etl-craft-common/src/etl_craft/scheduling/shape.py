@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
+from etl_craft.core import ranges
 from etl_craft.core.enums import DependencyType, Handler, SlotKind
 from etl_craft.core.errors import MetadataError
 from etl_craft.core.graph import DependencyGraph, TaskEdge, TaskNode
+from etl_craft.core.ranges import Range
 from etl_craft.enginedb.runs import PipelineShape
 from etl_craft.scheduling.gatekeeper import Dependency
 from etl_craft.scheduling.plan import RetryPolicy
@@ -98,29 +100,26 @@ def _settings(
     parameters: MappingProxyType[str, str | None] | dict[str, str | None],
     default_retries: int,
 ) -> TaskSettings:
-    def number(name: str, default: float | None, minimum: float) -> float | None:
+    def number(name: str, default: float | None, allowed: Range) -> float | None:
         text = parameters.get(name)
         if text is None or not text.strip():
             return default
         try:
-            value = float(text)
-        except ValueError:
-            value = minimum - 1
-        if value < minimum:
+            return allowed.parse(text)
+        except ValueError as error:
             raise MetadataError(
-                f"{name} of task {code} is {text!r}; expected a number of at least {minimum:g}"
-            )
-        return value
+                f"{name} of task {code}: {error}; fix it in CFG_TASK_PARAMETERS"
+            ) from None
 
-    retries = number("RETRIES", default_retries, 0)
+    retries = number("RETRIES", default_retries, ranges.RETRIES)
     return TaskSettings(
         code=code,
         handler=handler,
-        timeout_seconds=number("TASK_TIMEOUT_SECONDS", None, 1),
+        timeout_seconds=number("TASK_TIMEOUT_SECONDS", None, ranges.TIMEOUT_SECONDS),
         retry=RetryPolicy(
             retries=int(retries or 0),
-            delay_seconds=number("RETRY_DELAY_SECONDS", 60.0, 0) or 0.0,
-            backoff=number("RETRY_BACKOFF", 2.0, 1) or 1.0,
+            delay_seconds=number("RETRY_DELAY_SECONDS", 60.0, ranges.SECONDS) or 0.0,
+            backoff=number("RETRY_BACKOFF", 2.0, ranges.BACKOFF) or 1.0,
         ),
         pool=(parameters.get("POOL") or None),
     )

@@ -113,13 +113,19 @@ def _outcome(
 def _reaches(graph: Graph, start: str, goal: str, *, direct: bool = True) -> bool:
     """Whether ``start`` depends on ``goal`` through the graph; ``direct=False`` ignores the
     edge from ``start`` to ``goal`` itself, to ask whether another path covers it."""
-    frontier = [u for u in graph.get(start, set()) if direct or u != goal]
+
+    def upstreams(node: str) -> set[str]:
+        # Through a cycle the walk comes back to start: its edge to goal is still not another path.
+        found = graph.get(node, set())
+        return found if direct or node != start else found - {goal}
+
+    frontier = list(upstreams(start))
     seen = set(frontier)
     while frontier:
         node = frontier.pop()
         if node == goal:
             return True
-        for upstream in graph.get(node, set()) - seen:
+        for upstream in upstreams(node) - seen:
             seen.add(upstream)
             frontier.append(upstream)
     return False

@@ -7,16 +7,20 @@ what was expected and the remedy.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
 
+from etl_craft.core import ranges
 from etl_craft.specs.model import PipelineSpec, SpecError
+from etl_craft.specs.positions import key_lines
 from etl_craft.specs.templates import pipelines_of
 
 SPEC_SUFFIXES = (".yml", ".yaml")
@@ -57,22 +61,40 @@ def load_specs(folder: Path) -> tuple[PipelineSpec, ...]:
 
 
 def load_spec_file(path: Path) -> tuple[PipelineSpec, ...]:
-    document = _document(path)
-    problem = best_match(_validator().iter_errors(document))
-    if problem is not None:
-        raise _schema_error(path, problem)
-    return pipelines_of(document, path)
-
-
-def _document(path: Path) -> dict[str, Any]:
+    text = _text(path)
     try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_SpecLoader)  # noqa: S506
+        document = _document(path, text)
+        problem = best_match(_validator().iter_errors(document))
+        if problem is not None:
+            raise _schema_error(path, problem)
+        return pipelines_of(document, path)
+    except SpecError as error:
+        raise error.at(key_lines(text)) from error.__cause__
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(
+            path, "/", f"a file that can't be read ({error})", "UTF-8 YAML", "fix it"
+        ) from error
+
+
+def _document(path: Path, text: str) -> dict[str, Any]:
+    try:
+        document = yaml.load(text, Loader=_SpecLoader)  # noqa: S506
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "the file"
         reason = getattr(error, "problem", None) or str(error)
         raise SpecError(
-            path, "/", f"text YAML can't read at {where} ({reason})", "a YAML mapping", "fix it"
+            path,
+            "/",
+            f"text YAML can't read at {where} ({reason})",
+            "a YAML mapping",
+            "fix it",
+            mark.line + 1 if mark else None,
         ) from error
     if not isinstance(document, dict):
         raise SpecError(
@@ -86,9 +108,21 @@ def _document(path: Path) -> dict[str, Any]:
 
 
 @cache
-def _validator() -> Draft202012Validator:
+def _validator() -> Validator:
     schema = json.loads((files("etl_craft.specs") / "schema.json").read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
+    # "range" names one of core.ranges, so a spec's numbers obey the same bounds as elsewhere.
+    checked = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, {"range": _in_range}
+    )
+    return cast(Validator, checked(schema))
+
+
+def _in_range(
+    _validator: Validator, name: str, value: object, _schema: Mapping[str, object]
+) -> Iterator[ValidationError]:
+    allowed = ranges.BY_NAME[name]
+    if value is not None and allowed.problem(value) is not None:
+        yield ValidationError(allowed.expectation.removeprefix("expected "))
 
 
 def _schema_error(path: Path, error: ValidationError) -> SpecError:
@@ -113,6 +147,8 @@ def _expectation(error: ValidationError) -> str:
         return "one of " + ", ".join(str(v) for v in schema.get("enum", ()))
     if error.validator == "type":
         return f"a value of type {' or '.join(_listed(error.validator_value))}"
+    if error.validator == "range":
+        return error.message
     if error.validator == "pattern":
         return f"a code matching {error.validator_value}"
     described = schema.get("description")

@@ -19,6 +19,7 @@ from typing import Any
 
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.core.errors import MetadataError
+from etl_craft.specs.positions import KeyPath, dotted, line_of, pointer_path, shown
 from etl_craft.warehouse.substitution import IDENTIFIER_PREFIX, parameters_used, substitute
 
 FieldValue = str | int | None
@@ -59,13 +60,31 @@ PIPELINE_SETTINGS = {
 class SpecError(MetadataError):
     """A spec file that can't be read: where, what was found, what was expected, the remedy."""
 
-    def __init__(self, source: Path, path: str, found: str, expected: str, remedy: str) -> None:
+    def __init__(
+        self,
+        source: Path,
+        path: str,
+        found: str,
+        expected: str,
+        remedy: str,
+        line: int | None = None,
+    ) -> None:
         self.source = source
         self.path = path or "/"  # where in the document, as /tasks/load/depends_on/0
         self.found = found
         self.expected = expected
         self.remedy = remedy
-        super().__init__(f"{source}: at {self.path} found {found}; expected {expected}; {remedy}")
+        self.line = line
+        where = shown(source) + (f":{line}" if line is not None else "")
+        key = dotted(pointer_path(self.path))
+        super().__init__(f"{where} {key}: found {found}; expected {expected}; {remedy}")
+
+    def at(self, lines: Mapping[KeyPath, int]) -> SpecError:
+        """The same error, placed at the file's line of its key."""
+        if self.line is not None:
+            return self
+        line = line_of(lines, pointer_path(self.path))
+        return SpecError(self.source, self.path, self.found, self.expected, self.remedy, line)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from enum import StrEnum
 from sqlglot import exp
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
+from etl_craft.core.ranges import INTEGER_PARAMETER
 from etl_craft.warehouse.targets import IDENTIFIER
 
 
@@ -33,7 +34,10 @@ class ParameterKind(StrEnum):
 
 EXPECTED = {
     ParameterKind.STRING: "any text",
-    ParameterKind.INT: "a whole number such as 42",
+    ParameterKind.INT: (
+        f"a whole number such as 42, from {INTEGER_PARAMETER.minimum} to "
+        f"{INTEGER_PARAMETER.maximum} (a BIGINT)"
+    ),
     ParameterKind.DECIMAL: "a decimal number such as 12.50",
     ParameterKind.BOOLEAN: "Y, N, TRUE or FALSE",
     ParameterKind.DATE: "a date such as 2026-01-31",
@@ -91,7 +95,9 @@ def read_value(kind: ParameterKind, text: str | None) -> Value | JsonText:
         return text
     value = text.strip()
     if kind is ParameterKind.INT and _WHOLE.fullmatch(value):
-        return int(value)
+        whole = int(value)
+        if INTEGER_PARAMETER.problem(whole) is None:
+            return whole
     if kind is ParameterKind.DECIMAL and _DECIMAL.fullmatch(value):
         return Decimal(value)
     if kind is ParameterKind.BOOLEAN and value.upper() in ("Y", "N", "TRUE", "FALSE"):

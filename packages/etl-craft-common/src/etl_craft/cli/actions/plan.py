@@ -120,8 +120,6 @@ def _instants(ticks: tuple[datetime, ...]) -> str:
 
 
 def _outcome(plan: SpecPlan) -> list[str]:
-    if plan.file_name is None:
-        return []
     if plan.refusal is not None and plan.written is not None:
         return [
             f"wrote {plan.written} without validation (recorded in its header); migrate would "
@@ -129,7 +127,10 @@ def _outcome(plan: SpecPlan) -> list[str]:
             "apply it with etl-craft migrate --no-validate",
         ]
     if plan.refusal is not None:
-        return [f"migrate would refuse {plan.file_name}: {plan.refusal}"]
+        refused = f"migrate would refuse {plan.file_name}" if plan.file_name else "a run would fail"
+        return [f"{refused}: {plan.refusal}"]
+    if plan.file_name is None:
+        return []
     if plan.written is not None:
         return [f"wrote {plan.written}; apply it with etl-craft migrate"]
     return [f"as migration {plan.file_name}: write it with etl-craft plan --write"]

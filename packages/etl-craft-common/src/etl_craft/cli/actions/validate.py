@@ -34,6 +34,8 @@ def _line(finding: Finding) -> str:
     where = ".".join(part for part in (finding.pipeline_code, finding.task_code) if part)
     if finding.parameter:
         where += f" {finding.parameter}"
+    if finding.spec:
+        where = f"{finding.spec} ({where})"
     return (
         f"{finding.severity.value} {finding.check} {where}: {finding.message}; "
         f"remedy: {finding.remedy}"

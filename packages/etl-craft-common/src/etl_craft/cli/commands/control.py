@@ -8,6 +8,7 @@ from datetime import date
 
 from etl_craft.cli.commands import run as run_command
 from etl_craft.cli.registry import Command
+from etl_craft.core import ranges
 from etl_craft.runtime.starter import start_fork_server
 
 STATUSES = ("SUCCESS", "FAILED", "SKIPPED")
@@ -20,7 +21,9 @@ def _pipeline(parser: argparse.ArgumentParser, *, required: bool = True) -> None
 
 
 def _run_id(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
-    parser.add_argument("--run-id", type=int, required=required, help="the run to act on, by id")
+    parser.add_argument(
+        "--run-id", type=ranges.ID.argument(), required=required, help="the run to act on, by id"
+    )
 
 
 def _reason(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +39,9 @@ def configure_mark(parser: argparse.ArgumentParser) -> None:
     _run_id(parser)
     _task(parser)
     parser.add_argument("--status", required=True, choices=STATUSES)
-    parser.add_argument("--rows", type=int, help="rows written, recorded on the task run")
+    parser.add_argument(
+        "--rows", type=ranges.ROWS_WRITTEN.argument(), help="rows written, recorded on the task run"
+    )
     _reason(parser)
 
 
@@ -63,7 +68,10 @@ def configure_audit(parser: argparse.ArgumentParser) -> None:
     _pipeline(parser, required=False)
     parser.add_argument("--since", type=date.fromisoformat, help="YYYY-MM-DD (UTC)")
     parser.add_argument(
-        "--limit", type=int, default=500, help="the newest rows of each kind, listed oldest first"
+        "--limit",
+        type=ranges.ROW_LIMIT.argument(),
+        default=500,
+        help="the newest rows of each kind, listed oldest first",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from etl_craft.cli.registry import Command
+from etl_craft.core import ranges
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +26,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         const="downstream",
         help="what reads the table or column",
     )
-    parser.add_argument("--depth", type=int, metavar="N", help="stop after N hops")
+    parser.add_argument(
+        "--depth", type=ranges.DEPTH.argument(), metavar="N", help="stop after N hops"
+    )
     parser.add_argument(
         "--with-warehouse",
         action="store_true",

@@ -5,11 +5,16 @@ from __future__ import annotations
 import argparse
 
 from etl_craft.cli.registry import Command
+from etl_craft.core import ranges
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--attempt", type=int, metavar="N", help="the attempt, by id")
-    parser.add_argument("--run", type=int, metavar="R", help="with --task: the run, by id")
+    parser.add_argument(
+        "--attempt", type=ranges.ID.argument(), metavar="N", help="the attempt, by id"
+    )
+    parser.add_argument(
+        "--run", type=ranges.ID.argument(), metavar="R", help="with --task: the run, by id"
+    )
     parser.add_argument(
         "--task", metavar="T", help="with --run: the task, by code (its newest attempt)"
     )

@@ -6,6 +6,7 @@ import argparse
 from datetime import date
 
 from etl_craft.cli.registry import Command
+from etl_craft.core import ranges
 from etl_craft.core.defaults import PREVIEW_ROWS
 
 
@@ -19,7 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--limit",
-        type=int,
+        type=ranges.ROW_LIMIT.argument(),
         default=PREVIEW_ROWS,
         help="how many of the SELECT's rows to show",
     )

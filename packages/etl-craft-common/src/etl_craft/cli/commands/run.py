@@ -6,6 +6,7 @@ import argparse
 from datetime import date
 
 from etl_craft.cli.registry import Command
+from etl_craft.core import ranges
 
 
 def _pipeline(parser: argparse.ArgumentParser) -> None:
@@ -14,7 +15,7 @@ def _pipeline(parser: argparse.ArgumentParser) -> None:
 
 def _run_selection(parser: argparse.ArgumentParser) -> None:
     _pipeline(parser)
-    parser.add_argument("--run-id", type=int, help="the run to act on, by id")
+    parser.add_argument("--run-id", type=ranges.ID.argument(), help="the run to act on, by id")
 
 
 def configure_run(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +34,7 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 
 def configure_history(parser: argparse.ArgumentParser) -> None:
     _pipeline(parser)
-    parser.add_argument("--limit", type=int, default=20)
+    parser.add_argument("--limit", type=ranges.ROW_LIMIT.argument(), default=20)
 
 
 STATUS = Command(

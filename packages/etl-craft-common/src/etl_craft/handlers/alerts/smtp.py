@@ -85,19 +85,40 @@ def _message(settings: Email, subject: str, body: str, recipients: list[str]) ->
 def _transmit(
     settings: Email, message: EmailMessage, recipients: list[str]
 ) -> dict[str, tuple[int, bytes]]:
-    client: smtplib.SMTP
-    if settings.tls_mode is TlsMode.SSL:
-        client = smtplib.SMTP_SSL(
-            settings.host, settings.port, context=tls_context(settings), timeout=TIMEOUT_SECONDS
-        )
-    else:
-        client = smtplib.SMTP(settings.host, settings.port, timeout=TIMEOUT_SECONDS)
-    with client:
-        if settings.tls_mode is TlsMode.STARTTLS:
-            client.starttls(context=tls_context(settings))
+    with _session(settings, TIMEOUT_SECONDS) as client:
         if settings.username and settings.password:
             client.login(settings.username, settings.password)
         return client.send_message(message, to_addrs=recipients)
+
+
+def reach(settings: Email, timeout_seconds: float) -> str:
+    """Whether the relay answers and, with STARTTLS, agrees on TLS; AlertError naming it."""
+    relay = f"{settings.host}:{settings.port} ({settings.tls_mode})"
+    try:
+        with _session(settings, timeout_seconds) as client:
+            code, _ = client.noop()
+    except (smtplib.SMTPException, OSError, ValueError) as error:
+        raise AlertError(
+            f"the SMTP relay {relay} does not answer: {type(error).__name__}: {error}"
+        ) from error
+    return f"the SMTP relay {relay} answers ({code})"
+
+
+def _session(settings: Email, timeout_seconds: float) -> smtplib.SMTP:
+    client: smtplib.SMTP
+    if settings.tls_mode is TlsMode.SSL:
+        client = smtplib.SMTP_SSL(
+            settings.host, settings.port, context=tls_context(settings), timeout=timeout_seconds
+        )
+    else:
+        client = smtplib.SMTP(settings.host, settings.port, timeout=timeout_seconds)
+    if settings.tls_mode is TlsMode.STARTTLS:
+        try:
+            client.starttls(context=tls_context(settings))
+        except BaseException:
+            client.close()
+            raise
+    return client
 
 
 def _replies(recipients: dict[str, tuple[int, bytes]]) -> str:
