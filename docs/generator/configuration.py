@@ -42,6 +42,10 @@ SECTIONS: dict[str, str] = {
     "Docs_site": "The data catalog site: where `etl-craft catalog run` builds it, when it "
     "rebuilds it, and how `etl-craft catalog serve` serves it. Optional; every key but the "
     "public URL and ngrok's has a default. See the catalog hosting guide.",
+    "Retention": "How long run history stays in the Engine DB. Optional; every key has a "
+    "default. `etl-craft purge` deletes what is past it, and `etl-craft server` purges once a "
+    "day. A run that a retained run's consumption or gate decision references stays, and so "
+    "does a run whose interventions are kept. See the retention guide.",
 }
 
 KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
@@ -126,6 +130,21 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "holding the ngrok authtoken, such as `NGROK_AUTHTOKEN`; never the token itself.",
         "ngrok_domain": "With `--ngrok`: the reserved or custom ngrok domain to publish at; "
         "without it, the account's own dev domain.",
+    },
+    "Retention": {
+        "run_history_days": "Days a run is kept after it ended, with its task runs, attempts, "
+        "gate decisions and waits (1 to 36500; default 400).",
+        "attempt_log_days": "Days an attempt's log file is kept on the host that wrote it; "
+        "the attempt's row, with its log tail, stays with its run (1 to 36500; default 90).",
+        "consumption_days": "Days a record of which upstream run a run consumed is kept "
+        "(1 to 36500; default 400). While it is kept, the upstream run is kept too.",
+        "interventions_days": "Days an intervention (mark, cancel, rerun...) is kept: a "
+        "number from 1 to 36500, or `never` (the default) to keep them, and their runs, for "
+        "ever.",
+        "daily_at": 'When the overseer purges each day, as `"HH:MM"` in quotes, read in '
+        'Orchestration.timezone (default `"03:00"`).',
+        "batch_rows": "Rows deleted per transaction, so that a purge holds its locks briefly "
+        "(1 to 100000; default 10000).",
     },
 }
 

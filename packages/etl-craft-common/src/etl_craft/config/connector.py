@@ -18,6 +18,7 @@ from etl_craft.config.sections import (
     Email,
     Orchestration,
     Redaction,
+    Retention,
     SectionView,
     Warehouse,
     build_docs_site,
@@ -25,6 +26,7 @@ from etl_craft.config.sections import (
     build_engine_url,
     build_orchestration,
     build_redaction,
+    build_retention,
     build_warehouse,
 )
 from etl_craft.core.errors import ConfigurationError
@@ -47,6 +49,7 @@ class Connector:
     orchestration: Orchestration
     redaction: Redaction
     docs_site: DocsSite
+    retention: Retention
     secrets: frozenset[str] = field(repr=False)
     normalised: str = field(repr=False)
     # Secrets whose variable is unset, each as "file:line: what is missing and where to set it".
@@ -138,6 +141,7 @@ def _build(
     orchestration = build_orchestration(views["Orchestration"])
     redaction = build_redaction(views.get("Redaction"))
     docs_site = build_docs_site(views.get("Docs_site"), project)
+    retention = build_retention(views.get("Retention"))
     problems.raise_if_any(str(path))
     if engine_url is None or warehouse is None or ("Email" in views and email is None):
         raise AssertionError(f"{path} failed to load without reporting why")
@@ -151,6 +155,7 @@ def _build(
         orchestration=orchestration,
         redaction=redaction,
         docs_site=docs_site,
+        retention=retention,
         secrets=resolver.resolved,
         normalised=_normalise(views),
         # The ngrok authtoken is needed by `catalog serve --ngrok` alone, which reads it from

@@ -240,6 +240,37 @@ def public_base_url(value: object) -> str:
     return f"{parts.scheme}://{parts.netloc.lower()}{path}"
 
 
+NEVER = "never"
+# A century of history, and a transaction of rows small enough to hold its locks briefly.
+RETENTION_MAX_DAYS = 36_500
+RETENTION_MAX_BATCH_ROWS = 100_000
+CLOCK_TIME = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
+
+
+def days_or_never(minimum: int, maximum: int) -> Parser:
+    counted = whole(minimum, maximum)
+
+    def parse(value: object) -> int | str:
+        if value == NEVER:
+            return NEVER
+        try:
+            return int(str(counted(value)))
+        except ValueError:
+            raise ValueError(
+                f"expected {NEVER} or a whole number of days of at least {minimum} and at "
+                f"most {maximum}"
+            ) from None
+
+    return parse
+
+
+def clock_time(value: object) -> str:
+    # YAML 1.1 reads an unquoted 03:00 as a sexagesimal number: only a quoted one is a time.
+    if not isinstance(value, str) or not CLOCK_TIME.fullmatch(value):
+        raise ValueError('expected a time of day as "HH:MM" in quotes, such as "03:00"')
+    return value
+
+
 def host_name(value: object) -> str:
     name = text(value).strip().lower()
     if "/" in name or ":" in name or " " in name or "." not in name:
@@ -289,6 +320,14 @@ KEYS: dict[str, dict[str, Parser]] = {
         "ngrok_authtoken_variable": variable_name,
         "ngrok_domain": host_name,
     },
+    "Retention": {
+        "run_history_days": whole(1, RETENTION_MAX_DAYS),
+        "attempt_log_days": whole(1, RETENTION_MAX_DAYS),
+        "consumption_days": whole(1, RETENTION_MAX_DAYS),
+        "interventions_days": days_or_never(1, RETENTION_MAX_DAYS),
+        "daily_at": clock_time,
+        "batch_rows": whole(1, RETENTION_MAX_BATCH_ROWS),
+    },
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -314,6 +353,14 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "port": 8732,
         "trusted_proxies": [],
         "allowed_ips": [],
+    },
+    "Retention": {
+        "run_history_days": 400,
+        "attempt_log_days": 90,
+        "consumption_days": 400,
+        "interventions_days": NEVER,
+        "daily_at": "03:00",
+        "batch_rows": 10_000,
     },
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import time
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from zoneinfo import ZoneInfo
 
@@ -14,6 +15,7 @@ from etl_craft.config.project import Project
 from etl_craft.config.rules import (
     DEFAULTS,
     MEMORY_DATABASE,
+    NEVER,
     VARIABLE_SUFFIX,
     GatePolicy,
     OrchestrationMode,
@@ -100,6 +102,18 @@ class DocsSite:
     ngrok_authtoken: str | None = field(default=None, repr=False)
     # Why the authtoken is missing (its variable is unset): only --ngrok needs it.
     ngrok_authtoken_problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How long history stays in the Engine DB, and when the overseer purges the rest."""
+
+    run_history_days: int
+    attempt_log_days: int
+    consumption_days: int
+    interventions_days: int | None  # None: interventions are kept for ever
+    daily_at: time  # in the project's time zone
+    batch_rows: int
 
 
 @dataclass
@@ -330,4 +344,22 @@ def build_docs_site(view: SectionView | None, project: Project) -> DocsSite:
         ngrok_authtoken_problem=(
             _problem_text(view.missing.get("ngrok_authtoken_variable")) if view else None
         ),
+    )
+
+
+def build_retention(view: SectionView | None) -> Retention:
+    # Absent, the section is its defaults, and stays out of the fingerprint like Redaction.
+    values = {**DEFAULTS["Retention"], **(view.values if view else {})}
+
+    def days(key: str) -> int:
+        return int(str(values[key]))
+
+    interventions = values["interventions_days"]
+    return Retention(
+        run_history_days=days("run_history_days"),
+        attempt_log_days=days("attempt_log_days"),
+        consumption_days=days("consumption_days"),
+        interventions_days=None if interventions == NEVER else int(str(interventions)),
+        daily_at=time.fromisoformat(str(values["daily_at"])),
+        batch_rows=days("batch_rows"),
     )

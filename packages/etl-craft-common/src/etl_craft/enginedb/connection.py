@@ -140,7 +140,7 @@ def _register_sqlite(dbapi: sqlite3.Connection, record: ConnectionPoolEntry) -> 
     # Python's sqlite3 module opens transactions on its own; etl-craft opens them itself
     # so that BEGIN IMMEDIATE takes the write lock before the first read.
     dbapi.isolation_level = None
-    for name in ("actor", "actor_kind", "migration"):
+    for name in ("actor", "actor_kind", "migration", "purge"):
         dbapi.create_function(f"etl_craft_{name}", 0, lambda name=name: state.values.get(name))
     dbapi.create_function("etl_craft_now", 0, lambda: to_sqlite_text(utc_now()))
     dbapi.create_function("etl_craft_add_seconds", 2, _sqlite_add_seconds, deterministic=True)
@@ -449,6 +449,14 @@ class EngineConnection:
             self.run("mark_actor", **values)
         else:
             self._sqlite_state().values.update(values)
+
+    def mark_purge(self, action_id: int) -> None:
+        """Name the AUD_ACTIONS row of the purge this transaction is, which the history guards
+        ask for before they let it delete (cleared when the transaction ends)."""
+        if self.dialect == "postgresql":
+            self.run("mark_purge", action_id=str(action_id))
+        else:
+            self._sqlite_state().values["purge"] = str(action_id)
 
     def limit_statements(self, seconds: float) -> None:
         """Have PostgreSQL cancel a statement of this transaction that runs longer than

@@ -30,6 +30,10 @@ APPEND_ONLY_TABLES = frozenset(
         "SCHEMA_MIGRATIONS",
     }
 )
+# Recorded history that etl-craft purge removes past its retention (and nothing else may).
+PURGEABLE_TABLES = frozenset(
+    {"AUD_DEPENDENCY_CONSUMPTION", "AUD_GATE_DECISIONS", "AUD_RUN_INTERVENTIONS"}
+)
 # Rows that become history when they reach a terminal status.
 TERMINAL_IMMUTABLE_TABLES = frozenset({"AUD_TASK_ATTEMPTS"})
 
@@ -84,7 +88,9 @@ def install_guards(conn: EngineConnection, writer_role: str = DEFAULT_WRITER_ROL
             remedy=REMEDIES[table.prefix],
             writer_role=writer_role,
         )
-        if table.name in APPEND_ONLY_TABLES:
+        if table.name in PURGEABLE_TABLES:
+            _apply(conn, "purgeable_template", table=table.name)
+        elif table.name in APPEND_ONLY_TABLES:
             _apply(conn, "append_only_template", table=table.name)
         if table.name in TERMINAL_IMMUTABLE_TABLES:
             _apply(conn, "terminal_immutable_template", table=table.name)

@@ -23,6 +23,7 @@ from etl_craft.cli.commands import (
     validate,
 )
 from etl_craft.cli.commands import list as list_command
+from etl_craft.cli.commands import purge as purge_command
 from etl_craft.cli.commands import rehash as rehash_command
 from etl_craft.cli.registry import Command
 
@@ -54,4 +55,5 @@ BUILT_IN: list[Command] = [
     control.REOPEN,
     control.AUDIT,
     rehash_command.COMMAND,
+    purge_command.COMMAND,
 ]

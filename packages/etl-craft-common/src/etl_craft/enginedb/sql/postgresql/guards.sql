@@ -33,8 +33,15 @@ CREATE OR REPLACE TRIGGER etl_craft_history BEFORE UPDATE OR DELETE ON {table}
 CREATE OR REPLACE TRIGGER etl_craft_history_truncate BEFORE TRUNCATE ON {table}
     FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_change();
 
+-- name: purgeable_template --
+-- Refuse UPDATE, DELETE and TRUNCATE of recorded history in {table}, except a purge's DELETE.
+CREATE OR REPLACE TRIGGER etl_craft_history BEFORE UPDATE OR DELETE ON {table}
+    FOR EACH ROW EXECUTE FUNCTION etl_craft_refuse_unpurged_change();
+CREATE OR REPLACE TRIGGER etl_craft_history_truncate BEFORE TRUNCATE ON {table}
+    FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_change();
+
 -- name: terminal_immutable_template --
--- Refuse UPDATE and DELETE of an attempt in {table} once it has ended.
+-- Refuse UPDATE and DELETE of an attempt in {table} once it has ended, except a purge's DELETE.
 CREATE OR REPLACE TRIGGER etl_craft_history BEFORE UPDATE OR DELETE ON {table}
     FOR EACH ROW EXECUTE FUNCTION etl_craft_refuse_terminal_change();
 CREATE OR REPLACE TRIGGER etl_craft_history_truncate BEFORE TRUNCATE ON {table}

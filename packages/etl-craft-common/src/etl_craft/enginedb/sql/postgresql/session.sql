@@ -3,6 +3,11 @@
 SELECT set_config('etl_craft.actor', :actor, true),
        set_config('etl_craft.actor_kind', :actor_kind, true),
        set_config('etl_craft.migration', coalesce(:migration, ''), true);
+
+-- name: mark_purge --
+-- Name the AUD_ACTIONS row of the purge this transaction is, for the history guards.
+SELECT set_config('etl_craft.purge', :action_id, true);
+
 -- name: notify_events --
 -- Wake every loop that listens on etl_craft_events, once per payload (PostgreSQL only; SQLite loops poll).
 SELECT pg_notify('etl_craft_events', payload) FROM unnest(CAST(:payloads AS TEXT[])) AS payload;

@@ -37,8 +37,19 @@ DROP TRIGGER IF EXISTS etl_craft_history_delete_{table};
 CREATE TRIGGER etl_craft_history_delete_{table} BEFORE DELETE ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} is append-only: DELETE of a recorded row is refused, even from etl-craft'); END;
 
+-- name: purgeable_template --
+-- Refuse UPDATE and DELETE of recorded history in {table}, except a DELETE by etl-craft purge,
+-- whose connection names the AUD_ACTIONS row that records it.
+DROP TRIGGER IF EXISTS etl_craft_history_update_{table};
+CREATE TRIGGER etl_craft_history_update_{table} BEFORE UPDATE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only: UPDATE of a recorded row is refused, even from etl-craft'); END;
+DROP TRIGGER IF EXISTS etl_craft_history_delete_{table};
+CREATE TRIGGER etl_craft_history_delete_{table} BEFORE DELETE ON {table}
+WHEN NOT EXISTS (SELECT 1 FROM AUD_ACTIONS WHERE ACTION_ID = etl_craft_purge() AND COMMAND = 'purge')
+BEGIN SELECT RAISE(ABORT, '{table} is append-only: DELETE of a recorded row is refused, even from etl-craft; only etl-craft purge removes history past its retention'); END;
+
 -- name: terminal_immutable_template --
--- Refuse UPDATE and DELETE of an attempt in {table} once it has ended.
+-- Refuse UPDATE and DELETE of an attempt in {table} once it has ended, except a purge's DELETE.
 DROP TRIGGER IF EXISTS etl_craft_history_update_{table};
 CREATE TRIGGER etl_craft_history_update_{table} BEFORE UPDATE ON {table}
 WHEN OLD.STATUS NOT IN ('QUEUED', 'CLAIMED', 'RUNNING')
@@ -46,6 +57,7 @@ BEGIN SELECT RAISE(ABORT, '{table} is append-only once an attempt ends: UPDATE o
 DROP TRIGGER IF EXISTS etl_craft_history_delete_{table};
 CREATE TRIGGER etl_craft_history_delete_{table} BEFORE DELETE ON {table}
 WHEN OLD.STATUS NOT IN ('QUEUED', 'CLAIMED', 'RUNNING')
+ AND NOT EXISTS (SELECT 1 FROM AUD_ACTIONS WHERE ACTION_ID = etl_craft_purge() AND COMMAND = 'purge')
 BEGIN SELECT RAISE(ABORT, '{table} is append-only once an attempt ends: DELETE of an ended attempt is refused, even from etl-craft'); END;
 
 -- name: metadata_template --

@@ -1,0 +1,2 @@
+"""Retention: purging history past its retention, by hand (etl-craft purge) or daily by the
+overseer."""
