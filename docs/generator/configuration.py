@@ -141,8 +141,8 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "interventions_days": "Days an intervention (mark, cancel, rerun...) is kept: a "
         "number from 1 to 36500, or `never` (the default) to keep them, and their runs, for "
         "ever.",
-        "daily_at": 'When the overseer purges each day, as `"HH:MM"` in quotes, read in '
-        'Orchestration.timezone (default `"03:00"`).',
+        "daily_at": "When the overseer purges each day, as HH:MM on a 24-hour clock, read in "
+        "Orchestration.timezone (default `03:00`).",
         "batch_rows": "Rows deleted per transaction, so that a purge holds its locks briefly "
         "(1 to 100000; default 10000).",
     },

@@ -68,6 +68,7 @@ from etl_craft.enginedb.transitions import (
 from etl_craft.enginedb.workers import SILENT_INTERVALS
 from etl_craft.operations.blocking import BlockedPipeline, blocked_pipelines
 from etl_craft.operations.downstream_reruns import carry_on_downstream_reruns
+from etl_craft.operations.retention.daily import DailyPurge
 from etl_craft.pools.base import Pool
 from etl_craft.runtime.reconcile import LedgerLookup, reconcile
 from etl_craft.runtime.starter import prepare_task_start
@@ -100,8 +101,10 @@ class Overseer:
         settings: OwnerSettings,
         pool: Pool,
         ledger: LedgerLookup | None = None,
+        daily_purge: DailyPurge | None = None,
     ) -> None:
         self.engine, self.settings, self.pool, self.ledger = engine, settings, pool, ledger
+        self.daily_purge = daily_purge
         self.owner = settings.owner_id
         self.stopping = threading.Event()
         self.runs = RunSupervisor(engine, settings, pool, OVERSEER)
@@ -315,6 +318,10 @@ class Overseer:
         self._find_blocked()
         for tick in create_due_runs(self.leader, utc_now()):
             log.info("schedule of %s: run %s %s", tick.pipeline_code, tick.run_id, tick.outcome)
+        if self.daily_purge is not None and self.daily_purge.start_if_due(
+            self.leader, OVERSEER, utc_now()
+        ):
+            log.info("the daily purge of history past its retention started")
 
     def _find_blocked(self) -> None:
         """Judge every pipeline's metadata again, once it changed (a read of every project's

@@ -6,12 +6,15 @@ import argparse
 import logging
 import signal
 from types import FrameType
+from zoneinfo import ZoneInfo
 
 from etl_craft.cli.actions.telemetry import start_telemetry
 from etl_craft.cli.context import operation_context
+from etl_craft.config.sections import build_retention
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.retention.daily import DailyPurge
 from etl_craft.operations.runs import ledger_lookup
 from etl_craft.pools.base import Pool
 from etl_craft.pools.local import LocalPool
@@ -68,7 +71,12 @@ def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
             },
             ledger_lookup(ctx),
         )
-    return Overseer(ctx.engine, settings, pool, ledger_lookup(ctx))
+    return Overseer(ctx.engine, settings, pool, ledger_lookup(ctx), daily_purge(ctx))
+
+
+def daily_purge(ctx: OperationContext) -> DailyPurge:
+    retention = ctx.connector.retention if ctx.connector else build_retention(None)
+    return DailyPurge(retention, ZoneInfo(ctx.timezone), ctx.owner.logs_dir)
 
 
 def _slots(given: int | None, default: int, option: str) -> int:

@@ -265,9 +265,8 @@ def days_or_never(minimum: int, maximum: int) -> Parser:
 
 
 def clock_time(value: object) -> str:
-    # YAML 1.1 reads an unquoted 03:00 as a sexagesimal number: only a quoted one is a time.
     if not isinstance(value, str) or not CLOCK_TIME.fullmatch(value):
-        raise ValueError('expected a time of day as "HH:MM" in quotes, such as "03:00"')
+        raise ValueError('expected a time of day as HH:MM on a 24-hour clock, such as "03:00"')
     return value
 
 
