@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
-from etl_craft.core.enums import MigrationStream
 from etl_craft.core.errors import ExitCode
-from etl_craft.enginedb.migrations import ENGINE_SCOPE, schema_version
 from tests.chaos.harness import scalar
-from tests.fixtures.metadata import TESTER
+from tests.fixtures.metadata import record_newer_schema
 from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
@@ -31,22 +28,11 @@ def test_a_worker_refuses_an_sqlite_engine_db(tmp_path: Path, processes: Process
 def test_a_worker_refuses_an_engine_db_migrated_by_a_newer_etl_craft(
     pg_project: ProjectOnDisk, processes: Processes
 ) -> None:
-    expected = schema_version("postgresql")
-    newer = f"{expected + 1:04d}_from_a_newer_etl_craft.sql"
-    with pg_project.engine.transaction(TESTER) as conn:
-        conn.run(
-            "record_migration",
-            stream=MigrationStream.ENGINE.value,
-            scope=ENGINE_SCOPE,
-            version=expected + 1,
-            name=newer,
-            checksum=hashlib.sha256(newer.encode()).hexdigest(),
-            applied_by=TESTER.name,
-        )
+    newer = record_newer_schema(pg_project.engine)
     done = processes.run(pg_project, "worker")
     assert done.code == ExitCode.MIGRATION, done.output
-    assert f"is at schema version {expected + 1}" in done.output
-    assert f"built for schema version {expected};" in done.output
+    assert f"is at schema version {newer}" in done.output
+    assert f"built for schema version {newer - 1};" in done.output
     assert "upgrade the worker" in done.output
     assert scalar(pg_project, "SELECT count(*) FROM AUD_WORKERS") == 0
 

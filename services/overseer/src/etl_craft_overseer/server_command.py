@@ -13,6 +13,8 @@ from etl_craft.cli.context import operation_context
 from etl_craft.config.sections import build_retention
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
+from etl_craft.enginedb.backoff import until_reachable
+from etl_craft.enginedb.schema_versions import refuse_other_schema_version
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.retention.daily import DailyPurge
 from etl_craft.operations.runs import ledger_lookup
@@ -34,6 +36,9 @@ def handle(args: argparse.Namespace) -> int:
         if ctx.connector is not None:
             # It sends the alerts of every run it drives, hours after it started.
             ctx.connector.require_secrets("etl-craft server")
+        until_reachable(
+            lambda: refuse_other_schema_version(ctx.engine, "overseer"), what="the overseer"
+        )
         overseer = build_overseer(ctx, args)
         # The Engine DB's series come from the overseer: one process per Engine DB exports them.
         start_telemetry(args, "etl-craft-overseer", ctx.engine)

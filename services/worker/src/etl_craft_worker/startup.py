@@ -6,10 +6,11 @@ import os
 
 from etl_craft import __version__
 from etl_craft.core.enums import SlotKind
-from etl_craft.core.errors import ConfigurationError, MigrationError
+from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB, safe_url
 from etl_craft.enginedb.migrations import DEFAULT_POOL, schema_version
-from etl_craft.enginedb.workers import WorkerRegistration, applied_schema_version, project_pool
+from etl_craft.enginedb.schema_versions import refuse_other_schema_version
+from etl_craft.enginedb.workers import WorkerRegistration, project_pool
 from etl_craft.runtime.identity import HOST
 from etl_craft_worker.agent import WorkerSettings
 
@@ -23,29 +24,7 @@ def refuse_unsuitable(engine: EngineDB) -> None:
             "pipelines on this machine with etl-craft run (the local pool) instead, or point "
             "the Engine section of craft-connector.yml at PostgreSQL"
         )
-    with engine.read() as conn:
-        applied = applied_schema_version(conn)
-    expected = schema_version(engine.dialect)
-    if applied is None:
-        raise MigrationError(
-            f"the Engine DB at {safe_url(engine.url)} has no etl-craft schema; run etl-craft "
-            "init-db, then start the worker again"
-        )
-    if applied != expected:
-        raise MigrationError(_version_mismatch(engine, applied, expected))
-
-
-def _version_mismatch(engine: EngineDB, applied: int, expected: int) -> str:
-    found = (
-        f"the Engine DB at {safe_url(engine.url)} is at schema version {applied}, but this "
-        f"worker (etl-craft {__version__}) is built for schema version {expected}; "
-    )
-    if applied < expected:
-        return found + "run etl-craft migrate with this version first, then start the worker"
-    return found + (
-        "upgrade the worker to the etl-craft version that migrated the Engine DB (etl-craft "
-        "migrate can't take a schema back)"
-    )
+    refuse_other_schema_version(engine, "worker")
 
 
 def resolve_pool(engine: EngineDB, requested: str | None, project_code: str) -> str:

@@ -13,11 +13,10 @@ from datetime import datetime
 
 from sqlalchemy import RowMapping
 
-from etl_craft.core.enums import AttemptStatus, MigrationStream, WorkerStatus
+from etl_craft.core.enums import AttemptStatus, WorkerStatus
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.connection import EngineConnection
-from etl_craft.enginedb.migrations import ENGINE_SCOPE
 
 # The overseer declares a worker GONE once this many heartbeat intervals pass without one.
 SILENT_INTERVALS = 3
@@ -61,14 +60,6 @@ def project_pool(conn: EngineConnection, project_code: str) -> str | None:
     """The DEFAULT_POOL of the active project with this code; None when there is no such project."""
     row = conn.one("worker_project_pool", project_code=project_code)
     return None if row is None else str(row["default_pool"])
-
-
-def applied_schema_version(conn: EngineConnection) -> int | None:
-    """The highest ENGINE-stream migration applied; None on a database never initialised."""
-    if not conn.scalar("ledger_exists"):
-        return None
-    rows = conn.all("applied_migrations", stream=MigrationStream.ENGINE.value, scope=ENGINE_SCOPE)
-    return max((int(row["version"]) for row in rows), default=None)
 
 
 def attempt_end(conn: EngineConnection, attempt_id: int) -> AttemptEnd:
