@@ -43,12 +43,12 @@ def test_the_section_sets_each_limit(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("run_history_days: 0", "a whole number of at least 1 and at most 36500"),
-        ("attempt_log_days: 40000", "a whole number of at least 1 and at most 36500"),
-        ("interventions_days: forever", "never or a whole number of days of at least 1"),
+        ("run_history_days: 0", "expected a number of days: a whole number from 1 to 36500"),
+        ("attempt_log_days: 40000", "a number of days: a whole number from 1 to 36500"),
+        ("interventions_days: forever", "expected never or a number of days: a whole number"),
         ('daily_at: "25:00"', "a time of day as HH:MM on a 24-hour clock"),
         ("daily_at: 3", "a time of day as HH:MM on a 24-hour clock"),
-        ("batch_rows: 1000000", "at most 100000"),
+        ("batch_rows: 1000000", "a number of rows per transaction: a whole number from 1 to"),
     ],
 )
 def test_a_value_out_of_range_names_file_line_key_and_expectation(

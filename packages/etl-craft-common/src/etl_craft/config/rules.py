@@ -241,27 +241,13 @@ def public_base_url(value: object) -> str:
 
 
 NEVER = "never"
-# A century of history, and a transaction of rows small enough to hold its locks briefly.
-RETENTION_MAX_DAYS = 36_500
-RETENTION_MAX_BATCH_ROWS = 100_000
 CLOCK_TIME = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
 
 
-def days_or_never(minimum: int, maximum: int) -> Parser:
-    counted = whole(minimum, maximum)
-
-    def parse(value: object) -> int | str:
-        if value == NEVER:
-            return NEVER
-        try:
-            return int(str(counted(value)))
-        except ValueError:
-            raise ValueError(
-                f"expected {NEVER} or a whole number of days of at least {minimum} and at "
-                f"most {maximum}"
-            ) from None
-
-    return parse
+def days_or_never(value: object) -> object:
+    if value == NEVER or ranges.RETENTION_DAYS.problem(value) is None:
+        return value
+    raise ValueError(f"expected {NEVER} or {ranges.RETENTION_DAYS.expectation[len('expected ') :]}")
 
 
 def clock_time(value: object) -> str:
@@ -320,12 +306,12 @@ KEYS: dict[str, dict[str, Parser]] = {
         "ngrok_domain": host_name,
     },
     "Retention": {
-        "run_history_days": whole(1, RETENTION_MAX_DAYS),
-        "attempt_log_days": whole(1, RETENTION_MAX_DAYS),
-        "consumption_days": whole(1, RETENTION_MAX_DAYS),
-        "interventions_days": days_or_never(1, RETENTION_MAX_DAYS),
+        "run_history_days": bounded(ranges.RETENTION_DAYS),
+        "attempt_log_days": bounded(ranges.RETENTION_DAYS),
+        "consumption_days": bounded(ranges.RETENTION_DAYS),
+        "interventions_days": days_or_never,
         "daily_at": clock_time,
-        "batch_rows": whole(1, RETENTION_MAX_BATCH_ROWS),
+        "batch_rows": bounded(ranges.PURGE_BATCH_ROWS),
     },
 }
 
