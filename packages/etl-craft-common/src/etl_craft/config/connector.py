@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from etl_craft.config import providers
 from etl_craft.config.document import LocatedMapping, Problems, read_document
 from etl_craft.config.project import Project
+from etl_craft.config.providers import EnvFileProvider, EnvironmentProvider
 from etl_craft.config.rules import DEFAULTS, KEYS, REQUIRED_SECTIONS, Parser, suggestion
 from etl_craft.config.secrets import SecretResolver, read_env_file
 from etl_craft.config.sections import (
@@ -27,7 +29,9 @@ from etl_craft.config.sections import (
     build_orchestration,
     build_redaction,
     build_retention,
+    build_secrets,
     build_warehouse,
+    secrets_resolver,
 )
 from etl_craft.core.errors import ConfigurationError
 
@@ -51,6 +55,9 @@ class Connector:
     docs_site: DocsSite
     retention: Retention
     secrets: frozenset[str] = field(repr=False)
+    # When a secret from a remote provider may have been rotated (on providers.clock): a
+    # process that keeps this Connector reads the configuration again from then on.
+    secrets_expire_at: float | None = field(repr=False)
     normalised: str = field(repr=False)
     # Secrets whose variable is unset, each as "file:line: what is missing and where to set it".
     # The commands that use one fail on it; the others only warn.
@@ -67,6 +74,9 @@ class Connector:
                 f"{needed_by} needs every secret its configuration names: "
                 + "; ".join(self.missing_secrets)
             )
+
+    def secrets_expired(self) -> bool:
+        return self.secrets_expire_at is not None and providers.clock() >= self.secrets_expire_at
 
     def fingerprint(self) -> str:
         """SHA-256 of the effective settings with secrets as variable names (CONFIG_SHA256)."""
@@ -113,8 +123,10 @@ def load_connector(
     project = Project(path.parent)
     file_values, env_file_problems = read_env_file(project.env_file)
     problems.extend(env_file_problems)
-    resolver = SecretResolver(env, project.env_file, file_values)
-    return _build(path, selected, views, resolver, problems)
+    local = SecretResolver(
+        [EnvironmentProvider(env), EnvFileProvider(project.env_file, file_values)]
+    )
+    return _build(path, selected, views, local, problems)
 
 
 _SHAPES = {
@@ -127,12 +139,19 @@ def _build(
     path: Path,
     profile: str | None,
     views: dict[str, SectionView],
-    resolver: SecretResolver,
+    local: SecretResolver,
     problems: Problems,
 ) -> Connector:
     project = Project(path.parent)
-    for view in views.values():
-        view.resolve_secrets(resolver)
+    provider_view = views.get("Secrets")
+    provider = build_secrets(provider_view)
+    resolver = secrets_resolver(provider, provider_view, local) if provider else None
+    if resolver is None:
+        problems.raise_if_any(str(path))
+        raise AssertionError(f"{path} failed to load without reporting why")
+    for name, view in views.items():
+        if name != "Secrets":
+            view.resolve_secrets(resolver)
     engine = views.get("Engine")
     engine_url = build_engine_url(engine, resolver, project) if engine else None
     stored = views.get("Warehouse")
@@ -156,7 +175,8 @@ def _build(
         redaction=redaction,
         docs_site=docs_site,
         retention=retention,
-        secrets=resolver.resolved,
+        secrets=resolver.resolved | local.resolved,
+        secrets_expire_at=resolver.expires_at,
         normalised=_normalise(views),
         # The ngrok authtoken is needed by `catalog serve --ngrok` alone, which reads it from
         # docs_site: the server and the workers don't wait for it.

@@ -16,6 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.project import relative_path_problem
+from etl_craft.config.providers import ProviderKind, ProviderSettings
 from etl_craft.config.secrets import VARIABLE_PATTERN, VARIABLE_RULE, template_problem
 from etl_craft.core import ranges
 from etl_craft.core.cron import cron_problem
@@ -256,6 +257,16 @@ def clock_time(value: object) -> str:
     return value
 
 
+def service_url(value: object) -> str:
+    parts = urlsplit(text(value).strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.password:
+        raise ValueError(
+            "expected the service's http(s) address without credentials, such as "
+            "https://vault.example.com:8200"
+        )
+    return str(value).strip()
+
+
 def host_name(value: object) -> str:
     name = text(value).strip().lower()
     if "/" in name or ":" in name or " " in name or "." not in name:
@@ -313,6 +324,16 @@ KEYS: dict[str, dict[str, Parser]] = {
         "daily_at": clock_time,
         "batch_rows": bounded(ranges.PURGE_BATCH_ROWS),
     },
+    "Secrets": {
+        "provider": one_of(ProviderKind),
+        "cache_seconds": whole(0),
+        "url": service_url,
+        "region": text,
+        "prefix": text,
+        "mount": text,
+        "path": text,
+        "token_variable": variable_name,
+    },
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -346,6 +367,12 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "interventions_days": NEVER,
         "daily_at": "03:00",
         "batch_rows": 10_000,
+    },
+    "Secrets": {
+        "provider": ProviderSettings.kind.value,
+        "cache_seconds": ProviderSettings.cache_seconds,
+        "mount": ProviderSettings.mount,
+        "token_variable": ProviderSettings.token_variable,
     },
 }
 

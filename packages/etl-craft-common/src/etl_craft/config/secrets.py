@@ -1,15 +1,17 @@
-"""Secrets are variable names: values come from the environment first, then the project's .env."""
+"""Secrets are variable names, resolved by the configured provider: by default the environment
+first, then the project's .env."""
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 
 from dotenv.parser import parse_stream
 
 from etl_craft.config.document import Problem
+from etl_craft.config.providers import CachedProvider, SecretNotFoundError, SecretsProvider
 
 VARIABLE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REFERENCE_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -57,37 +59,61 @@ def _leading_blank_lines(text: str) -> int:
 
 
 class SecretResolver:
-    """Looks variables up and remembers every value it handed out, so logs can redact them."""
+    """Looks variables up in its providers, in order, and remembers every value it handed
+    out, so logs can redact them, and when the first cached one of them expires."""
 
-    def __init__(self, environ: Mapping[str, str], env_file: Path, file_values: dict[str, str]):
-        self._environ = environ
-        self._env_file = env_file
-        self._file_values = file_values
+    def __init__(self, providers: Sequence[SecretsProvider]):
+        self._providers = providers
         self._resolved: set[str] = set()
+        self._expires_at: float | None = None
 
     @property
     def resolved(self) -> frozenset[str]:
         return frozenset(self._resolved)
+
+    @property
+    def expires_at(self) -> float | None:
+        """When (on ``providers.clock``) a value it handed out may have been rotated: the
+        configuration should be read again then. None when no value came from a cache."""
+        return self._expires_at
 
     def remember(self, value: str) -> None:
         """Mark a value found inside a resolved one (a URL's password) as secret too."""
         self._resolved.add(value)
 
     def resolve(self, variable: str) -> str:
-        if variable in self._environ:
-            value, where = self._environ[variable], "the environment"
-        elif variable in self._file_values:
-            value, where = self._file_values[variable], str(self._env_file)
-        else:
+        for provider in self._providers:
+            try:
+                value = self._get(provider, variable)
+            except SecretNotFoundError:
+                continue
+            if not value.strip():
+                raise UnresolvedSecretError(
+                    f"which is empty in {provider.where}; give {variable} its value there"
+                )
+            self._resolved.add(value)
+            return value
+        wheres = [provider.where for provider in self._providers]
+        where = "one of them" if len(wheres) > 1 else "it"
+        raise UnresolvedSecretError(
+            f"which is not set in {' nor in '.join(wheres)}; "
+            f"set {variable} in {where}{self._near_misses(variable)}"
+        )
+
+    def _get(self, provider: SecretsProvider, variable: str) -> str:
+        if not isinstance(provider, CachedProvider):
+            return provider.get(variable)
+        try:
+            value, expires_at = provider.fetch(variable)
+        except SecretNotFoundError:
+            raise
+        except Exception as error:
+            # The provider's own message (an address, a status) never holds the value.
             raise UnresolvedSecretError(
-                f"which is not set in the environment nor in {self._env_file}; "
-                f"set {variable} in one of them{self._near_misses(variable)}"
-            )
-        if not value.strip():
-            raise UnresolvedSecretError(
-                f"which is empty in {where}; give {variable} its value there"
-            )
-        self._resolved.add(value)
+                f"which could not be read from {provider.where}: {type(error).__name__}: "
+                f"{error}; check the provider is reachable and etl-craft may read {variable}"
+            ) from error
+        self._expires_at = min(expires_at, self._expires_at or expires_at)
         return value
 
     def substitute(self, template: str) -> tuple[str, list[str]]:
@@ -104,6 +130,6 @@ class SecretResolver:
         return REFERENCE_PATTERN.sub(replace, template), failures
 
     def _near_misses(self, variable: str) -> str:
-        known = [*self._environ, *self._file_values]
+        known = [name for provider in self._providers for name in provider.names()]
         close = difflib.get_close_matches(variable, known, n=3)
         return f" (similar names that are set: {', '.join(close)})" if close else ""

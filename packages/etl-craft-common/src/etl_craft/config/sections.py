@@ -12,6 +12,7 @@ from sqlalchemy.exc import ArgumentError
 
 from etl_craft.config.document import Problem, Problems
 from etl_craft.config.project import Project
+from etl_craft.config.providers import ProviderKind, ProviderSettings, remote_provider
 from etl_craft.config.rules import (
     DEFAULTS,
     MEMORY_DATABASE,
@@ -292,6 +293,56 @@ def _file_path(written: str, project: Project) -> Path:
     if PurePosixPath(written).is_absolute() or PureWindowsPath(written).is_absolute():
         return Path(written)
     return project.resolve(written)
+
+
+def build_secrets(view: SectionView | None) -> ProviderSettings | None:
+    """The provider's settings, or None when a setting it needs is missing (reported)."""
+    if view is None:
+        return ProviderSettings()
+    kind = ProviderKind(view.filled_text("provider"))
+    settings = ProviderSettings(
+        kind=kind,
+        cache_seconds=view.filled_number("cache_seconds"),
+        url=view.text("url"),
+        region=view.text("region"),
+        prefix=view.text("prefix") or "",
+        mount=view.filled_text("mount"),
+        path=view.text("path"),
+        token_variable=view.filled_text("token_variable"),
+    )
+    needed = _PROVIDER_NEEDS.get(kind, {})
+    present = [view.require(key, expectation) for key, expectation in needed.items()]
+    return settings if all(present) else None
+
+
+_PROVIDER_NEEDS = {
+    ProviderKind.AWS: {"region": "the AWS region of the secrets, such as eu-west-1"},
+    ProviderKind.VAULT: {
+        "url": "Vault's address, such as https://vault.example.com:8200",
+        "path": "the KV version 2 secret whose keys are the variables, such as etl-craft/prod",
+    },
+}
+
+
+def secrets_resolver(
+    settings: ProviderSettings, view: SectionView | None, local: SecretResolver
+) -> SecretResolver | None:
+    """What resolves the other sections' variables: ``local`` (the environment and .env) for
+    the env provider, else the remote provider, whose own credential ``local`` resolves."""
+    if settings.kind is ProviderKind.ENV or view is None:
+        return local
+    token = None
+    if settings.kind is ProviderKind.VAULT:
+        try:
+            token = local.resolve(settings.token_variable)
+        except UnresolvedSecretError as error:
+            view.report("token_variable", f"names {settings.token_variable}, {error}")
+            return None
+    try:
+        return SecretResolver([remote_provider(settings, token)])
+    except ConfigurationError as error:
+        view.report("provider", f"is {settings.kind}, but {error}")
+        return None
 
 
 def build_orchestration(view: SectionView) -> Orchestration:

@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    configured = _configured.get(_config_key(args, os.environ)) or _configure(args, os.environ)
+    configured = _fresh(_config_key(args, os.environ)) or _configure(args, os.environ)
     connector, engine = configured.connector, _engine(configured.engine_url)
     actor = Actor(args.owner_id[:128], ActorKind.WORKER)
     # The owner's span (TRACEPARENT) is the parent; never the console exporter: stderr is the log.
@@ -133,6 +133,15 @@ def _config_key(
     return (tuple(files), args.profile, tuple(shared))
 
 
+def _fresh(key: Hashable) -> _Configured | None:
+    """The configuration prepared for ``key``, unless a secret it holds is older than the
+    provider's cache time: a value rotated in the provider is then read again."""
+    configured = _configured.get(key)
+    if configured is None or configured.connector is None:
+        return configured
+    return None if configured.connector.secrets_expired() else configured
+
+
 def _configure(args: argparse.Namespace, environ: Mapping[str, str]) -> _Configured:
     connector = (
         load_connector(args.config, profile=args.profile, environ=environ) if args.config else None
@@ -152,7 +161,7 @@ def prepare(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> None:
     # The key first: a configuration prepared already costs two stats, not the environment
     # swapped for the children's and back, which each release would otherwise pay.
     key = _config_key(args, environ, Path(cwd))
-    if key in _configured:
+    if key in _configured and (_configured[key] is None or _fresh(key)):
         return  # prepared, or found wrong once already: its children report why
     saved, here = dict(os.environ), Path.cwd()
     try:

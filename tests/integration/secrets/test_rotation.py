@@ -1,0 +1,63 @@
+"""A warehouse password kept in a secrets provider, rotated there, is used once the copy
+etl-craft cached is older than Secrets.cache_seconds, and is a secret the logs mask."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from etl_craft.config import providers
+from etl_craft.config.connector import load_connector
+from etl_craft.core.errors import ConfigurationError
+from etl_craft.core.redaction import Redactor
+from etl_craft.warehouse import connect
+from etl_craft.warehouse.postgresql import PostgreSQLConnection
+from tests.integration.secrets.conftest import Rotating
+
+CACHE_SECONDS = 60
+
+
+def _password_used(config: Path) -> str:
+    """The password the warehouse connection opened with, as the server was sent it."""
+    connector = load_connector(config, profile=None)
+    with connect(connector.warehouse) as conn:
+        assert isinstance(conn, PostgreSQLConnection)
+        assert conn.fetch_value("probe", "SELECT 1") == 1
+        return str(conn._conn.info.password)
+
+
+def test_a_rotated_password_is_used_once_the_cached_one_expires(
+    rotating: Rotating, pg_warehouse_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = f"First-{rotating.kind}-pw-4417", f"Second-{rotating.kind}-pw-9023"
+    rotating.put(first)
+    config = rotating.write_connector(tmp_path / "etl-craft", pg_warehouse_url, CACHE_SECONDS)
+    assert _password_used(config) == first
+    kept = load_connector(config, profile=None)
+
+    rotating.put(second)
+    assert _password_used(config) == first  # the provider is not asked again before the time
+    assert not kept.secrets_expired()
+
+    later = time.monotonic() + CACHE_SECONDS
+    monkeypatch.setattr(providers, "clock", lambda: later)
+    assert kept.secrets_expired()
+    assert _password_used(config) == second
+    rotated = load_connector(config, profile=None)
+    assert second in rotated.secrets
+    assert Redactor(rotated.secrets)(f"connected with {second}") == "connected with ***"
+
+
+def test_a_variable_the_provider_lacks_names_the_provider(
+    rotating: Rotating, pg_warehouse_url: str, tmp_path: Path
+) -> None:
+    config = rotating.write_connector(tmp_path / "etl-craft", pg_warehouse_url, 0)
+    config.write_text(config.read_text().replace("${WAREHOUSE_PW}", "${WAREHOUSE_PASSWORD_NEW}"))
+    with pytest.raises(ConfigurationError) as raised:
+        load_connector(config, profile=None)
+    message = str(raised.value)
+    assert "Warehouse.url refers to ${WAREHOUSE_PASSWORD_NEW}, which is not set in " in message
+    assert ("AWS Secrets Manager at " if rotating.kind == "aws" else "Vault at ") in message
+    assert "set WAREHOUSE_PASSWORD_NEW in it" in message
