@@ -23,7 +23,8 @@ INTRO = (
     "PATH`. Paths in it are relative to its folder and may not climb out of it. Secrets are "
     "never written in the file: a URL names them as `${VARIABLE}` and `password_variable` "
     "names the variable, whose value comes from the environment, else from the project's "
-    "`.env` file. Every problem of the file is reported at once, with its line."
+    "`.env` file, or from the provider the `Secrets` section names. Every problem of the "
+    "file is reported at once, with its line."
 )
 
 SECTIONS: dict[str, str] = {
@@ -46,6 +47,8 @@ SECTIONS: dict[str, str] = {
     "default. `etl-craft purge` deletes what is past it, and `etl-craft server` purges once a "
     "day. A run that a retained run's consumption or gate decision references stays, and so "
     "does a run whose interventions are kept. See the retention guide.",
+    "Secrets": "Where the variables the other sections name get their values. Optional: by "
+    "default the environment, then the project's `.env`. See the security guide.",
 }
 
 KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
@@ -145,6 +148,22 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "Orchestration.timezone (default `03:00`).",
         "batch_rows": "Rows deleted per transaction, so that a purge holds its locks briefly "
         "(1 to 100000; default 10000).",
+    },
+    "Secrets": {
+        "provider": "`env` (the environment, then `.env`), `aws-secrets-manager` (the `aws` "
+        "extra) or `vault` (HashiCorp Vault or OpenBao KV version 2, the `vault` extra).",
+        "cache_seconds": "How long a value read from AWS or Vault is reused before the "
+        "provider is asked again: a value rotated there is used at most this late.",
+        "url": "`vault`: the server's address. `aws-secrets-manager`: an endpoint to use in "
+        "place of AWS's own (optional).",
+        "region": "`aws-secrets-manager`: the region of the secrets, such as `eu-west-1`. "
+        "Credentials come from boto3's usual chain (environment, profile, IAM role).",
+        "prefix": "`aws-secrets-manager`: put before each variable name to make the secret's "
+        "name, so `etl-craft/prod/` reads `etl-craft/prod/WAREHOUSE_PW`.",
+        "mount": "`vault`: the mount point of the KV version 2 engine.",
+        "path": "`vault`: the secret whose keys are the variable names, such as `etl-craft/prod`.",
+        "token_variable": "`vault`: the variable, in the environment or `.env`, that holds "
+        "the Vault token.",
     },
 }
 

@@ -326,7 +326,7 @@ KEYS: dict[str, dict[str, Parser]] = {
     },
     "Secrets": {
         "provider": one_of(ProviderKind),
-        "cache_seconds": whole(0),
+        "cache_seconds": bounded(ranges.SECONDS),
         "url": service_url,
         "region": text,
         "prefix": text,
