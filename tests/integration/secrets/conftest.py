@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.fixtures.secret_servers import (
     AWS_CREDENTIALS,
     REGION,
@@ -20,6 +19,9 @@ from tests.fixtures.secret_servers import (
     secrets_manager_server,
     vault_server,
 )
+from tests.integration.warehouse.conftest import pg_warehouse_url
+
+__all__ = ["pg_warehouse_url"]  # the warehouse tests' fixture: one PostgreSQL database
 
 PROVIDERS = ("aws", "vault")
 PREFIX = "etl-craft/test/"  # the Secrets Manager names: prefix + variable
@@ -35,14 +37,6 @@ def secrets_manager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secret
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vault]:
     with vault_server(tmp_path_factory.mktemp("bao")) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def pg_warehouse_url(pg_admin_url: str) -> Iterator[str]:
-    name = unique_name("etl_craft_warehouse")
-    url = create_database(pg_admin_url, name)
-    yield url
-    drop_database(pg_admin_url, name)
 
 
 @pytest.fixture

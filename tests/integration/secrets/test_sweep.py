@@ -115,10 +115,10 @@ def test_a_rotated_password_is_used_by_the_next_run_and_shown_nowhere(
     for table, rows in tables.items():
         assert leaks(rows, passwords) == [], table
     for run in runs:
-        for path in (f"/api/v1/runs/{run.run_id}", f"/api/v1/runs/{run.run_id}/tasks"):
-            answer = api.call("GET", path, "admin")
-            assert answer.status_code == 200, (path, answer.text)
-            assert leaks(answer.text, passwords) == [], path
+        for route in (f"/api/v1/runs/{run.run_id}", f"/api/v1/runs/{run.run_id}/tasks"):
+            answer = api.call("GET", route, "admin")
+            assert answer.status_code == 200, (route, answer.text)
+            assert leaks(answer.text, passwords) == [], route
     assert leaks(output, passwords) == []
     api.client.close()
     api.ctx.close()
