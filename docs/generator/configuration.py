@@ -47,6 +47,8 @@ SECTIONS: dict[str, str] = {
     "default. `etl-craft purge` deletes what is past it, and `etl-craft server` purges once a "
     "day. A run that a retained run's consumption or gate decision references stays, and so "
     "does a run whose interventions are kept. See the retention guide.",
+    "Alerts": "Channels the overseer tells of a failed run, a missed SLA or a LOST attempt, "
+    "with no alert task in the pipeline. Optional. See the alerts guide.",
     "Secrets": "Where the variables the other sections name get their values. Optional: by "
     "default the environment, then the project's `.env`. See the security guide.",
 }
@@ -148,6 +150,17 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "Orchestration.timezone (default `03:00`).",
         "batch_rows": "Rows deleted per transaction, so that a purge holds its locks briefly "
         "(1 to 100000; default 10000).",
+    },
+    "Alerts": {
+        "channels": "A list of channels, each with `name`, `kind` (`webhook`: a signed JSON "
+        "document; `slack`: Slack's incoming-webhook body), `url_variable` (the variable "
+        "holding its URL), `secret_variable` (webhook: the variable holding the HMAC-SHA256 "
+        "key), and optionally `pipelines` (codes; default every pipeline) and `events` "
+        "(`RUN_FAILED`, `SLA_MISSED`, `ATTEMPT_LOST`; default all).",
+        "lookback_minutes": "Events older than this are never raised, so a new channel does "
+        "not replay history.",
+        "retry_seconds": "The wait after a failed delivery, doubled after each further one.",
+        "links_base_url": "The web UI's external address; alerts link to the run and attempt.",
     },
     "Secrets": {
         "provider": "`env` (the environment, then `.env`), `aws-secrets-manager` (the `aws` "

@@ -98,6 +98,9 @@ SEED = [
     "SELECT 'h', TOKEN_ID, 'c', etl_craft_now(), etl_craft_now() FROM CFG_API_TOKENS",
     "INSERT INTO AUD_UI_SIGN_INS (NONCE_SHA256, CLIENT, OUTCOME, ATTEMPTED_AT) "
     "VALUES ('n', 'c', 'FAILED', etl_craft_now())",
+    "INSERT INTO AUD_ALERT_DELIVERIES (CHANNEL, EVENT, EVENT_KEY, PIPELINE_RUN_ID, OUTCOME, "
+    "RAISED_AT) SELECT 'ops', 'RUN_FAILED', 'k', PIPELINE_RUN_ID, 'PENDING', etl_craft_now() "
+    "FROM AUD_PIPELINES_RUN_LOG",
 ]
 
 
@@ -178,7 +181,7 @@ def _marker(plain: Plain) -> str:
 
 
 def test_every_reserved_table_is_guarded(tables: list[str]) -> None:
-    assert len(tables) == 32
+    assert len(tables) == 33
     assert "SCHEMA_MIGRATIONS" in tables
 
 

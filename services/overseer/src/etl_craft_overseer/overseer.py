@@ -28,6 +28,7 @@ from contextlib import suppress
 from itertools import islice
 
 from etl_craft import __version__
+from etl_craft.config.alerts import Alerts
 from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import SYSTEM, Actor, ActorKind
 from etl_craft.core.enums import RunStatus, SlotKind
@@ -66,6 +67,7 @@ from etl_craft.enginedb.transitions import (
     skip_run,
 )
 from etl_craft.enginedb.workers import SILENT_INTERVALS
+from etl_craft.operations.alerts.raising import raise_alerts
 from etl_craft.operations.blocking import BlockedPipeline, blocked_pipelines
 from etl_craft.operations.downstream_reruns import carry_on_downstream_reruns
 from etl_craft.operations.retention.daily import DailyPurge
@@ -102,9 +104,11 @@ class Overseer:
         pool: Pool,
         ledger: LedgerLookup | None = None,
         daily_purge: DailyPurge | None = None,
+        alerts: Alerts | None = None,
     ) -> None:
         self.engine, self.settings, self.pool, self.ledger = engine, settings, pool, ledger
         self.daily_purge = daily_purge
+        self.alerts = alerts or Alerts()
         self.owner = settings.owner_id
         self.stopping = threading.Event()
         self.runs = RunSupervisor(engine, settings, pool, OVERSEER)
@@ -322,6 +326,7 @@ class Overseer:
             self.leader, OVERSEER, utc_now()
         ):
             log.info("the daily purge of history past its retention started")
+        raise_alerts(self.leader, self.alerts, OVERSEER)
 
     def _find_blocked(self) -> None:
         """Judge every pipeline's metadata again, once it changed (a read of every project's

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from etl_craft.cli.actions.telemetry import start_telemetry
 from etl_craft.cli.context import operation_context
+from etl_craft.config.alerts import Alerts
 from etl_craft.config.sections import build_retention
 from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
@@ -76,7 +77,8 @@ def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
             },
             ledger_lookup(ctx),
         )
-    return Overseer(ctx.engine, settings, pool, ledger_lookup(ctx), daily_purge(ctx))
+    alerts = ctx.connector.alerts if ctx.connector is not None else Alerts()
+    return Overseer(ctx.engine, settings, pool, ledger_lookup(ctx), daily_purge(ctx), alerts)
 
 
 def daily_purge(ctx: OperationContext) -> DailyPurge:

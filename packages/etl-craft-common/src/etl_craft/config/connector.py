@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from etl_craft.config import providers
+from etl_craft.config.alerts import Alerts, build_alerts
 from etl_craft.config.document import LocatedMapping, Problems, read_document
 from etl_craft.config.project import Project
 from etl_craft.config.providers import EnvFileProvider, EnvironmentProvider
@@ -54,6 +55,7 @@ class Connector:
     redaction: Redaction
     docs_site: DocsSite
     retention: Retention
+    alerts: Alerts
     secrets: frozenset[str] = field(repr=False)
     # When a secret from a remote provider may have been rotated (on providers.clock): a
     # process that keeps this Connector reads the configuration again from then on.
@@ -157,6 +159,11 @@ def _build(
     stored = views.get("Warehouse")
     warehouse = build_warehouse(stored, resolver, project) if stored else None
     email = build_email(views["Email"], project) if "Email" in views else None
+    alerts, unresolved_channels = build_alerts(
+        views["Alerts"].values if "Alerts" in views else {},
+        resolver,
+        views["Orchestration"].filled_text("project"),
+    )
     orchestration = build_orchestration(views["Orchestration"])
     redaction = build_redaction(views.get("Redaction"))
     docs_site = build_docs_site(views.get("Docs_site"), project)
@@ -175,16 +182,20 @@ def _build(
         redaction=redaction,
         docs_site=docs_site,
         retention=retention,
+        alerts=alerts,
         secrets=resolver.resolved | local.resolved,
         secrets_expire_at=resolver.expires_at,
         normalised=_normalise(views),
         # The ngrok authtoken is needed by `catalog serve --ngrok` alone, which reads it from
         # docs_site: the server and the workers don't wait for it.
-        missing_secrets=tuple(
-            str(problem)
-            for name, view in views.items()
-            if name != "Docs_site"
-            for problem in view.missing.values()
+        missing_secrets=(
+            *(
+                str(problem)
+                for name, view in views.items()
+                if name != "Docs_site"
+                for problem in view.missing.values()
+            ),
+            *unresolved_channels,
         ),
     )
 

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from etl_craft.config.alerts import Alerts, channel_specs
 from etl_craft.config.project import relative_path_problem
 from etl_craft.config.providers import ProviderKind, ProviderSettings
 from etl_craft.config.secrets import VARIABLE_PATTERN, VARIABLE_RULE, template_problem
@@ -324,6 +325,12 @@ KEYS: dict[str, dict[str, Parser]] = {
         "daily_at": clock_time,
         "batch_rows": bounded(ranges.PURGE_BATCH_ROWS),
     },
+    "Alerts": {
+        "channels": channel_specs,
+        "lookback_minutes": bounded(ranges.SLA_MINUTES),
+        "retry_seconds": bounded(ranges.TIMEOUT_SECONDS),
+        "links_base_url": public_base_url,
+    },
     "Secrets": {
         "provider": one_of(ProviderKind),
         "cache_seconds": bounded(ranges.SECONDS),
@@ -367,6 +374,10 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "interventions_days": NEVER,
         "daily_at": "03:00",
         "batch_rows": 10_000,
+    },
+    "Alerts": {
+        "lookback_minutes": Alerts.lookback_minutes,
+        "retry_seconds": Alerts.retry_seconds,
     },
     "Secrets": {
         "provider": ProviderSettings.kind.value,

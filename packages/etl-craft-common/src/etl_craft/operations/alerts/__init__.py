@@ -1,0 +1,1 @@
+"""Alerts the overseer raises on the configured channels, and their delivery."""
