@@ -1,13 +1,13 @@
 -- name: alert_events --
 -- Events worth an alert since :lookback_seconds ago: failed runs, runs past their SLA (ended
 -- MISSED, or live and already late) and LOST attempts, with their pipeline.
-SELECT 'RUN_FAILED' AS event, r.PIPELINE_RUN_ID AS run_id, NULL AS attempt_id,
+SELECT 'RUN_FAILED' AS event, r.PIPELINE_RUN_ID AS run_id, CAST(NULL AS BIGINT) AS attempt_id,
        p.PIPELINE_CODE AS pipeline_code
   FROM AUD_PIPELINES_RUN_LOG r JOIN CFG_PIPELINES p ON p.PIPELINE_ID = r.PIPELINE_ID
  WHERE r.STATUS = 'FAILED'
    AND r.END_DATE > etl_craft_add_seconds(etl_craft_now(), -:lookback_seconds)
 UNION ALL
-SELECT 'SLA_MISSED', r.PIPELINE_RUN_ID, NULL, p.PIPELINE_CODE
+SELECT 'SLA_MISSED', r.PIPELINE_RUN_ID, CAST(NULL AS BIGINT), p.PIPELINE_CODE
   FROM AUD_PIPELINES_RUN_LOG r JOIN CFG_PIPELINES p ON p.PIPELINE_ID = r.PIPELINE_ID
  WHERE p.SLA_MINUTES IS NOT NULL AND r.START_DATE IS NOT NULL
    AND ((r.SLA_STATUS = 'MISSED'
@@ -50,8 +50,10 @@ SELECT d.DELIVERY_ID AS delivery_id, d.CHANNEL AS channel, d.EVENT AS event,
 -- name: record_alert_try --
 -- The outcome of one try: DELIVERED, FAILED (given up), or PENDING again after :delay_seconds.
 UPDATE AUD_ALERT_DELIVERIES
-   SET OUTCOME = :outcome, TRIES = TRIES + 1, LAST_ERROR = :error,
-       NEXT_TRY_AT = CASE WHEN :outcome = 'PENDING'
+   SET OUTCOME = CAST(:outcome AS VARCHAR(16)), TRIES = TRIES + 1,
+       LAST_ERROR = CAST(:error AS VARCHAR(500)),
+       NEXT_TRY_AT = CASE WHEN CAST(:outcome AS VARCHAR(16)) = 'PENDING'
                           THEN etl_craft_add_seconds(etl_craft_now(), :delay_seconds) END,
-       DELIVERED_AT = CASE WHEN :outcome = 'DELIVERED' THEN etl_craft_now() END
+       DELIVERED_AT = CASE WHEN CAST(:outcome AS VARCHAR(16)) = 'DELIVERED'
+                           THEN etl_craft_now() END
  WHERE DELIVERY_ID = :delivery_id AND OUTCOME = 'PENDING';
