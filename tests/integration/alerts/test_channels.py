@@ -8,7 +8,6 @@ import hashlib
 import hmac
 import logging
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,20 +24,21 @@ from tests.fixtures.metadata import (
     seed_run,
     seed_task_run,
 )
-from tests.fixtures.projects import ProjectOnDisk, make_project
+from tests.fixtures.processes import chaos_project
+from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for
 from tests.integration.alerts.sink import Sink, sink
+
+__all__ = ["chaos_project"]
 
 KEY = "hmac-key-for-the-test-sink"
 GONE_OWNER = "elsewhere-host:4242:1:gone"  # an owner on another host whose lease has expired
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProjectOnDisk]:
-    url = None if request.param == "sqlite" else str(request.getfixturevalue("pg_fresh_url"))
-    made = make_project(tmp_path / "etl-craft", url)
-    yield made
-    made.engine.dispose()
+@pytest.fixture
+def project(chaos_project: ProjectOnDisk) -> ProjectOnDisk:
+    """A project on each Engine DB dialect."""
+    return chaos_project
 
 
 @pytest.fixture
