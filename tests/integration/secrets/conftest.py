@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
+from etl_craft.config import providers
 from tests.fixtures.secret_servers import (
     AWS_CREDENTIALS,
     REGION,
@@ -86,5 +87,9 @@ _KINDS = {"aws": "aws-secrets-manager", "vault": "vault"}
 
 
 @pytest.fixture(params=PROVIDERS)
-def rotating(request: pytest.FixtureRequest, provider_environment: None) -> Rotating:
+def rotating(
+    request: pytest.FixtureRequest, provider_environment: None, monkeypatch: pytest.MonkeyPatch
+) -> Rotating:
+    # Each test starts as a new process would: no answer cached by an earlier test.
+    monkeypatch.setattr(providers, "_shared", {})
     return Rotating(str(request.param), request)

@@ -3,15 +3,18 @@ etl-craft cached is older than Secrets.cache_seconds, and is a secret the logs m
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from etl_craft.config import providers
 from etl_craft.config.connector import load_connector
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.core.redaction import Redactor
+from etl_craft.runtime import child
 from etl_craft.warehouse import connect
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.integration.secrets.conftest import Rotating
@@ -61,3 +64,28 @@ def test_a_variable_the_provider_lacks_names_the_provider(
     assert "Warehouse.url refers to ${WAREHOUSE_PASSWORD_NEW}, which is not set in " in message
     assert ("AWS Secrets Manager at " if rotating.kind == "aws" else "Vault at ") in message
     assert "set WAREHOUSE_PASSWORD_NEW in it" in message
+
+
+def test_the_fork_server_reads_the_configuration_again_once_a_secret_expires(
+    rotating: Rotating, pg_warehouse_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = f"Forked-{rotating.kind}-pw-1187", f"Rotated-{rotating.kind}-pw-6650"
+    monkeypatch.setattr(child, "_configured", {})
+    monkeypatch.setattr(child, "_engines", {})
+    rotating.put(first)
+    config = rotating.write_connector(tmp_path / "etl-craft", pg_warehouse_url, CACHE_SECONDS)
+    argv = ["--attempt-id", "1", "--owner-id", "owner", "--config", "craft-connector.yml"]
+    environ, cwd = dict(os.environ), str(config.parent)
+
+    def prepared_password() -> str | None:
+        child.prepare(argv, environ, cwd)
+        [configured] = [found for found in child._configured.values() if found is not None]
+        assert configured.connector is not None
+        return make_url(str(configured.connector.warehouse.url)).password
+
+    assert prepared_password() == first
+    rotating.put(second)
+    assert prepared_password() == first  # the next task processes keep it within the time
+    later = time.monotonic() + CACHE_SECONDS
+    monkeypatch.setattr(providers, "clock", lambda: later)
+    assert prepared_password() == second
