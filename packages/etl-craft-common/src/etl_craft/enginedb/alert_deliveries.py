@@ -74,7 +74,7 @@ def raise_alert(conn: EngineConnection, channel: str, occurrence: Occurrence) ->
     return row is not None
 
 
-def due_deliveries(conn: EngineConnection) -> list[DueDelivery]:
+def due_deliveries(conn: EngineConnection, most: int) -> list[DueDelivery]:
     return [
         DueDelivery(
             delivery_id=int(row["delivery_id"]),
@@ -88,7 +88,7 @@ def due_deliveries(conn: EngineConnection) -> list[DueDelivery]:
             status=str(row["status"]),
             error=row["error"],
         )
-        for row in conn.all("due_alert_deliveries")
+        for row in conn.all("due_alert_deliveries", most=most)
     ]
 
 

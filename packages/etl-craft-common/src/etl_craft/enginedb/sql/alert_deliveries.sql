@@ -33,7 +33,8 @@ ON CONFLICT (CHANNEL, EVENT_KEY) DO NOTHING
 RETURNING DELIVERY_ID AS delivery_id;
 
 -- name: due_alert_deliveries --
--- Deliveries still to send whose next try is due, oldest first, with what the alert tells.
+-- Up to :most deliveries still to send whose next try is due, oldest first, with what the
+-- alert tells.
 SELECT d.DELIVERY_ID AS delivery_id, d.CHANNEL AS channel, d.EVENT AS event,
        d.PIPELINE_RUN_ID AS run_id, d.ATTEMPT_ID AS attempt_id, d.TRIES AS tries,
        p.PIPELINE_CODE AS pipeline_code, k.TASK_CODE AS task_code,
@@ -45,7 +46,8 @@ SELECT d.DELIVERY_ID AS delivery_id, d.CHANNEL AS channel, d.EVENT AS event,
   LEFT JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
   LEFT JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID
  WHERE d.OUTCOME = 'PENDING' AND d.NEXT_TRY_AT <= etl_craft_now()
- ORDER BY d.DELIVERY_ID;
+ ORDER BY d.DELIVERY_ID
+ LIMIT :most;
 
 -- name: record_alert_try --
 -- The outcome of one try: DELIVERED, FAILED (given up), or PENDING again after :delay_seconds.

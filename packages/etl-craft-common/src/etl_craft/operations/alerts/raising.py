@@ -24,6 +24,9 @@ from etl_craft.operations.alerts.webhook import DeliveryError, headline, send
 log = logging.getLogger(__name__)
 
 MAX_TRIES = 6
+# Sends are part of the overseer's pass: a few per pass, so that a channel that answers slowly
+# delays the runs' driving by seconds at most; the rest go in the next passes.
+MOST_PER_PASS = 10
 MOST_RETRY_SECONDS = 600.0
 
 
@@ -37,7 +40,7 @@ def raise_alerts(leader: EngineDB, alerts: Alerts, actor: Actor) -> None:
                 if channel.wants(occurrence.event.value, occurrence.pipeline_code):
                     raise_alert(conn, channel.name, occurrence)
     with leader.read() as conn:
-        due = due_deliveries(conn)
+        due = due_deliveries(conn, MOST_PER_PASS)
     by_name = {channel.name: channel for channel in alerts.channels}
     for delivery in due:
         # A channel since removed from the configuration keeps its rows, unsent.
