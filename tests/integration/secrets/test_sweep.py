@@ -1,6 +1,7 @@
 """A pipeline whose task connects to a PostgreSQL warehouse with a password from a secrets
 provider, and prints it: run, rotated in the provider, run again. The task used each password
-in turn, and neither shows in a log, an Engine DB row, an API answer or the processes' output."""
+in turn, and neither shows in a log, an Engine DB row, an API answer, a web UI page or the
+processes' output."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from etl_craft.core.actor import SYSTEM
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.migrations import initialize
 from etl_craft.operations.runs import RunRequest, run_pipeline
+from etl_craft_ui.app import create_app
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.api.conftest import served
 from tests.integration.secrets.conftest import Rotating
 from tests.integration.security.conftest import captured_descriptors, leaks
+from tests.integration.ui.conftest import Ui, settings_of
 
 SCRIPT = """
 import hashlib
@@ -119,6 +122,17 @@ def test_a_rotated_password_is_used_by_the_next_run_and_shown_nowhere(
             answer = api.call("GET", route, "admin")
             assert answer.status_code == 200, (route, answer.text)
             assert leaks(answer.text, passwords) == [], route
+    settings = settings_of()
+    ui = Ui(project, api.ctx, settings, create_app(api.ctx, settings))
+    ui.tokens = {"admin": ui.token("sweep_admin", "admin")}
+    attempts = [row["id"] for row in api.rows("SELECT ATTEMPT_ID AS id FROM AUD_TASK_ATTEMPTS")]
+    pages = [*(f"/runs/{run.run_id}" for run in runs), *(f"/attempts/{a}" for a in attempts)]
+    for page in pages:
+        shown = ui.get("admin", page)
+        assert shown.status_code == 200, (page, shown.text)
+        assert leaks(shown.text, passwords) == [], page
+    for browser in ui.clients.values():
+        browser.close()
     assert leaks(output, passwords) == []
     api.client.close()
     api.ctx.close()
