@@ -67,7 +67,7 @@ def overseer(project: ProjectOnDisk, sink: Sink, **alerts: Any) -> Overseer:
     connector = load_connector(project.config, profile=None, environ=environ)
     owner = project.owner_settings(owner_id="overseer:1:0:o", poll_seconds=60.0)
     # The queue provider starts nothing: the test drives the overseer's housekeeping alone.
-    return Overseer(project.engine, owner, QueuePool(project.engine), None, connector.alerts)
+    return Overseer(project.engine, owner, QueuePool(project.engine), alerts=connector.alerts)
 
 
 def late_and_lost(project: ProjectOnDisk) -> tuple[int, int, int]:
