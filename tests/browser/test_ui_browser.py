@@ -28,6 +28,11 @@ pytestmark = pytest.mark.postgres
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 ROLES = ("viewer", "operator", "admin")
+# Resolves when htmx next swaps a live part in.
+AFTER_NEXT_SWAP = (
+    "() => new Promise(done => document.body.addEventListener('htmx:afterSettle', done, "
+    "{once: true}))"
+)
 WAIT_MS = 30_000  # a condition the processes reach in a second or two, with room on a busy host
 
 # Prints a line when it starts and, until released as WAIT is, each line the test writes to
@@ -256,15 +261,17 @@ def test_a_failed_task_is_explained_then_rerun_with_a_reason(site: Site, browse:
     page.goto(f"{site.url}/runs/{run_id}")
     expect(page.locator("#run-tasks")).to_contain_text("Run status: FAILED")
     page.get_by_role("button", name="Explain fetch").click()
-    panel = page.locator("#explain")
-    expect(panel.locator("h2")).to_have_text("Why fetch is FAILED")
+    # In place: the row right under the task's own.
+    panel = page.locator("#run-tasks tr[data-task='fetch'] + tr.explain-row")
+    expect(panel.locator("h2")).to_have_text("Why fetch FAILED")
     expect(panel).to_contain_text("the source of fetch answered 503 Service Unavailable")
+    page.evaluate(AFTER_NEXT_SWAP)  # a refresh of the task table keeps the panel open
+    expect(panel.locator("h2")).to_have_text("Why fetch FAILED")
     shoot(site, page, "04-explain-failed")
 
     (site.project.root / "fixed-fetch").write_text("the source is back")
-    page.select_option("#rerun-task", "fetch")
-    page.fill("#rerun-reason", "the source is back after its outage")
-    page.get_by_role("button", name="Rerun", exact=True).click()
+    panel.get_by_label("Rerun fetch because").fill("the source is back after its outage")
+    panel.get_by_role("button", name="Rerun fetch").click()
     expect(page.locator("main .message")).to_be_visible()
     expect(page.locator("#run-tasks tr[data-task='fetch']")).to_contain_text("SUCCESS")
     shoot(site, page, "05-rerun-succeeded")
@@ -305,6 +312,10 @@ def test_an_operator_cancels_a_run_with_a_reason(site: Site, browse: Any) -> Non
     page = browse("operator")
     page.goto(f"{site.url}/runs/{run_id}")
     page.fill("#cancel-reason", "the upstream file is corrupt")
+    page.get_by_role("button", name="Cancel run").click()
+    # Not sent until confirmed: the browser holds the form back.
+    assert page.evaluate("document.querySelector('#cancel-confirm').validity.valueMissing")
+    page.check("#cancel-confirm")
     page.get_by_role("button", name="Cancel run").click()
 
     expect(page.locator("#run-tasks")).to_contain_text("Run status: CANCELLED")

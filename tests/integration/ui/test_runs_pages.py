@@ -122,10 +122,29 @@ def test_a_tasks_explain_panel_is_a_fragment_of_the_explain_operation(
 
     assert failed.status_code == 200
     assert "<html" not in failed.text
-    assert "Why fetch is FAILED" in failed.text
+    assert "Why fetch FAILED</h2>" in failed.text
     assert FLAKY_ERROR in failed.text
-    assert "Why after is" in skipped.text
+    assert re.search(r"Why after (was SKIPPED|is BLOCKED BY FAILURE)</h2>", skipped.text)
     assert "fetch" in skipped.text  # its dependency, and whether it was met
+
+
+def task_cells(page: str, task: str) -> list[str]:
+    row = page[page.index(f'<tr data-task="{task}">') :]
+    return re.findall(r"<td[^>]*>(.*?)</td>", row[: row.index("</tr>")], re.S)
+
+
+def test_a_tasks_run_time_is_its_attempts_and_its_instants_fit_one_line(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    live = ui.get("viewer", f"/runs/{history.live}").text
+    failed = ui.get("viewer", f"/runs/{history.failed}").text
+
+    _status, _rows, started, _ended, marked_ran, *_ = task_cells(live, "side")
+    assert marked_ran == '<span class="muted">—</span>'  # marked by hand: no attempt ran
+    assert re.fullmatch(r'<time datetime="[^"]+" title="[^"]+Z">\d\d:\d\d:\d\d</time>', started)
+    fetch_ran = task_cells(failed, "fetch")[4]
+    assert re.fullmatch(r"\d+ s", fetch_ran), fetch_ran  # its one attempt's run time
 
 
 def test_a_run_of_no_such_id_is_a_404_page(runs_ui: tuple[Ui, RunHistory]) -> None:
