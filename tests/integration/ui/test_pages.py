@@ -79,6 +79,11 @@ def test_the_pipelines_page_lists_schedule_state_and_last_run(ui: Ui) -> None:
         "ON p.PIPELINE_ID = r.PIPELINE_ID WHERE p.PIPELINE_CODE = 'orders'"
     )[0]["id"]
     assert f'href="/pipelines/orders?run={newest}"' in page.text
+    strip = re.search(
+        r'<ol class="strip" aria-label="recent runs of orders">(.*?)</ol>', page.text, re.S
+    )
+    assert strip is not None
+    assert f'href="/pipelines/orders?run={newest}" title="run {newest} ' in strip[1]
     assert "manual only" in page.text
 
 
