@@ -396,3 +396,51 @@ def test_a_cycle_is_refused_and_a_new_task_lands_as_the_next_migration(
     page.get_by_role("link", name="Pipeline page", exact=True).click()
     expect(page.locator("svg.etl-drawing")).to_contain_text("quick_third")
     shoot(site, page, "13-pipeline-with-new-task")
+
+
+# The smallest size at which a task name is drawn in the DAG's box, in CSS pixels.
+SMALLEST_TASK_NAME = """() => Math.min(...[...document.querySelectorAll('#dag-view text.node-label')]
+    .map(t => t.getScreenCTM().a * parseFloat(getComputedStyle(t).fontSize)))"""
+# Whether any cell of the grid is wider than its box shows, or the grid wider than its page.
+GRID_CUT = """() => {
+    const wrap = document.querySelector('#runs-grid .grid-wrap');
+    const cut = [...wrap.querySelectorAll('th, td')].filter(c => c.scrollWidth > c.clientWidth);
+    return cut.length + (wrap.scrollWidth > wrap.clientWidth ? 1 : 0);
+}"""
+
+
+def test_run_now_then_the_grid_timeline_and_dag_of_the_run(site: Site, browse: Any) -> None:
+    page = browse("operator")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{site.url}/pipelines/shape")
+    page.fill("#run-now-reason", "checking the timeline after a fix")
+    page.get_by_role("button", name="Run now").click()
+    page.wait_for_url(re.compile(r"/runs/\d+$"))
+    run_id = int(page.url.rsplit("/", 1)[1])
+    expect(page.locator("#run-tasks")).to_contain_text("Run status: SUCCESS")
+
+    page.goto(f"{site.url}/pipelines/shape?run={run_id}")
+    took = page.locator(f"#runs-grid tr[data-run='{run_id}'] td.cell .took")
+    expect(took).to_have_count(2)
+    expect(took.first).to_have_text(re.compile(r"^\d+ s$"))
+    assert page.evaluate(GRID_CUT) == 0
+    expect(page.locator("figure.gantt g.lane")).to_have_count(2)
+    expect(page.locator("figure.gantt rect.bar-success")).to_have_count(2)
+    assert page.evaluate(SMALLEST_TASK_NAME) >= 11
+    shoot(site, page, "09-pipeline-grid-timeline-dag")
+
+    view = page.locator("#dag-view")
+    fitted = float(view.get_attribute("data-scale") or 0)
+    page.get_by_role("button", name="Zoom in").click()
+    assert float(view.get_attribute("data-scale") or 0) > fitted
+    view.focus()
+    page.keyboard.press("0")
+    assert float(view.get_attribute("data-scale") or 0) == fitted
+    before = view.locator("svg").get_attribute("viewBox")
+    page.keyboard.press("ArrowRight")
+    assert view.locator("svg").get_attribute("viewBox") != before
+
+    node = view.locator("g.node[data-id='shape.quick_second'] rect.node-header")
+    node.click(position={"x": 6, "y": 6})  # the box, beside its name's link
+    page.wait_for_url(re.compile(r"/attempts/\d+$"))
+    expect(page.get_by_role("log")).to_be_visible()

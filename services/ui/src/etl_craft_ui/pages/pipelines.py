@@ -29,7 +29,7 @@ from etl_craft.operations.triggers import TriggerRequest, trigger_run
 from etl_craft_ui.flash import redirect_with_message
 from etl_craft_ui.forms import Form
 from etl_craft_ui.gantt import Timeline, timeline
-from etl_craft_ui.links import UiLinks, links_of
+from etl_craft_ui.links import links_of
 from etl_craft_ui.pages.runs import grid_values
 from etl_craft_ui.params import PipelineCode, RunId
 from etl_craft_ui.rendering import render
@@ -81,7 +81,7 @@ def _pipeline_page(
         selected=selected,
         timeline=_timeline(ctx, selected),
         live=selected is not None and selected.status in LIVE,
-        dag=_dag(catalog, entry, selected, links_of(ctx)),
+        dag=_dag(ctx, catalog, entry, selected),
         parameters=entry.parameters,
         interventions=intervention_log(ctx, code, limit=20).entries,
         said=refusal,
@@ -121,7 +121,7 @@ def dag_fragment(
         pipeline_code=code,
         selected=selected,
         live=selected is not None and selected.status in LIVE,
-        dag=_dag(catalog, entry, selected, links_of(ctx)),
+        dag=_dag(ctx, catalog, entry, selected),
     )
 
 
@@ -176,8 +176,12 @@ def _timeline(ctx: OperationContext, selected: RunView | None) -> Timeline | Non
     return timeline(run_detail(ctx, selected.run_id), datetime.now(UTC))
 
 
-def _dag(catalog: Catalog, entry: PipelineEntry, selected: RunView | None, links: UiLinks) -> str:
-    statuses = None
-    if selected is not None:
-        statuses = {t.task_code: t.status.value for t in selected.tasks if t.status is not None}
-    return pipeline_dag(catalog, entry, links, statuses)
+def _dag(
+    ctx: OperationContext, catalog: Catalog, entry: PipelineEntry, selected: RunView | None
+) -> str:
+    """The DAG, coloured by the selected run, each task it attempted linked to that attempt."""
+    if selected is None:
+        return pipeline_dag(catalog, entry, links_of(ctx))
+    statuses = {t.task_code: t.status.value for t in selected.tasks if t.status is not None}
+    attempts = {f"{entry.code}.{t.task_code}": t.attempt_id for t in selected.tasks if t.attempt_id}
+    return pipeline_dag(catalog, entry, links_of(ctx, attempts), statuses)
