@@ -82,6 +82,7 @@ class Site:
     url: str
     tokens: dict[str, str]
     shots: Path
+    said: Path  # what `etl-craft ui` prints
     runs: int = 0
     started: int = 0
 
@@ -125,7 +126,8 @@ def site(tmp_path_factory: pytest.TempPathFactory, pg_engine_url: str) -> Iterat
         wait_until_up(url, ui)
         shots = ARTIFACTS / "browser"
         shots.mkdir(parents=True, exist_ok=True)
-        yield Site(project, url, tokens, shots)
+        said = processes.folder / f"etl-craft-{processes.started.index(ui)}.out"
+        yield Site(project, url, tokens, shots, said)
     finally:
         release(project)  # whatever still waits ends, so no task outlives the module
         processes.stop_all()
@@ -228,6 +230,12 @@ def forge(page: Any, path: str, fields: dict[str, str]) -> tuple[int, str]:
         [path, fields],
     )
     return int(answer["status"]), str(answer["text"])
+
+
+def test_the_ui_says_where_it_serves_and_how_to_sign_in(site: Site) -> None:
+    said = site.said.read_text()
+    assert f"etl-craft ui: project default at {site.url}/ ; sign in with an API token" in said
+    assert "etl-craft token create --name <you> --role operator" in said
 
 
 def test_an_operator_signs_in_with_a_token(site: Site, browse: Any) -> None:
