@@ -99,12 +99,15 @@ def _with_messages(found: Stalls, zone: ZoneInfo) -> Stalls:
 
 def _no_leader(found: Stalls, zone: ZoneInfo) -> str:
     since = _since(found.last_leader_heartbeat_at, zone, "no server has ever run")
+    runs, attempts = _plural(found.queued_runs, "run"), _plural(found.queued_attempts, "attempt")
     waiting = (
-        _plural(found.queued_runs, "run") + " and " + _plural(found.queued_attempts, "attempt")
+        f"{runs} and {attempts} are queued and wait; "
+        if found.queued_runs or found.queued_attempts
+        else ""
     )
     return (
-        f"No etl-craft server leads ({since}): {waiting} queued will wait, and schedules, "
-        "reruns and marks from this UI are not acted on. Start `etl-craft server`."
+        f"No etl-craft server leads ({since}): {waiting}schedules, Run now and reruns "
+        "are not acted on until one does. Start `etl-craft server`."
     )
 
 
