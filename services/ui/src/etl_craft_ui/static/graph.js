@@ -13,33 +13,34 @@
     return {w: box.width, h: box.height};
   }
 
-  // The box as high as the drawing at the width's scale, within what the page can give.
-  function sized(box, svg) {
+  // As high as the drawing at the width's scale, within what the page can give. The height
+  // is the drawing's own attribute: a style attribute would be refused by the page's CSP when
+  // htmx settles a refreshed box.
+  function height(box, svg) {
     var size = natural(svg), least = LEGIBLE / TEXT;
     var scale = Math.max(Math.min(box.clientWidth / size.w, 1.25), least);
-    var most = Math.max(window.innerHeight * 0.7, 240);
-    box.style.height = Math.min(size.h * scale + 16, most) + "px";
+    return Math.min(size.h * scale + 16, Math.max(window.innerHeight * 0.7, 240));
   }
 
   function fitted(box, svg) {
-    var size = natural(svg), least = LEGIBLE / TEXT;
-    var scale = Math.min(box.clientWidth / size.w, box.clientHeight / size.h, 1.25);
+    var size = natural(svg), least = LEGIBLE / TEXT, high = height(box, svg);
+    var scale = Math.min(box.clientWidth / size.w, high / size.h, 1.25);
     scale = Math.max(scale, least);
-    var wide = size.w * scale, high = size.h * scale;
+    var wide = size.w * scale, tall = size.h * scale;
     return {
       x: wide < box.clientWidth ? -(box.clientWidth - wide) / 2 / scale : 0,
-      y: high < box.clientHeight ? -(box.clientHeight - high) / 2 / scale : 0,
-      scale: scale
+      y: tall < high ? -(high - tall) / 2 / scale : 0,
+      scale: scale,
+      height: high
     };
   }
 
   function show(box, svg, view) {
-    view.height = box.style.height;
     views[box.id] = view;
     svg.setAttribute("width", box.clientWidth);
-    svg.setAttribute("height", box.clientHeight);
+    svg.setAttribute("height", view.height);
     svg.setAttribute("viewBox", [view.x, view.y, box.clientWidth / view.scale,
-      box.clientHeight / view.scale].join(" "));
+      view.height / view.scale].join(" "));
     box.setAttribute("data-scale", view.scale.toFixed(3));
   }
 
@@ -47,25 +48,26 @@
     var view = views[box.id];
     var scale = Math.min(Math.max(view.scale * factor, 0.2), MOST);
     var px = atX === undefined ? box.clientWidth / 2 : atX;
-    var py = atY === undefined ? box.clientHeight / 2 : atY;
+    var py = atY === undefined ? view.height / 2 : atY;
     show(box, svg, {
       x: view.x + px / view.scale - px / scale,
       y: view.y + py / view.scale - py / scale,
-      scale: scale
+      scale: scale,
+      height: view.height
     });
   }
 
   function pan(box, svg, dx, dy) {
     var view = views[box.id];
-    show(box, svg, {x: view.x - dx / view.scale, y: view.y - dy / view.scale, scale: view.scale});
+    show(box, svg, {
+      x: view.x - dx / view.scale, y: view.y - dy / view.scale, scale: view.scale, height: view.height
+    });
   }
 
   function setUp(box) {
     var svg = box.querySelector("svg.etl-drawing");
     if (!svg || svg.getAttribute("data-zoomable")) return;
     svg.setAttribute("data-zoomable", "yes");
-    if (!views[box.id]) sized(box, svg);
-    else box.style.height = views[box.id].height;
     show(box, svg, views[box.id] || fitted(box, svg));
   }
 
@@ -82,7 +84,8 @@
       pan(box, box.querySelector("svg.etl-drawing"), dx, dy);
       start = {x: e.clientX, y: e.clientY};
     });
-    window.addEventListener("pointerup", function () { start = null; });
+    box.addEventListener("pointerup", function () { start = null; });
+    box.addEventListener("pointerleave", function () { start = null; });
     box.addEventListener("click", function (e) {
       if (moved) { e.preventDefault(); e.stopPropagation(); moved = false; return; }
       // A click anywhere on a node follows the node's own link.
