@@ -28,6 +28,11 @@ pytestmark = pytest.mark.postgres
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 ROLES = ("viewer", "operator", "admin")
+# Resolves when htmx next swaps a live part in.
+AFTER_NEXT_SWAP = (
+    "() => new Promise(done => document.body.addEventListener('htmx:afterSettle', done, "
+    "{once: true}))"
+)
 WAIT_MS = 30_000  # a condition the processes reach in a second or two, with room on a busy host
 
 # Prints a line when it starts and, until released as WAIT is, each line the test writes to
@@ -77,6 +82,7 @@ class Site:
     url: str
     tokens: dict[str, str]
     shots: Path
+    said: Path  # what `etl-craft ui` prints
     runs: int = 0
     started: int = 0
 
@@ -120,7 +126,8 @@ def site(tmp_path_factory: pytest.TempPathFactory, pg_engine_url: str) -> Iterat
         wait_until_up(url, ui)
         shots = ARTIFACTS / "browser"
         shots.mkdir(parents=True, exist_ok=True)
-        yield Site(project, url, tokens, shots)
+        said = processes.folder / f"etl-craft-{processes.started.index(ui)}.out"
+        yield Site(project, url, tokens, shots, said)
     finally:
         release(project)  # whatever still waits ends, so no task outlives the module
         processes.stop_all()
@@ -225,6 +232,12 @@ def forge(page: Any, path: str, fields: dict[str, str]) -> tuple[int, str]:
     return int(answer["status"]), str(answer["text"])
 
 
+def test_the_ui_says_where_it_serves_and_how_to_sign_in(site: Site) -> None:
+    said = site.said.read_text()
+    assert f"etl-craft ui: project default at {site.url}/ ; sign in with an API token" in said
+    assert "etl-craft token create --name <you> --role operator" in said
+
+
 def test_an_operator_signs_in_with_a_token(site: Site, browse: Any) -> None:
     page = browse("operator", form_shot="00-sign-in")
     expect(page.locator("header .who")).to_contain_text("(operator)")
@@ -239,12 +252,13 @@ def test_the_grid_turns_a_running_task_to_success_without_a_reload(site: Site, b
     page.goto(f"{site.url}/runs?pipeline=grid")
     page.evaluate("window.loadedOnce = 'the grid page'")  # any navigation would drop it
     cell = page.locator(f"tr[data-run='{run_id}'] td[data-task='hold']")
-    expect(cell).to_have_text("IN-PROGRESS")
+    expect(cell.locator(".word")).to_have_text("IN-PROGRESS")
     shoot(site, page, "02-grid-running")
 
     release(site.project, "hold")
 
-    expect(cell).to_have_text("SUCCESS")
+    expect(cell.locator(".word")).to_have_text("SUCCESS")
+    expect(cell.locator(".took")).to_have_text(re.compile(r"^\d+ s$"))  # its attempt's run time
     expect(page.locator(f"tr[data-run='{run_id}'] td").first).to_have_text("SUCCESS")
     assert page.evaluate("window.loadedOnce") == "the grid page"
     shoot(site, page, "03-grid-success")
@@ -256,15 +270,17 @@ def test_a_failed_task_is_explained_then_rerun_with_a_reason(site: Site, browse:
     page.goto(f"{site.url}/runs/{run_id}")
     expect(page.locator("#run-tasks")).to_contain_text("Run status: FAILED")
     page.get_by_role("button", name="Explain fetch").click()
-    panel = page.locator("#explain")
-    expect(panel.locator("h2")).to_have_text("Why fetch is FAILED")
+    # In place: the row right under the task's own.
+    panel = page.locator("#run-tasks tr[data-task='fetch'] + tr.explain-row")
+    expect(panel.locator("h2")).to_have_text("Why fetch FAILED")
     expect(panel).to_contain_text("the source of fetch answered 503 Service Unavailable")
+    page.evaluate(AFTER_NEXT_SWAP)  # a refresh of the task table keeps the panel open
+    expect(panel.locator("h2")).to_have_text("Why fetch FAILED")
     shoot(site, page, "04-explain-failed")
 
     (site.project.root / "fixed-fetch").write_text("the source is back")
-    page.select_option("#rerun-task", "fetch")
-    page.fill("#rerun-reason", "the source is back after its outage")
-    page.get_by_role("button", name="Rerun", exact=True).click()
+    panel.get_by_label("Rerun fetch because").fill("the source is back after its outage")
+    panel.get_by_role("button", name="Rerun fetch").click()
     expect(page.locator("main .message")).to_be_visible()
     expect(page.locator("#run-tasks tr[data-task='fetch']")).to_contain_text("SUCCESS")
     shoot(site, page, "05-rerun-succeeded")
@@ -306,6 +322,10 @@ def test_an_operator_cancels_a_run_with_a_reason(site: Site, browse: Any) -> Non
     page.goto(f"{site.url}/runs/{run_id}")
     page.fill("#cancel-reason", "the upstream file is corrupt")
     page.get_by_role("button", name="Cancel run").click()
+    # Not sent until confirmed: the browser holds the form back.
+    assert page.evaluate("document.querySelector('#cancel-confirm').validity.valueMissing")
+    page.check("#cancel-confirm")
+    page.get_by_role("button", name="Cancel run").click()
 
     expect(page.locator("#run-tasks")).to_contain_text("Run status: CANCELLED")
     shoot(site, page, "08-cancelled")
@@ -341,7 +361,8 @@ def test_a_viewer_sees_no_action_and_a_forged_post_is_refused(site: Site, browse
     assert site.run_status(run_id) == "IN-PROGRESS"
     page.goto(f"{site.url}/pipelines/doomed")
     expect(page.locator("svg.etl-drawing")).to_be_visible()
-    expect(page.locator("main form[method=post], main button")).to_have_count(0)
+    # Zooming the DAG is the only button a viewer has.
+    expect(page.locator("main form[method=post], main button:not([data-zoom])")).to_have_count(0)
     release(site.project, "stuck")
     page.goto(f"{site.url}/runs/{run_id}")
     expect(page.locator("#run-tasks")).to_contain_text("Run status: SUCCESS")
@@ -385,3 +406,54 @@ def test_a_cycle_is_refused_and_a_new_task_lands_as_the_next_migration(
     page.get_by_role("link", name="Pipeline page", exact=True).click()
     expect(page.locator("svg.etl-drawing")).to_contain_text("quick_third")
     shoot(site, page, "13-pipeline-with-new-task")
+
+
+# The smallest size at which a task name is drawn in the DAG's box, in CSS pixels.
+SMALLEST_TASK_NAME = """() => Math.min(...[...document.querySelectorAll('#dag-view text.node-label')]
+    .map(t => t.getScreenCTM().a * parseFloat(getComputedStyle(t).fontSize)))"""
+# Whether any cell of the grid is wider than its box shows, or the grid wider than its page.
+GRID_CUT = """() => {
+    const wrap = document.querySelector('#runs-grid .grid-wrap');
+    const cut = [...wrap.querySelectorAll('th, td')].filter(c => c.scrollWidth > c.clientWidth);
+    return cut.length + (wrap.scrollWidth > wrap.clientWidth ? 1 : 0);
+}"""
+
+
+def test_run_now_then_the_grid_timeline_and_dag_of_the_run(site: Site, browse: Any) -> None:
+    page = browse("operator")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{site.url}/pipelines/shape")
+    page.fill("#run-now-reason", "checking the timeline after a fix")
+    page.get_by_role("button", name="Run now").click()
+    page.wait_for_url(re.compile(r"/runs/\d+$"))
+    run_id = int(page.url.rsplit("/", 1)[1])
+    expect(page.locator("#run-tasks")).to_contain_text("Run status: SUCCESS")
+
+    page.goto(f"{site.url}/pipelines/shape?run={run_id}")
+    # Each task ran once (an earlier test may have added one to the pipeline).
+    tasks = page.locator(f"#runs-grid tr[data-run='{run_id}'] td.cell").count()
+    assert tasks >= 2
+    took = page.locator(f"#runs-grid tr[data-run='{run_id}'] td.cell .took")
+    expect(took).to_have_count(tasks)
+    expect(took.first).to_have_text(re.compile(r"^\d+ s$"))
+    assert page.evaluate(GRID_CUT) == 0
+    expect(page.locator("figure.gantt g.lane")).to_have_count(tasks)
+    expect(page.locator("figure.gantt rect.bar-success")).to_have_count(tasks)
+    assert page.evaluate(SMALLEST_TASK_NAME) >= 11
+    shoot(site, page, "09-pipeline-grid-timeline-dag")
+
+    view = page.locator("#dag-view")
+    fitted = float(view.get_attribute("data-scale") or 0)
+    page.get_by_role("button", name="Zoom in").click()
+    assert float(view.get_attribute("data-scale") or 0) > fitted
+    view.focus()
+    page.keyboard.press("0")
+    assert float(view.get_attribute("data-scale") or 0) == fitted
+    before = view.locator("svg").get_attribute("viewBox")
+    page.keyboard.press("ArrowRight")
+    assert view.locator("svg").get_attribute("viewBox") != before
+
+    node = view.locator("g.node[data-id='shape.quick_second'] rect.node-header")
+    node.click(position={"x": 6, "y": 6})  # the box, beside its name's link
+    page.wait_for_url(re.compile(r"/attempts/\d+$"))
+    expect(page.get_by_role("log")).to_be_visible()

@@ -67,5 +67,6 @@ def test_serve_publishes_its_base_url_refuses_another_and_stops_on_sigterm(
     assert serving.returncode == 0, first_output
     assert refused.returncode == 2
     assert f"published at {base}" in output
+    assert f"etl-craft catalog serve: the catalog is at {base}" in first_output
     assert "would publish it at https://elsewhere.example.com/" in output
     project.engine.dispose()

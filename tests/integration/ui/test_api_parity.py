@@ -29,9 +29,10 @@ def test_the_projects_page_shows_the_apis_health_figures(ui: Ui) -> None:
     figures = dict(
         re.findall(r'<div class="muted">([^<]+)</div><div class="figure">(\d+)</div>', page)
     )
-    assert health["running"] == 1
+    assert (health["running"], health["executing"]) == (1, 0)  # admitted, no task started
     assert health["queued_runs"] == 1
-    assert figures["Running"] == str(health["running"])
+    assert figures["Running"] == str(health["executing"])
+    assert figures["Waiting"] == str(health["running"] - health["executing"])
     assert figures["Failed today"] == str(health["failed_today"])
     assert figures["Queued work"] == str(health["queued_runs"] + health["queued_attempts"])
     assert figures["Pipelines"] == str(health["pipelines"])

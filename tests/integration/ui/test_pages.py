@@ -9,10 +9,18 @@ import re
 
 import pytest
 
-from etl_craft.enginedb.transitions import claim_attempt, register_worker
+from etl_craft.core.enums import SlotKind
+from etl_craft.enginedb.leadership import Leadership
+from etl_craft.enginedb.overseers import register_overseer, stop_overseer
+from etl_craft.enginedb.transitions import (
+    claim_attempt,
+    create_task_run,
+    queue_attempt,
+    register_worker,
+)
 from etl_craft.enginedb.workers import WorkerRegistration
+from etl_craft.operations.health.project import project_health
 from etl_craft.operations.interventions import MarkRequest, mark
-from etl_craft.operations.project_health import project_health
 from etl_craft_ui.app import create_app
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.served import SECRET_PIPELINE_PASSWORD, SECRETS
@@ -48,7 +56,9 @@ def test_the_projects_page_counts_running_failed_late_and_queued_work(ui: Ui) ->
     backdate(ui, late, 2 * 3600)
     ui.project.queued_run("orders", "manual:health-queued")
     page = ui.get("viewer", "/").text
-    assert figure(page, "Running") == before.running + 1
+    assert figure(page, "Running") == before.executing  # nothing of the new runs executes
+    assert figure(page, "Waiting") == before.running - before.executing + 1
+    assert 'href="/runs?status=FAILED"' in page
     assert figure(page, "Failed today") == before.failed_today + 1
     assert figure(page, "SLA misses") == before.sla_missed_today + before.over_sla_now + 1
     assert figure(page, "Queued work") == before.queued_runs + before.queued_attempts + 1
@@ -69,6 +79,11 @@ def test_the_pipelines_page_lists_schedule_state_and_last_run(ui: Ui) -> None:
         "ON p.PIPELINE_ID = r.PIPELINE_ID WHERE p.PIPELINE_CODE = 'orders'"
     )[0]["id"]
     assert f'href="/pipelines/orders?run={newest}"' in page.text
+    strip = re.search(
+        r'<ol class="strip" aria-label="recent runs of orders">(.*?)</ol>', page.text, re.S
+    )
+    assert strip is not None
+    assert f'href="/pipelines/orders?run={newest}" title="run {newest} ' in strip[1]
     assert "manual only" in page.text
 
 
@@ -161,6 +176,73 @@ def test_the_workers_page_shows_pools_queue_and_heartbeats(ui: Ui) -> None:
         )
     fragment = ui.get("viewer", "/partials/workers").text
     assert 'hx-get="/partials/workers"' in fragment
+
+
+def queue_attempt_in(ui: Ui, pool: str, run_key: str) -> int:
+    """A new run of ``orders`` whose task ``land`` has one attempt QUEUED in ``pool``."""
+    run_id = ui.project.new_run("orders", run_key)
+    task_id = int(
+        ui.rows(
+            "SELECT k.TASK_ID AS id FROM CFG_TASKS k JOIN CFG_PIPELINES p "
+            "ON p.PIPELINE_ID = k.PIPELINE_ID WHERE p.PIPELINE_CODE = 'orders' "
+            "AND k.TASK_CODE = 'land'"
+        )[0]["id"]
+    )
+    with ui.project.engine.transaction(TESTER) as conn:
+        task_run_id = create_task_run(conn, run_id, task_id, TESTER)
+        queue_attempt(conn, task_run_id, TESTER, slot_kind=SlotKind.WAREHOUSE, pool=pool)
+    return run_id
+
+
+def banner(page: str) -> str:
+    found = re.search(r'<div class="banner" role="alert">(.*?)</div>', page, re.S)
+    return "" if found is None else found[1]
+
+
+def test_every_page_says_no_server_leads_until_one_does(ui: Ui) -> None:
+    ui.end_live_runs()
+    ui.project.queued_run("orders", "manual:stalled")
+    said = banner(ui.get("viewer", "/pipelines").text)
+    assert "No etl-craft server leads (no server has ever run): 1 run and 0 attempts are" in said
+    assert "Start `etl-craft server`." in said
+    assert "No etl-craft server leads" in banner(ui.get("viewer", "/partials/stalls").text)
+    leadership = Leadership(ui.project.engine, "overseer-of-the-ui-test")
+    with ui.project.engine.transaction(TESTER) as conn:
+        register_overseer(conn, "overseer-of-the-ui-test", "test")
+    assert leadership.acquire(TESTER)
+    try:
+        assert "No etl-craft server leads" not in banner(ui.get("viewer", "/runs").text)
+    finally:
+        leadership.release()
+        stop_overseer(ui.project.engine, TESTER, "overseer-of-the-ui-test")
+    assert "No etl-craft server leads (last heartbeat at" in banner(ui.get("viewer", "/").text)
+    ui.end_live_runs()
+
+
+def test_a_pool_whose_workers_are_gone_is_named_with_its_queued_attempts(ui: Ui) -> None:
+    if ui.project.engine.dialect != "postgresql":
+        pytest.skip("worker agents register on a PostgreSQL Engine DB only")
+    ui.end_live_runs()
+    with ui.project.engine.transaction(TESTER) as conn:
+        register_worker(
+            conn, WorkerRegistration("w-stalled", "stalled_pool", "host-b", 4343, "0.1", 1, 1, 1)
+        )
+    queue_attempt_in(ui, "stalled_pool", "manual:stalled-pool")
+    assert "queued for pool stalled_pool" not in banner(ui.get("viewer", "/").text)
+    with ui.project.engine.transaction(TESTER) as conn:
+        execute(
+            conn,
+            "UPDATE AUD_WORKERS SET HEARTBEAT_AT = etl_craft_add_seconds(HEARTBEAT_AT, -3600) "
+            "WHERE WORKER_ID = 'w-stalled'",
+        )
+    said = banner(ui.get("viewer", "/").text)
+    assert re.search(
+        r"1 attempt is queued for pool stalled_pool and no worker has a heartbeat "
+        r"\(last heartbeat at \d{4}-\d\d-\d\d \d\d:\d\d\): "
+        r"start `etl-craft worker --pool stalled_pool`\.",
+        said,
+    ), said
+    ui.end_live_runs()
 
 
 def test_the_interventions_page_lists_who_when_why_and_what(ui: Ui) -> None:

@@ -13,7 +13,8 @@ from tests.integration.ui.runs_ui import runs_ui
 
 __all__ = ["runs_ui"]
 ROW = re.compile(r'<tr data-run="(\d+)">(.*?)</tr>', re.S)
-CELL = re.compile(r'data-task="([^"]+)">.*?class="status status-[a-z-]+">([A-Z -]+)</span>', re.S)
+CELL = re.compile(r'data-task="([^"]+)"[^>]*>.*?<span class="word">([A-Z -]+)</span>', re.S)
+TOOK = re.compile(r'data-task="([^"]+)"[^>]*>.*?<span class="took">(\d+ s)</span>', re.S)
 
 
 def grid_rows(html: str) -> dict[int, dict[str, str]]:
@@ -31,6 +32,8 @@ def test_the_grid_shows_each_runs_task_statuses_as_words(runs_ui: tuple[Ui, RunH
     assert rows[history.succeeded] == {"land": "SUCCESS", "summary": "SUCCESS", "side": "SUCCESS"}
     assert rows[history.failed] == {"fetch": "FAILED", "after": "SKIPPED"}
     assert rows[history.live] == {"land": "NOT RUN", "summary": "NOT RUN", "side": "SUCCESS"}
+    succeeded = dict(ROW.findall(page.text))[str(history.succeeded)]
+    assert {task for task, _ in TOOK.findall(succeeded)} == {"land", "summary", "side"}
     assert 'class="status status-failed">FAILED</span>' in page.text
 
 
@@ -122,10 +125,29 @@ def test_a_tasks_explain_panel_is_a_fragment_of_the_explain_operation(
 
     assert failed.status_code == 200
     assert "<html" not in failed.text
-    assert "Why fetch is FAILED" in failed.text
+    assert "Why fetch FAILED</h2>" in failed.text
     assert FLAKY_ERROR in failed.text
-    assert "Why after is" in skipped.text
+    assert re.search(r"Why after (was SKIPPED|is BLOCKED BY FAILURE)</h2>", skipped.text)
     assert "fetch" in skipped.text  # its dependency, and whether it was met
+
+
+def task_cells(page: str, task: str) -> list[str]:
+    row = page[page.index(f'<tr data-task="{task}">') :]
+    return re.findall(r"<td[^>]*>(.*?)</td>", row[: row.index("</tr>")], re.S)
+
+
+def test_a_tasks_run_time_is_its_attempts_and_its_instants_fit_one_line(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    live = ui.get("viewer", f"/runs/{history.live}").text
+    failed = ui.get("viewer", f"/runs/{history.failed}").text
+
+    _status, _rows, started, _ended, marked_ran, *_ = task_cells(live, "side")
+    assert marked_ran == '<span class="muted">—</span>'  # marked by hand: no attempt ran
+    assert re.fullmatch(r'<time datetime="[^"]+" title="[^"]+Z">\d\d:\d\d:\d\d</time>', started)
+    fetch_ran = task_cells(failed, "fetch")[4]
+    assert re.fullmatch(r"\d+ s", fetch_ran), fetch_ran  # its one attempt's run time
 
 
 def test_a_run_of_no_such_id_is_a_404_page(runs_ui: tuple[Ui, RunHistory]) -> None:
@@ -227,3 +249,61 @@ def test_an_attempt_whose_log_is_gone_still_shows_with_the_reason(
         assert str(log.parent) not in shown
         assert log.name not in shown
     assert "hx-trigger" not in tail.text
+
+
+def test_a_pipeline_page_shows_its_runs_grid_and_the_selected_runs_timeline(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, history = runs_ui
+    page = ui.get("viewer", "/pipelines/orders", run=str(history.succeeded)).text
+    timeline = page[page.index('id="gantt"') :]
+    timeline = timeline[: timeline.index("</svg>")]
+
+    assert {history.succeeded, history.cancelled, history.live} <= set(grid_rows(page))
+    assert history.failed not in grid_rows(page)  # a run of flaky
+    lanes = dict(re.findall(r'<g class="lane" data-task="([^"]+)">(.*?)</g>', timeline, re.S))
+    assert set(lanes) == {"land", "summary", "side"}
+    for bars in lanes.values():
+        assert re.search(r'<rect class="bar bar-success" x="[\d.]+"', bars)
+
+
+def test_run_now_queues_a_run_for_the_server_with_its_date_and_reason(
+    runs_ui: tuple[Ui, RunHistory],
+) -> None:
+    ui, _ = runs_ui
+    fields = {"run_date": "2026-10-01", "reason": "the late file of October arrived"}
+    refused = ui.post("viewer", "/pipelines/flaky/run", fields)
+    bad_date = ui.post("operator", "/pipelines/flaky/run", {**fields, "run_date": "2026-13-01"})
+    no_reason = ui.post("operator", "/pipelines/flaky/run", {**fields, "reason": " "})
+    busy = ui.post("operator", "/pipelines/solo/run", fields)  # its backfill is live
+    done = ui.post("operator", "/pipelines/flaky/run", fields)
+
+    assert refused.status_code == 403
+    assert bad_date.status_code == 400
+    assert "run date &#39;2026-13-01&#39; is not a date; expected YYYY-MM-DD" in bad_date.text
+    assert no_reason.status_code == 400
+    assert "Run now needs a reason" in no_reason.text
+    assert busy.status_code == 409
+    assert "a new run waits until it ends" in busy.text
+    assert done.status_code == 303
+    run_id = int(done.headers["location"].rsplit("/", 1)[1])
+    [run] = ui.rows(
+        "SELECT r.STATUS AS status, r.RUN_DATE AS run_date, p.PIPELINE_CODE AS code "
+        "FROM AUD_PIPELINES_RUN_LOG r JOIN CFG_PIPELINES p ON p.PIPELINE_ID = r.PIPELINE_ID "
+        "WHERE r.PIPELINE_RUN_ID = :r",
+        r=run_id,
+    )
+    assert (run["status"], str(run["run_date"])[:10], run["code"]) == (
+        "QUEUED",
+        "2026-10-01",
+        "flaky",
+    )
+    [action] = ui.rows(
+        "SELECT ACTOR AS actor, ARGUMENTS AS arguments FROM AUD_ACTIONS "
+        "WHERE PIPELINE_RUN_ID = :r AND COMMAND = 'run'",
+        r=run_id,
+    )
+    assert action["actor"] == "operator_token"
+    assert "the late file of October arrived" in str(action["arguments"])
+    shown = ui.client("operator").get(done.headers["location"]).text
+    assert f"run {run_id} of flaky for 2026-10-01 is QUEUED" in shown

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import sys
 from pathlib import Path
 
 import uvicorn
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
+from etl_craft.core.addresses import browser_url
 from etl_craft.operations.api_tokens import (
     CreatedToken,
     TokenList,
@@ -32,6 +34,13 @@ def handle_api(args: argparse.Namespace) -> int:
     ctx = operation_context(args)
     configure_tracing("etl-craft-api", inherit=False)
     logging.getLogger(ACCESS_LOGGER).setLevel(logging.INFO if args.access_log else logging.ERROR)
+    base = browser_url(args.host, args.port, "/api/v1")
+    print(
+        f"etl-craft api: project {ctx.project_code} at {base} (OpenAPI at {base}/openapi.json);"
+        " send a bearer token from etl-craft token create",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         uvicorn.run(
             create_app(ctx, max_body_bytes=max_body_bytes),

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from etl_craft.config.rules import public_base_url
 from etl_craft.config.sections import DocsSite
+from etl_craft.core.addresses import browser_url
 from etl_craft.core.errors import EtlCraftError, UsageError
 from etl_craft.operations.catalog_publications import (
     Hosting,
@@ -139,8 +140,7 @@ class HostedSite:
         except BaseException:
             self.__exit__(None, None, None)
             raise
-        url = self.publication.public_url if self.publication else self.local_url
-        log.info("the catalog in %s is published at %s", self.options.output, url)
+        log.info("the catalog in %s is published at %s", self.options.output, self.url)
         return self
 
     def wait(self, stop: threading.Event, tick: Callable[[], None] | None = None) -> None:
@@ -152,8 +152,13 @@ class HostedSite:
                 tick()
 
     @property
+    def url(self) -> str:
+        """Where people open it: its public URL once published, else where it listens."""
+        return self.publication.public_url if self.publication else self.local_url
+
+    @property
     def local_url(self) -> str:
-        return f"http://{self.options.host}:{self.options.port}{self.options.prefix}"
+        return browser_url(self.options.host, self.options.port, self.options.prefix)
 
     def __exit__(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from etl_craft.cli.context import context_request, operation_context
 from etl_craft.operations.context import OperationContext, locate_connector
@@ -23,6 +24,11 @@ def handle_serve(args: argparse.Namespace) -> int:
         options = serve_options(args, ctx.connector.docs_site if ctx and ctx.connector else None)
         stop = stop_on_signals("catalog serve")
         with HostedSite(options, ctx) as hosted:
+            print(
+                f"etl-craft catalog serve: the catalog is at {hosted.url}",
+                file=sys.stderr,
+                flush=True,
+            )
             hosted.wait(stop)
     finally:
         if ctx is not None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 
 import uvicorn
 
 from etl_craft.cli.context import operation_context
+from etl_craft.core.addresses import browser_url
 from etl_craft.runtime.tracing import configure_tracing
 from etl_craft_ui.app import ACCESS_LOGGER, create_app
 from etl_craft_ui.settings import load_ui_settings
@@ -19,6 +21,13 @@ def handle_ui(args: argparse.Namespace) -> int:
     configure_tracing("etl-craft-ui", inherit=False)
     # One line per request even at the default level: who read or did what, and when.
     logging.getLogger(ACCESS_LOGGER).setLevel(logging.INFO)
+    url = browser_url(settings.host, settings.port)
+    print(
+        f"etl-craft ui: project {ctx.project_code} at {url} ; sign in with an API token "
+        "(make one with: etl-craft token create --name <you> --role operator)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         uvicorn.run(
             create_app(ctx, settings),

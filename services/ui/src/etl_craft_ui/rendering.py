@@ -1,9 +1,9 @@
 """Pages from Jinja2 templates, with every secret of the project masked in what they show.
 
-The layout's values (the session, its CSRF token, what its role may do, the navigation) are
-added to every page. The whole page then passes through the project's secrets redactor, as
-the API's documents do, so that no page or fragment shows a secret parameter's value or a
-resolved secret, whichever part of it printed the value.
+The layout's values (the session, its CSRF token, what its role may do, the navigation, and
+what keeps queued work from moving) are added to every page. The whole page then passes
+through the project's secrets redactor, as the API's documents do, so that no page or fragment
+shows a secret parameter's value or a resolved secret, whichever part of it printed the value.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import escape
 
 from etl_craft.core.redaction import Redactor
+from etl_craft.operations.health.stalls import stalls
 from etl_craft.operations.masking import secrets_redactor
 from etl_craft_ui.sessions import UiSession, service_context
 
@@ -55,7 +56,7 @@ def render(
     **values: Any,
 ) -> HTMLResponse:
     """The template ``name`` with ``values`` and the layout's, masked; a fragment the same."""
-    layout = {
+    layout: dict[str, Any] = {
         "session": session,
         "csrf_token": session.csrf if session else "",
         "can_operate": bool(session and session.can_operate),
@@ -63,6 +64,9 @@ def render(
         "nav": NAV,
         "current": current_nav(request.url.path),
     }
+    if not is_fragment(request):
+        show = session is not None and status_code < 400  # an error page reads no more
+        layout["stalls"] = stalls(service_context(request)) if show else None
     text = templates.env.get_template(name).render({**values, **layout, "request": request})
     return HTMLResponse(page_redactor(request)(text), status_code=status_code)
 
@@ -78,6 +82,11 @@ def current_nav(path: str) -> str:
             return section
     found = [item.href for item in NAV if item.href != "/" and path.startswith(item.href)]
     return found[0] if found else "/"
+
+
+def is_fragment(request: Request) -> bool:
+    """Whether the request asks for a live part of a page, which carries no layout."""
+    return request.url.path.startswith("/partials/")
 
 
 def page_redactor(request: Request) -> Redactor:

@@ -62,6 +62,8 @@ class GridTaskRunRow:
     attempts: int
     rows_written: int | None
     attempt_id: int | None
+    attempt_started_at: datetime | None  # of the latest attempt
+    attempt_ended_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,8 @@ def read_grid_task_runs(conn: EngineConnection, run_ids: Sequence[int]) -> list[
             attempts=int(row["attempt_count"]),
             rows_written=row["rows_written"],
             attempt_id=row["attempt_id"],
+            attempt_started_at=as_utc(row["attempt_started_at"]),
+            attempt_ended_at=as_utc(row["attempt_ended_at"]),
         )
         for row in rows
     ]

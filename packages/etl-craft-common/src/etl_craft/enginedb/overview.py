@@ -59,3 +59,17 @@ def project_id_of(conn: EngineConnection, project_code: str) -> int:
             "craft-connector.yml (Orchestration.project): run etl-craft init-db"
         )
     return int(row["project_id"])
+
+
+def fresh_leader(conn: EngineConnection, fresh_seconds: float) -> RowMapping | None:
+    """The leading overseer, if it runs: not stopped and beating within ``fresh_seconds``."""
+    return conn.one("overview_leader", fresh_seconds=fresh_seconds)
+
+
+def last_overseer_beat(conn: EngineConnection) -> datetime | None:
+    return as_utc(conn.scalar("overview_last_overseer_beat"))
+
+
+def waiting_pools(conn: EngineConnection, fresh_seconds: float) -> list[RowMapping]:
+    """Pools with due queued attempts, with their workers: ever, live, last heartbeat."""
+    return conn.all("overview_waiting_pools", fresh_seconds=fresh_seconds)

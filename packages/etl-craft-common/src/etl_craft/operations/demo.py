@@ -166,5 +166,6 @@ def next_steps(folder: Path, request: DemoRequest, runs: tuple[RunView, ...]) ->
         f"{cli} history --pipeline_code si_client_gamma",
         f"{cli} demo --folder .",
         f"{cli} server",
-        f"{cli} token create --name me --role admin && {cli} api",
+        f"{cli} token create --name me --role operator && {cli} ui",
+        f"{cli} token create --name scripts --role admin && {cli} api",
     )

@@ -39,6 +39,12 @@ class RunDetail:
                 return task.attempts
         return ()
 
+    def seconds_of(self, task_code: str) -> float | None:
+        """How long the task's attempts ran, together; None when none has ended. A task
+        marked by hand has no attempt time: the mark does not make it longer."""
+        ran = [a.seconds for a in self.attempts_of(task_code) if a.seconds is not None]
+        return sum(ran) if ran else None
+
 
 def run_detail(ctx: OperationContext, run_id: int) -> RunDetail:
     """The run of this project with id ``run_id``, and every attempt of each task."""

@@ -50,6 +50,7 @@ class GridCell:
     attempts: int
     attempt_id: int | None
     rows_written: int | None
+    seconds: float | None = None  # how long its latest attempt ran; None until it ended
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,8 @@ def parse_filter(
     return GridFilter(
         status=_choice(RunStatus, "status", status),
         trigger_kind=_choice(TriggerKind, "kind", kind),
-        since=_day("since", since),
-        until=_day("until", until),
+        since=parse_day("since", since),
+        until=parse_day("until", until),
         pipeline_code=pipeline_code or None,
         limit=limit,
         before=before,
@@ -165,7 +166,9 @@ def _row(run: GridRunRow, ran: dict[str, GridTaskRunRow], task_codes: list[str])
 def _cell(task_code: str, row: GridTaskRunRow | None) -> GridCell:
     if row is None:
         return GridCell(task_code, None, 0, None, None)
-    return GridCell(task_code, row.status, row.attempts, row.attempt_id, row.rows_written)
+    started, ended = row.attempt_started_at, row.attempt_ended_at
+    seconds = None if started is None or ended is None else (ended - started).total_seconds()
+    return GridCell(task_code, row.status, row.attempts, row.attempt_id, row.rows_written, seconds)
 
 
 def _check(wanted: GridFilter) -> None:
@@ -192,7 +195,8 @@ def _choice(kind: type[E], field: str, text: str | None) -> E | None:
         ) from None
 
 
-def _day(field: str, text: str | None) -> date | None:
+def parse_day(field: str, text: str | None) -> date | None:
+    """The date a form's field holds; None when it is empty."""
     if not text:
         return None
     try:

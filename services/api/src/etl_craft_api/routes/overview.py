@@ -9,9 +9,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
+from etl_craft.operations.health.project import project_health
 from etl_craft.operations.intervention_log import intervention_log
 from etl_craft.operations.pools import pools
-from etl_craft.operations.project_health import project_health
 from etl_craft_api.auth import Viewer
 from etl_craft_api.bodies import CODE
 from etl_craft_api.documents import document

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
 from etl_craft.core.enums import RunStatus, TriggerKind
+from etl_craft.operations.context import OperationContext
 from etl_craft.operations.explain import explain_task
 from etl_craft.operations.history import pipeline_of_run
 from etl_craft.operations.run_detail import run_detail
@@ -70,7 +71,8 @@ def filter_query(wanted: GridFilter, *, before: int | None) -> str:
     return urlencode({key: value for key, value in fields.items() if value})
 
 
-def _grid_values(ctx: Viewer, wanted: GridFilter) -> dict[str, Any]:
+def grid_values(ctx: OperationContext, wanted: GridFilter) -> dict[str, Any]:
+    """The grid of ``wanted`` and the query strings of its live fragment and its pages."""
     grid = runs_grid(ctx, wanted)
     older = grid.next_before
     return {
@@ -88,7 +90,7 @@ def runs_page(
     ctx: Viewer,
     wanted: Wanted,
 ) -> HTMLResponse:
-    values = _grid_values(ctx, wanted)
+    values = grid_values(ctx, wanted)
     return render(request, "runs/grid_page.html", session, statuses=STATUSES, kinds=KINDS, **values)
 
 
@@ -99,7 +101,7 @@ def runs_grid_fragment(
     ctx: Viewer,
     wanted: Wanted,
 ) -> HTMLResponse:
-    return render(request, "runs/grid.html", session, **_grid_values(ctx, wanted))
+    return render(request, "runs/grid.html", session, **grid_values(ctx, wanted))
 
 
 @router.get("/runs/{run_id}")

@@ -19,12 +19,14 @@ SELECT r.PIPELINE_RUN_ID AS pipeline_run_id, r.PIPELINE_ID AS pipeline_id,
  LIMIT :limit;
 
 -- name: grid_task_runs --
--- The task runs of a page of runs, with their task's code and latest attempt.
+-- The task runs of a page of runs, with their task's code and latest attempt, and when that attempt started and ended.
 SELECT t.PIPELINE_RUN_ID AS pipeline_run_id, t.TASK_ID AS task_id, k.TASK_CODE AS task_code,
        t.STATUS AS status, t.ATTEMPT_COUNT AS attempt_count, t.ROWS_WRITTEN AS rows_written,
-       t.LATEST_ATTEMPT_ID AS attempt_id
+       t.LATEST_ATTEMPT_ID AS attempt_id, a.STARTED_AT AS attempt_started_at,
+       a.ENDED_AT AS attempt_ended_at
   FROM AUD_TASK_RUN_LOG t
   JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID
+  LEFT JOIN AUD_TASK_ATTEMPTS a ON a.ATTEMPT_ID = t.LATEST_ATTEMPT_ID
  WHERE t.PIPELINE_RUN_ID IN :run_ids
  ORDER BY t.PIPELINE_RUN_ID, t.TASK_ID;
 

@@ -1,6 +1,11 @@
 -- name: overview_project_runs --
--- A project's runs that are live, or ended since a time: how many run, wait, failed, missed their SLA (ended MISSED, or running past it), and when the oldest queued run was queued.
-SELECT SUM(CASE WHEN r.STATUS = 'IN-PROGRESS' THEN 1 ELSE 0 END) AS running,
+-- A project's runs that are live, or ended since a time: how many run (a task of theirs is claimed or running), wait (in progress, nothing held, or queued), failed, missed their SLA (ended MISSED, or running past it), and when the oldest queued run was queued.
+SELECT SUM(CASE WHEN r.STATUS = 'IN-PROGRESS' AND EXISTS (
+                SELECT 1 FROM AUD_TASK_RUN_LOG t
+                  JOIN AUD_TASK_ATTEMPTS a ON a.TASK_RUN_ID = t.TASK_RUN_ID
+                 WHERE t.PIPELINE_RUN_ID = r.PIPELINE_RUN_ID AND a.STATUS IN ('CLAIMED', 'RUNNING'))
+                THEN 1 ELSE 0 END) AS executing,
+       SUM(CASE WHEN r.STATUS = 'IN-PROGRESS' THEN 1 ELSE 0 END) AS running,
        SUM(CASE WHEN r.STATUS = 'QUEUED' THEN 1 ELSE 0 END) AS queued,
        SUM(CASE WHEN r.STATUS = 'FAILED' AND r.END_DATE >= :since THEN 1 ELSE 0 END) AS failed,
        SUM(CASE WHEN r.SLA_STATUS = 'MISSED' AND r.END_DATE >= :since THEN 1 ELSE 0 END) AS sla_missed,
@@ -70,3 +75,28 @@ SELECT s.RESUMED_AT, s.RESUMED_BY, s.RESUMED_BY_KIND, 'RESUME', p.PIPELINE_CODE,
 ) entries
  ORDER BY at DESC, entry_id DESC
  LIMIT :limit;
+
+-- name: overview_leader --
+-- The overseer that holds the current leadership epoch, when it has not stopped and beat within the last :fresh_seconds.
+SELECT o.OVERSEER_ID AS overseer_id, o.HOST AS host, o.PID AS pid, o.HEARTBEAT_AT AS heartbeat_at
+  FROM AUD_LEADERSHIP l
+  JOIN AUD_OVERSEERS o ON o.OVERSEER_ID = l.OVERSEER_ID
+ WHERE l.LEADER_ROLE = 'overseer' AND o.STOPPED_AT IS NULL
+   AND etl_craft_add_seconds(o.HEARTBEAT_AT, :fresh_seconds) >= etl_craft_now();
+
+-- name: overview_last_overseer_beat --
+-- The last heartbeat any overseer wrote; NULL before any ran.
+SELECT MAX(HEARTBEAT_AT) AS heartbeat_at FROM AUD_OVERSEERS;
+
+-- name: overview_waiting_pools --
+-- Pools with due QUEUED attempts: how many, how many workers the pool ever had, how many are ACTIVE and beat within the last :fresh_seconds, and the pool's last worker heartbeat.
+SELECT a.POOL AS pool, COUNT(*) AS due,
+       (SELECT COUNT(*) FROM AUD_WORKERS w WHERE w.POOL = a.POOL) AS workers,
+       (SELECT COUNT(*) FROM AUD_WORKERS w
+         WHERE w.POOL = a.POOL AND w.STATUS = 'ACTIVE'
+           AND etl_craft_add_seconds(w.HEARTBEAT_AT, :fresh_seconds) >= etl_craft_now()) AS live,
+       (SELECT MAX(w.HEARTBEAT_AT) FROM AUD_WORKERS w WHERE w.POOL = a.POOL) AS last_heartbeat
+  FROM AUD_TASK_ATTEMPTS a
+ WHERE a.STATUS = 'QUEUED' AND (a.NOT_BEFORE IS NULL OR a.NOT_BEFORE <= etl_craft_now())
+ GROUP BY a.POOL
+ ORDER BY a.POOL;

@@ -25,6 +25,7 @@ class ProjectHealth:
     day: date  # the project's today
     checked_at: datetime  # the Engine DB's clock
     running: int  # runs IN-PROGRESS
+    executing: int  # runs IN-PROGRESS with a task attempt claimed or running now
     queued_runs: int  # runs QUEUED for the server to admit
     oldest_queued_run_seconds: float | None
     failed_today: int  # runs that ended FAILED today
@@ -53,6 +54,7 @@ def project_health(ctx: OperationContext) -> ProjectHealth:
         day=day,
         checked_at=now,
         running=_count(runs["running"]),
+        executing=_count(runs["executing"]),
         queued_runs=_count(runs["queued"]),
         oldest_queued_run_seconds=_age(now, runs["oldest_queued"]),
         failed_today=_count(runs["failed"]),
