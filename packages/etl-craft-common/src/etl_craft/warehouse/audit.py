@@ -5,10 +5,11 @@ from __future__ import annotations
 from etl_craft.warehouse.dialect import Column
 
 TIMESTAMP = "TIMESTAMP WITH TIME ZONE"
+HASH_TYPE = "VARCHAR(32)"  # MD5 in hex
 
 AUDIT_COLUMNS = (
     Column("ROW_ID", "BIGINT"),
-    Column("HASH_KEY", "VARCHAR(32)"),
+    Column("HASH_KEY", HASH_TYPE),
     Column("CREATE_DATE", TIMESTAMP),
     Column("CREATED_BY", "VARCHAR(128)"),
     Column("UPDATE_DATE", TIMESTAMP),

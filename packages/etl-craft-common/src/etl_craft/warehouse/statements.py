@@ -49,6 +49,26 @@ def create_stage(stage: str, select_sql: str, *, empty: bool = False) -> Stateme
     )
 
 
+def fill_stage(stage: str, select_sql: str, computed: Sequence[Value]) -> Statement:
+    """The SELECT's rows into the empty stage, widened by the ``computed`` columns."""
+    expressions, params = _render(computed)
+    extra = "".join(f", {expression}" for expression in expressions)
+    return Statement(
+        f"INSERT INTO {stage}\nSELECT etl_src.*{extra} FROM (\n{select_sql}\n) etl_src", params
+    )
+
+
+def key_copies(stage: str, keys: Sequence[str]) -> Statement:
+    """The stage's distinct keys, its rows with a NULL key, and the most rows one key has."""
+    key_list = ", ".join(keys)
+    nulls = " OR ".join(f"{key} IS NULL" for key in keys)
+    return Statement(
+        f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {nulls} THEN etl_craft_copies ELSE 0 END), 0),\n"
+        f"  COALESCE(MAX(etl_craft_copies), 0)\n"
+        f"FROM (SELECT {key_list}, COUNT(*) AS etl_craft_copies FROM {stage} GROUP BY {key_list}) k"
+    )
+
+
 def drop_table(table: str) -> Statement:
     return Statement(f"DROP TABLE IF EXISTS {table}")
 
@@ -93,19 +113,14 @@ def dedupe_ties(stage: str, keys: Sequence[str], order: str, row_hash: str) -> S
 
 
 def dedupe(
-    stage: str,
-    target: str,
-    keys: Sequence[str],
-    order: str,
-    columns: Sequence[str],
-    change_hash: str,
+    stage: str, target: str, keys: Sequence[str], order: str, columns: Sequence[str]
 ) -> Statement:
-    """One row per key (the first under the order), with its change hash."""
+    """One row per key: the first under the order."""
     key_list = ", ".join(keys)
     order_by = f" ORDER BY {order}" if order else ""
     return Statement(
         f"CREATE TEMPORARY TABLE {target} AS\n"
-        f"SELECT {', '.join(columns)}, {change_hash} AS etl_craft_hash FROM (\n"
+        f"SELECT {', '.join(columns)} FROM (\n"
         f"  SELECT s.*, ROW_NUMBER() OVER (PARTITION BY {key_list}{order_by}) AS etl_craft_rank\n"
         f"  FROM {stage} s\n"
         f") d WHERE etl_craft_rank = 1"

@@ -13,6 +13,7 @@ from etl_craft.core.time import utc_now
 from etl_craft.handlers.sql.context import Context
 from etl_craft.handlers.sql.history import scd2_merge
 from etl_craft.handlers.sql.merge import scd1_merge
+from etl_craft.handlers.sql.phases import Phase
 from etl_craft.handlers.sql.spec import Action, SqlActionSpec
 from etl_craft.handlers.sql.writers import (
     append_table,
@@ -75,10 +76,19 @@ def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
             )
             record(conn, entry, spec.ledger_schema)
             _drop_scratch(ctx)
+            ctx.phases.enter(Phase.COMMIT)
     except BaseException:
         _forget_scratch(ctx)
         raise
     log.info("%s into %s: %s", spec.action, spec.target, counts)
+    seconds = ctx.phases.stop()
+    log.debug(
+        "%s into %s took %s",
+        spec.action,
+        spec.target,
+        ctx.phases.describe(),
+        extra={"etl_craft_phases": seconds},
+    )
     return counts
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from etl_craft.core.errors import SqlGuardError
+from etl_craft.handlers.sql.phases import Phases
 from etl_craft.handlers.sql.spec import SqlActionSpec
 from etl_craft.warehouse.audit import TIMESTAMP
 from etl_craft.warehouse.connection import WarehouseConnection
@@ -22,6 +23,7 @@ class Context:
     token: str  # makes this attempt's scratch table names unique
     select: ParsedSelect | None  # parsed before the target lock is taken
     scratch: list[str] = field(default_factory=list)
+    phases: Phases = field(default_factory=Phases)
 
     @property
     def target(self) -> str:

@@ -14,12 +14,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time
+from functools import partial
 
 from etl_craft.core.counts import Counts
 from etl_craft.core.errors import SqlGuardError
 from etl_craft.handlers.sql.context import Context, require_columns
 from etl_craft.handlers.sql.merge import Merge
+from etl_craft.handlers.sql.phases import Phase
 from etl_craft.handlers.sql.spec import MissingKeys, StaleRows, ValidFrom
+from etl_craft.handlers.sql.stage import Stage
 from etl_craft.handlers.sql.timing import Timings, remedy, settle_times
 from etl_craft.handlers.sql.writers import add_missing, counts
 from etl_craft.warehouse import history, statements
@@ -45,12 +48,14 @@ def scd2_merge(ctx: Context) -> Counts:
         ctx,
         NEEDED,
         "SCD2_MERGE keeps history in versions marked by ACTIVE_FLAG, VALID_FROM and VALID_TO",
+        partial(_starts, ctx),
     )
     merge.present = add_missing(ctx, merge.present, CLOSING_COLUMNS)
     soft = "delete_flag" in merge.present
-    _stamp_starts(ctx, merge)
-    timings = _settle(ctx, merge, soft)
-    missing = _missing(ctx, merge)
+    with ctx.phases.of(Phase.CHECKS):
+        _refuse_undated(ctx, merge)
+        timings = _settle(ctx, merge, soft)
+        missing = _missing(ctx, merge)
     changed = ctx.count(
         "count changed keys",
         history.changed_keys(ctx.target, merge.changes, ctx.spec.merge_key, soft_deletes=soft),
@@ -63,7 +68,8 @@ def scd2_merge(ctx: Context) -> Counts:
         statements.current_version(merge.changed()),
     )
     opened = merge.insert_missing(current_only=True, stamps={"VALID_FROM": start})
-    deletions, gone = _close_missing(ctx, merge, missing)
+    with ctx.phases.of(Phase.WRITE):
+        deletions, gone = _close_missing(ctx, merge, missing)
     written = counts(
         ctx,
         merge.stage.rows,
@@ -89,25 +95,29 @@ def _with_timings(written: Counts, timings: Timings, missing: Missing | None) ->
     )
 
 
-def _stamp_starts(ctx: Context, merge: Merge) -> None:
-    spec = ctx.spec
-    if spec.valid_from is ValidFrom.COLUMN:
-        column = str(spec.valid_from_column)
-        merge.stage.require("SCD2_VALID_FROM_COLUMN", (column,))
-        nulls = ctx.count(
-            "count NULL validity times", statements.count_rows(merge.deduped, f"{column} IS NULL")
+def _starts(ctx: Context, stage: Stage) -> Value:
+    """The instant each staged key's new version would start."""
+    if ctx.spec.valid_from is ValidFrom.COLUMN:
+        column = str(ctx.spec.valid_from_column)
+        stage.require("SCD2_VALID_FROM_COLUMN", (column,))
+        return Value(f"CAST(etl_src.{column} AS {TIMESTAMP})")
+    return ctx.bind(_run_start(ctx), TIMESTAMP)
+
+
+def _refuse_undated(ctx: Context, merge: Merge) -> None:
+    if ctx.spec.valid_from is not ValidFrom.COLUMN:
+        return
+    column = str(ctx.spec.valid_from_column)
+    nulls = ctx.count(
+        "count NULL validity times",
+        statements.count_rows(merge.deduped, f"{history.VALID_FROM} IS NULL"),
+    )
+    if nulls:
+        raise SqlGuardError(
+            f"the SELECT returns {nulls} key(s) whose SCD2_VALID_FROM_COLUMN {column} is "
+            f"NULL; {ctx.target} can't date their versions: filter those rows out or "
+            f"COALESCE {column} to the time of the change"
         )
-        if nulls:
-            raise SqlGuardError(
-                f"the SELECT returns {nulls} key(s) whose SCD2_VALID_FROM_COLUMN {column} is "
-                f"NULL; {ctx.target} can't date their versions: filter those rows out or "
-                f"COALESCE {column} to the time of the change"
-            )
-        start = Value(f"CAST({column} AS {TIMESTAMP})")
-    else:
-        start = ctx.bind(_run_start(ctx), TIMESTAMP)
-    for statement in history.stamp_valid_from(merge.deduped, start):
-        ctx.run("date the staged keys", statement)
 
 
 def _settle(ctx: Context, merge: Merge, soft: bool) -> Timings | None:

@@ -3,64 +3,97 @@ hashed stage."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from etl_craft.core.counts import Counts
 from etl_craft.handlers.sql.context import Context, require_columns
 from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
-from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys, refuse_ties
+from etl_craft.handlers.sql.phases import Phase
+from etl_craft.handlers.sql.stage import Stage, fill_stage, probe_stage, refuse_nulls, refuse_ties
 from etl_craft.handlers.sql.writers import counts, insert_stage
 from etl_craft.warehouse import statements
+from etl_craft.warehouse.audit import HASH_TYPE, TIMESTAMP
+from etl_craft.warehouse.history import VALID_FROM
 from etl_craft.warehouse.statements import Value
+
+# The instant each staged row's version starts (SCD2), from the columns the SELECT returns.
+Starts = Callable[[Stage], Value]
 
 
 class Merge:
-    """The steps both merges share; everything that can refuse runs before the first write."""
+    """The steps both merges share; everything that can refuse runs before the first write.
 
-    def __init__(self, ctx: Context, needed: tuple[str, ...], why: str) -> None:
+    The SELECT is read once, into a stage that carries each row's change hash; a second copy,
+    one row per key, is made only when some key has more than one row.
+    """
+
+    def __init__(
+        self, ctx: Context, needed: tuple[str, ...], why: str, starts: Starts | None = None
+    ) -> None:
         self.ctx = ctx
-        self.stage: Stage = build_stage(ctx)
+        stage = probe_stage(ctx)
         target = ctx.target_columns()
         self.present = {column.key for column in target}
         require_columns(ctx, self.present, needed, why)
-        refuse_null_keys(ctx, self.stage)
-        refuse_ties(ctx, self.stage)
+        stage.require("MERGE_KEY", ctx.spec.merge_key)
+        stage.require("MERGE_DEDUPE_ORDER", ctx.spec.dedupe_order.columns)
+        names = self._compared(stage)
+        change_hash = ctx.conn.dialect.change_hash("etl_src", typed(target, stage, names))
+        computed = {"etl_craft_hash": (HASH_TYPE, Value(change_hash))}
+        if starts is not None:
+            computed[VALID_FROM] = (TIMESTAMP, starts(stage))
+        self.stage: Stage = fill_stage(ctx, stage, computed)
+        with ctx.phases.of(Phase.CHECKS):
+            self.kept, most = self._check_keys()
+        additions = plan_additions(ctx, self.stage, target)
+        add_columns(ctx, additions)
+        self.present |= {column.key for column in additions}
+        with ctx.phases.of(Phase.HASH):
+            self.deduped = self._dedupe() if most > 1 else self.stage.name
+            self._index()
+        # The rows the writes apply: an SCD2 merge by a source column sets some aside.
+        self.changes = self.deduped
+
+    def _compared(self, stage: Stage) -> tuple[str, ...]:
+        ctx = self.ctx
         # A change's own time says when it happened, not that something changed.
         skipped = {key.lower() for key in ctx.spec.merge_key}
         if ctx.spec.valid_from_column:
             skipped.add(ctx.spec.valid_from_column.lower())
         names = ctx.spec.compare_columns or tuple(
-            column.name for column in self.stage.columns if column.key not in skipped
+            column.name for column in stage.columns if column.key not in skipped
         )
-        self.stage.require("MERGE_COMPARE_COLUMNS", names)
+        stage.require("MERGE_COMPARE_COLUMNS", names)
         for name in names:
             # A float the SELECT returns has no stable text, even when the target stores text.
-            ctx.conn.dialect.canonical_text(name, self.stage.column(name))
-        self.change_hash = ctx.conn.dialect.change_hash("d", typed(target, self.stage, names))
-        additions = plan_additions(ctx, self.stage, target)
-        add_columns(ctx, additions)
-        self.present |= {column.key for column in additions}
-        self.deduped = self._dedupe()
-        # The rows the writes apply: an SCD2 merge by a source column sets some aside.
-        self.changes = self.deduped
+            ctx.conn.dialect.canonical_text(name, stage.column(name))
+        return names
+
+    def _check_keys(self) -> tuple[int, int]:
+        """(distinct keys, the most rows one key has); NULL keys and dedupe ties refused."""
+        ctx = self.ctx
+        statement = statements.key_copies(self.stage.name, ctx.spec.merge_key)
+        row = ctx.conn.fetch_all(f"count the staged keys ({ctx.target})", statement.sql)[0]
+        keys, nulls, most = (int(value) for value in row)
+        refuse_nulls(ctx, nulls)
+        if most > 1:
+            refuse_ties(ctx, self.stage)
+        return keys, most
 
     def _dedupe(self) -> str:
         ctx, keys = self.ctx, self.ctx.spec.merge_key
         name = ctx.scratch_name("dedup")
-        columns = [column.name for column in self.stage.columns]
+        columns = [column.name for column in ctx.conn.stage_columns(self.stage.name)]
         order = ctx.spec.dedupe_order.sql
-        ctx.run(
-            "keep one row per key",
-            statements.dedupe(self.stage.name, name, keys, order, columns, self.change_hash),
-        )
-        if ctx.conn.dialect.capabilities.index_stage:
-            for statement in statements.index_stage(name, keys):
-                ctx.run("index and analyze the stage", statement)
+        statement = statements.dedupe(self.stage.name, name, keys, order, columns)
+        ctx.run("keep one row per key", statement)
         return name
 
-    @property
-    def kept(self) -> int:
-        return self.ctx.count("count rows kept", statements.count_rows(self.deduped))
+    def _index(self) -> None:
+        if self.ctx.conn.dialect.capabilities.index_stage:
+            for statement in statements.index_stage(self.deduped, self.ctx.spec.merge_key):
+                self.ctx.run("index and analyze the stage", statement)
 
     @property
     def duplicates(self) -> int:
@@ -75,7 +108,8 @@ class Merge:
         statement = statements.update_from(
             ctx.conn.dialect, ctx.target, self.changes, ctx.spec.merge_key, assignments, condition
         )
-        return ctx.run(purpose, statement)
+        with ctx.phases.of(Phase.WRITE):
+            return ctx.run(purpose, statement)
 
     def insert_missing(self, *, current_only: bool, stamps: dict[str, Value] | None = None) -> int:
         ctx = self.ctx

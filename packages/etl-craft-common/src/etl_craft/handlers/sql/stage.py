@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from etl_craft.core.errors import MetadataError, SqlGuardError
 from etl_craft.handlers.sql.context import Context
+from etl_craft.handlers.sql.phases import Phase
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.dialect import Column, IdentifierCase
+from etl_craft.warehouse.statements import Value
 from etl_craft.warehouse.targets import is_identifier
 
 
@@ -34,16 +36,37 @@ class Stage:
 
 def build_stage(ctx: Context, *, empty: bool = False) -> Stage:
     """Run the SELECT into a temporary table and refuse output names etl-craft can't write."""
-    parsed = ctx.select
-    if parsed is None:
-        raise MetadataError(f"{ctx.spec.action} into {ctx.target} has no SELECT to stage")
+    stage = probe_stage(ctx)
+    return stage if empty else fill_stage(ctx, stage, {})
+
+
+def probe_stage(ctx: Context) -> Stage:
+    """An empty stage of the SELECT's columns, checked before a row is read."""
     name = ctx.scratch_name("stage")
-    ctx.run("stage the SELECT", statements.create_stage(name, parsed.sql, empty=empty))
-    columns = ctx.conn.stage_columns(name)
+    with ctx.phases.of(Phase.STAGE):
+        ctx.run("prepare the stage", statements.create_stage(name, _select(ctx), empty=True))
+        columns = ctx.conn.stage_columns(name)
     _refuse_managed(columns)
     _refuse_quoted(ctx, columns)
-    rows = 0 if empty else ctx.count("count the staged rows", statements.count_rows(name))
-    return Stage(name, columns, rows)
+    return Stage(name, columns, 0)
+
+
+def fill_stage(ctx: Context, stage: Stage, computed: dict[str, tuple[str, Value]]) -> Stage:
+    """Stage the SELECT's rows, with each ``computed`` column (its type and value, over the
+    SELECT's row as etl_src) worked out in the same scan."""
+    sql = _select(ctx)
+    with ctx.phases.of(Phase.STAGE):
+        for name, (sql_type, _) in computed.items():
+            ctx.run("add a stage column", statements.add_column(stage.name, Column(name, sql_type)))
+        values = [value for _, value in computed.values()]
+        rows = ctx.run("stage the SELECT", statements.fill_stage(stage.name, sql, values))
+    return replace(stage, rows=rows)
+
+
+def _select(ctx: Context) -> str:
+    if ctx.select is None:
+        raise MetadataError(f"{ctx.spec.action} into {ctx.target} has no SELECT to stage")
+    return ctx.select.sql
 
 
 def _refuse_managed(columns: tuple[Column, ...]) -> None:
@@ -81,7 +104,12 @@ def _refuse_quoted(ctx: Context, columns: tuple[Column, ...]) -> None:
 def refuse_null_keys(ctx: Context, stage: Stage) -> None:
     keys = ctx.spec.merge_key
     stage.require("MERGE_KEY", keys)
-    nulls = ctx.count("count NULL merge keys", statements.null_keys(stage.name, keys))
+    refuse_nulls(ctx, ctx.count("count NULL merge keys", statements.null_keys(stage.name, keys)))
+
+
+def refuse_nulls(ctx: Context, nulls: int) -> None:
+    """``nulls`` staged rows have a NULL in a MERGE_KEY column."""
+    keys = ctx.spec.merge_key
     if nulls:
         raise SqlGuardError(
             f"the SELECT returns {nulls} row(s) with a NULL in MERGE_KEY ({', '.join(keys)}); a "

@@ -7,6 +7,7 @@ import logging
 from etl_craft.core.counts import Counts
 from etl_craft.handlers.sql.context import Context, require_columns
 from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
+from etl_craft.handlers.sql.phases import Phase
 from etl_craft.handlers.sql.spec import DeleteMode
 from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys
 from etl_craft.warehouse import statements
@@ -53,7 +54,8 @@ def insert_stage(
     values = {column.name: statements.stage_value(column.name) for column in business}
     row_id = statements.row_id_value(ctx.target)
     values |= ctx.insert_stamps(present, change_hash, row_id) | (stamps or {})
-    return ctx.run("insert rows", statements.insert_from(ctx.target, source, values, where))
+    with ctx.phases.of(Phase.WRITE):
+        return ctx.run("insert rows", statements.insert_from(ctx.target, source, values, where))
 
 
 def _plain_hash(ctx: Context, stage: Stage, target: tuple[Column, ...]) -> str:
@@ -111,7 +113,9 @@ def _prepare_existing(ctx: Context) -> tuple[Stage, tuple[Column, ...], set[str]
 
 def overwrite_table(ctx: Context) -> Counts:
     stage, target, present = _prepare_existing(ctx)
-    deleted = ctx.run("delete every row", statements.delete_where(ctx.conn.dialect, ctx.target))
+    with ctx.phases.of(Phase.WRITE):
+        statement = statements.delete_where(ctx.conn.dialect, ctx.target)
+        deleted = ctx.run("delete every row", statement)
     change_hash = _plain_hash(ctx, stage, target)
     inserted = insert_stage(ctx, stage.name, stage.columns, present, change_hash)
     return counts(ctx, stage.rows, inserted=inserted, deleted=deleted)
@@ -126,7 +130,8 @@ def append_table(ctx: Context) -> Counts:
         statement = statements.delete_where(
             ctx.conn.dialect, ctx.target, condition, [ctx.spec.task_run_id]
         )
-        deleted = ctx.run("delete this task run's earlier rows", statement)
+        with ctx.phases.of(Phase.WRITE):
+            deleted = ctx.run("delete this task run's earlier rows", statement)
     else:
         log.warning(
             "%s has no TASK_RUN_ID column, so a retry of this append can duplicate rows; "
@@ -141,11 +146,14 @@ def append_table(ctx: Context) -> Counts:
 def delete_rows(ctx: Context) -> Counts:
     stage = build_stage(ctx)
     present = {column.key for column in ctx.target_columns()}
-    refuse_null_keys(ctx, stage)
+    with ctx.phases.of(Phase.CHECKS):
+        refuse_null_keys(ctx, stage)
     match = statements.matching(stage.name, ctx.spec.merge_key)
     if ctx.spec.delete_mode is DeleteMode.HARD:
         statement = statements.delete_where(ctx.conn.dialect, ctx.target, match)
-        return counts(ctx, stage.rows, deleted=ctx.run("delete matching rows", statement))
+        with ctx.phases.of(Phase.WRITE):
+            deleted = ctx.run("delete matching rows", statement)
+        return counts(ctx, stage.rows, deleted=deleted)
     require_columns(ctx, present, ("DELETE_FLAG",), "a SOFT delete flags rows")
     # Already-deleted rows keep their flag, stamps and run ids: a repeat changes nothing.
     condition = f"{match} AND {statements.not_soft_deleted()}"
@@ -153,7 +161,9 @@ def delete_rows(ctx: Context) -> Counts:
         condition += f" AND {statements.current_version()}"
     assignments = {"DELETE_FLAG": statements.flag(True)} | ctx.update_stamps(present)
     statement = statements.update_where(ctx.target, assignments, condition)
-    return counts(ctx, stage.rows, deleted=ctx.run("flag matching rows deleted", statement))
+    with ctx.phases.of(Phase.WRITE):
+        deleted = ctx.run("flag matching rows deleted", statement)
+    return counts(ctx, stage.rows, deleted=deleted)
 
 
 def drop_table(ctx: Context) -> Counts:

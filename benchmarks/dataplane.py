@@ -1,0 +1,419 @@
+"""Every SQL write action beside a hand-written SQL floor on the same engine, in the same run.
+
+    uv run python benchmarks/dataplane.py [--rows N] [--warehouse duckdb|postgresql] [--url URL]
+
+A customers table of N rows (default 1,000,000) is batch 1; batch 2 changes 10% of its rows,
+drops 1% and adds 1% new ones. Each action runs through run_sql_action, the code path of a real
+attempt, and its floor is the plain SQL a person would write for the same result, run in one
+transaction; the two targets are then compared (business columns, HASH_KEY, the flags, whether
+a version is current) and the benchmark stops when they differ. It prints the wall time of each,
+the attempt's phases (as its DEBUG log reports them), the peak resident memory of this process
+while each ran (DuckDB runs inside it; a PostgreSQL server's memory is not counted) and the ratio
+to the floor. DuckDB works in a temporary database file; PostgreSQL in a throwaway database
+created from the admin URL (default ETL_CRAFT_TEST_DATABASE_URL) and dropped. Run by hand on a
+quiet machine, never in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import psycopg
+from sqlalchemy.engine import make_url
+
+from etl_craft.handlers.sql import Action, SqlActionSpec, run_sql_action
+from etl_craft.handlers.sql.phases import Phase
+from etl_craft.handlers.sql.spec import DeleteMode, MissingKeys
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.duckdb import DuckDBConnection
+from etl_craft.warehouse.postgresql import PostgreSQLConnection
+from etl_craft.warehouse.targets import TargetObject
+
+BUSINESS = ("id", "name", "email", "city", "balance", "segment")
+TARGET, FLOOR = "bench.target", "bench.floor"
+NOW = datetime(2030, 1, 1, tzinfo=UTC)
+_attempts = iter(range(1, 10**6))
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    action: Action
+    source: str  # the table the SELECT reads
+    base: str | None  # the table both targets start as a copy of; None: no target yet
+    floor: Callable[[Floor], list[str]]
+    options: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class Measure:
+    seconds: float
+    peak_mib: float
+    phases: dict[str, float] = field(default_factory=dict)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--warehouse", choices=("duckdb", "postgresql"), default="duckdb")
+    parser.add_argument("--url", default=os.environ.get("ETL_CRAFT_TEST_DATABASE_URL"))
+    args = parser.parse_args()
+    _capture_phases()
+    print(f"{args.rows:,} rows on {args.warehouse}; load average {os.getloadavg()}")
+    if args.warehouse == "duckdb":
+        with tempfile.TemporaryDirectory() as folder:
+            benchmark(DuckDBConnection(str(Path(folder) / "warehouse.duckdb")), args.rows)
+        return
+    if not args.url:
+        parser.error("give --url or set ETL_CRAFT_TEST_DATABASE_URL")
+    with throwaway_database(args.url) as url:
+        benchmark(PostgreSQLConnection(url), args.rows)
+
+
+@contextmanager
+def throwaway_database(admin_url: str) -> Iterator[str]:
+    name = f"etl_craft_bench_{uuid.uuid4().hex[:8]}"
+    admin = make_url(admin_url).set(drivername="postgresql")
+    plain = admin.render_as_string(hide_password=False)
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(plain, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+# -- the data -------------------------------------------------------------------------------
+
+
+def fill_sources(conn: WarehouseConnection, rows: int) -> None:
+    new = max(rows // 100, 1)
+    statements = [
+        "CREATE SCHEMA bench",
+        "CREATE TABLE bench.batch1 AS SELECT CAST(g AS BIGINT) AS id, "
+        "'name ' || CAST(g AS VARCHAR) AS name, "
+        "'user' || CAST(g AS VARCHAR) || '@example.com' AS email, "
+        "'city ' || CAST(g % 500 AS VARCHAR) AS city, "
+        "CAST(g % 1000 AS DECIMAL(12,2)) AS balance, CAST(g % 7 AS INTEGER) AS segment "
+        f"FROM generate_series(1, {rows}) AS s(g)",
+        # 10% changed, 1% gone, 1% new.
+        "CREATE TABLE bench.batch2 AS SELECT id, name, email, city, "
+        "CASE WHEN id % 10 = 1 THEN CAST(balance + 1 AS DECIMAL(12,2)) ELSE balance END "
+        "AS balance, segment "
+        "FROM bench.batch1 WHERE id % 100 <> 0 UNION ALL "
+        f"SELECT id + {rows}, name, email, city, balance, segment FROM bench.batch1 "
+        f"WHERE id <= {new}",
+        "CREATE TABLE bench.gone AS SELECT id FROM bench.batch1 WHERE id % 100 = 0",
+    ]
+    for statement in statements:
+        conn.execute("fill the sources", statement)
+
+
+def select(source: str) -> str:
+    columns = ", ".join(BUSINESS) if source != "bench.gone" else "id"
+    return f"SELECT {columns} FROM {source}"
+
+
+def spec(action: Action, source: str, **options: object) -> SqlActionSpec:
+    attempt = next(_attempts)
+    return SqlActionSpec(
+        action=action,
+        target=TargetObject.parse(TARGET),
+        source_sql=select(source),
+        pipeline_id=1,
+        pipeline_run_id=attempt,
+        task_run_id=attempt,
+        attempt_id=attempt,
+        actor="benchmark",
+        run_date=date.today(),
+        merge_key=("id",),
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def build_bases(conn: WarehouseConnection) -> None:
+    """The starting targets: a plain table, an SCD1 table and an SCD2 history of batch 1."""
+    bases: tuple[tuple[str, list[tuple[Action, dict[str, object]]]], ...] = (
+        ("bench.plain", [(Action.CREATE_TABLE, {})]),
+        ("bench.scd1", [(Action.SETUP_TABLE, {}), (Action.SCD1_MERGE, {})]),
+        (
+            "bench.scd2",
+            [(Action.SETUP_TABLE, {"history_columns": True}), (Action.SCD2_MERGE, {})],
+        ),
+    )
+    for base, actions in bases:
+        conn.execute("drop the target", f"DROP TABLE IF EXISTS {TARGET}")
+        for action, options in actions:
+            run_sql_action(conn, spec(action, "bench.batch1", **options))
+        conn.execute("keep the base", f"CREATE TABLE {base} AS SELECT * FROM {TARGET}")
+
+
+# -- the floors: what a person would write for the same rows ----------------------------------
+
+
+@dataclass(frozen=True)
+class Floor:
+    conn: WarehouseConnection
+    source: str
+
+    def hash(self, *, compare: bool) -> str:
+        columns = self.conn.columns(TargetObject.parse(self.source))
+        if compare:
+            columns = tuple(column for column in columns if column.key != "id")
+        return self.conn.dialect.change_hash("s", columns, strict=compare)
+
+    @property
+    def now(self) -> str:
+        return f"CAST('{NOW.isoformat()}' AS TIMESTAMP WITH TIME ZONE)"
+
+    def insert(self, hash_sql: str, where: str = "", *, history: bool = False) -> str:
+        valid = ", VALID_FROM" if history else ""
+        valid_value = f", {self.now}" if history else ""
+        business = ", ".join(BUSINESS)
+        values = ", ".join(f"s.{name}" for name in BUSINESS)
+        return (
+            f"INSERT INTO {FLOOR} ({business}, ROW_ID, HASH_KEY, CREATE_DATE, CREATED_BY, "
+            f"UPDATE_DATE, UPDATED_BY, DELETE_FLAG, ACTIVE_FLAG, PIPELINE_ID, PIPELINE_RUN_ID, "
+            f"TASK_RUN_ID{valid})\n"
+            f"SELECT {values}, (SELECT COALESCE(MAX(ROW_ID), 0) FROM {FLOOR}) + ROW_NUMBER() "
+            f"OVER (), {hash_sql}, {self.now}, 'floor', {self.now}, 'floor', 'N', 'Y', 1, 1, 1"
+            f"{valid_value}\nFROM {self.source} s{f' WHERE {where}' if where else ''}"
+        )
+
+
+def floor_create(f: Floor) -> list[str]:
+    business = ", ".join(f"s.{name}" for name in BUSINESS)
+    return [
+        f"DROP TABLE IF EXISTS {FLOOR}",
+        f"CREATE TABLE {FLOOR} AS SELECT {business}, CAST(ROW_NUMBER() OVER () AS BIGINT) AS "
+        f"ROW_ID, {f.hash(compare=False)} AS HASH_KEY, {f.now} AS CREATE_DATE, "
+        f"'floor' AS CREATED_BY, {f.now} AS UPDATE_DATE, 'floor' AS UPDATED_BY, "
+        f"'N' AS DELETE_FLAG, 'Y' AS ACTIVE_FLAG, 1 AS PIPELINE_ID, 1 AS PIPELINE_RUN_ID, "
+        f"1 AS TASK_RUN_ID FROM {f.source} s",
+    ]
+
+
+def floor_setup(f: Floor) -> list[str]:
+    empty = f"CREATE TABLE {FLOOR} AS SELECT * FROM bench.plain WHERE 1 = 0"
+    return [f"DROP TABLE IF EXISTS {FLOOR}", empty]
+
+
+def floor_overwrite(f: Floor) -> list[str]:
+    return [f"DELETE FROM {FLOOR}", f.insert(f.hash(compare=False))]
+
+
+def floor_append(f: Floor) -> list[str]:
+    return [f.insert(f.hash(compare=False))]
+
+
+def floor_scd1(f: Floor) -> list[str]:
+    sets = ", ".join(f"{name} = s.{name}" for name in BUSINESS if name != "id")
+    hash_sql = f.hash(compare=True)
+    return [
+        f"UPDATE {FLOOR} AS t SET {sets}, HASH_KEY = {hash_sql}, UPDATE_DATE = {f.now}, "
+        f"UPDATED_BY = 'floor' FROM {f.source} s WHERE t.id = s.id AND t.HASH_KEY <> {hash_sql}",
+        f.insert(hash_sql, f"NOT EXISTS (SELECT 1 FROM {FLOOR} t WHERE t.id = s.id)"),
+    ]
+
+
+def _close(f: Floor, where: str, source: str = "") -> str:
+    return (
+        f"UPDATE {FLOOR} AS t SET ACTIVE_FLAG = 'N', VALID_TO = {f.now}, UPDATE_DATE = {f.now}"
+        f"{source} WHERE t.ACTIVE_FLAG = 'Y' AND {where}"
+    )
+
+
+def floor_scd2(missing: MissingKeys) -> Callable[[Floor], list[str]]:
+    def statements(f: Floor) -> list[str]:
+        hash_sql = f.hash(compare=True)
+        current = f"NOT EXISTS (SELECT 1 FROM {FLOOR} t WHERE t.id = s.id AND t.ACTIVE_FLAG = 'Y')"
+        changes = [
+            _close(f, f"t.id = s.id AND t.HASH_KEY <> {hash_sql}", f" FROM {f.source} s"),
+            f.insert(hash_sql, current, history=True),
+        ]
+        gone = f"NOT EXISTS (SELECT 1 FROM {f.source} s WHERE s.id = t.id)"
+        if missing is MissingKeys.KEEP:
+            return changes
+        if missing is MissingKeys.CLOSE:
+            return [*changes, _close(f, gone)]
+        live = f"t.DELETE_FLAG = 'N' AND {gone}"
+        business = ", ".join(BUSINESS)
+        deletions = (
+            f"INSERT INTO {FLOOR} ({business}, ROW_ID, HASH_KEY, CREATE_DATE, DELETE_FLAG, "
+            f"ACTIVE_FLAG, VALID_FROM)\nSELECT {business}, (SELECT MAX(ROW_ID) FROM {FLOOR}) + "
+            f"ROW_NUMBER() OVER (), HASH_KEY, {f.now}, 'Y', 'Y', {f.now} FROM {FLOOR} t "
+            f"WHERE t.ACTIVE_FLAG = 'Y' AND {live}"
+        )
+        return [*changes, deletions, _close(f, live)]
+
+    return statements
+
+
+def floor_delete(mode: DeleteMode) -> Callable[[Floor], list[str]]:
+    def statements(f: Floor) -> list[str]:
+        doomed = f"t.id IN (SELECT id FROM {f.source})"
+        if mode is DeleteMode.HARD:
+            return [f"DELETE FROM {FLOOR} AS t WHERE {doomed}"]
+        return [
+            f"UPDATE {FLOOR} AS t SET DELETE_FLAG = 'Y', UPDATE_DATE = {f.now} "
+            f"WHERE {doomed} AND t.DELETE_FLAG <> 'Y'"
+        ]
+
+    return statements
+
+
+CASES = (
+    Case("CREATE_TABLE", Action.CREATE_TABLE, "bench.batch1", None, floor_create),
+    Case("SETUP_TABLE", Action.SETUP_TABLE, "bench.batch1", None, floor_setup),
+    Case("OVERWRITE_TABLE", Action.OVERWRITE_TABLE, "bench.batch2", "bench.plain", floor_overwrite),
+    Case("APPEND_TABLE", Action.APPEND_TABLE, "bench.batch2", "bench.plain", floor_append),
+    Case("SCD1_MERGE", Action.SCD1_MERGE, "bench.batch2", "bench.scd1", floor_scd1),
+    *(
+        Case(
+            f"SCD2_MERGE {mode}",
+            Action.SCD2_MERGE,
+            "bench.batch2",
+            "bench.scd2",
+            floor_scd2(mode),
+            {"missing_keys": mode},
+        )
+        for mode in MissingKeys
+    ),
+    *(
+        Case(
+            f"DELETE_ROWS {mode}",
+            Action.DELETE_ROWS,
+            "bench.gone",
+            "bench.plain",
+            floor_delete(mode),
+            {"delete_mode": mode},
+        )
+        for mode in DeleteMode
+    ),
+)
+
+
+# -- running and comparing ----------------------------------------------------------------------
+
+
+def benchmark(conn: WarehouseConnection, rows: int) -> None:
+    with conn:
+        started = time.perf_counter()
+        fill_sources(conn, rows)
+        build_bases(conn)
+        print(f"sources and starting targets built in {time.perf_counter() - started:.1f} s\n")
+        print(
+            f"{'action':<22} {'etl-craft':>9} {'floor':>7} {'ratio':>6}  "
+            + " ".join(f"{phase.value:>11}" for phase in Phase)
+            + f"  {'peak MiB':>13}"
+        )
+        for case in CASES:
+            craft, floor = run_case(conn, case)
+            phases = " ".join(f"{floor_phase(craft, phase):>11}" for phase in Phase)
+            print(
+                f"{case.name:<22} {craft.seconds:>8.3f}s {floor.seconds:>6.3f}s "
+                f"{craft.seconds / floor.seconds:>5.1f}x  {phases}  "
+                f"{craft.peak_mib:>6.0f}/{floor.peak_mib:<6.0f}",
+                flush=True,
+            )
+
+
+def floor_phase(measure: Measure, phase: Phase) -> str:
+    return f"{measure.phases.get(phase.value, 0.0):.3f}s"
+
+
+def run_case(conn: WarehouseConnection, case: Case) -> tuple[Measure, Measure]:
+    for table in (TARGET, FLOOR):
+        conn.execute("reset", f"DROP TABLE IF EXISTS {table}")
+        if case.base is not None:
+            conn.execute("reset", f"CREATE TABLE {table} AS SELECT * FROM {case.base}")
+    request = spec(case.action, case.source, **case.options)
+    with sampled() as craft:
+        run_sql_action(conn, request)
+    craft.phases = dict(_PHASES)
+    statements = case.floor(Floor(conn, case.source))
+    with sampled() as floor, conn.transaction():
+        for statement in statements:
+            conn.execute(f"floor of {case.name}", statement)
+    compare(conn, case)
+    return craft, floor
+
+
+def compare(conn: WarehouseConnection, case: Case) -> None:
+    columns = [*BUSINESS, "HASH_KEY", "DELETE_FLAG", "ACTIVE_FLAG"]
+    if "valid_to" in {column.key for column in conn.columns(TargetObject.parse(TARGET))}:
+        columns.append("CASE WHEN VALID_TO IS NULL THEN 'current' ELSE 'closed' END")
+    listed = ", ".join(columns)
+    for left, right in ((TARGET, FLOOR), (FLOOR, TARGET)):
+        sql = (
+            f"SELECT COUNT(*) FROM (SELECT {listed} FROM {left} "
+            f"EXCEPT ALL SELECT {listed} FROM {right}) x"
+        )
+        extra = conn.fetch_value("compare", sql)
+        if extra:
+            raise SystemExit(f"{case.name}: {left} has {extra} row(s) that {right} lacks")
+    for table in (TARGET, FLOOR):
+        sql = f"SELECT COUNT(*) - COUNT(DISTINCT ROW_ID) FROM {table}"
+        if conn.fetch_value("check ROW_IDs", sql):
+            raise SystemExit(f"{case.name}: {table} repeats a ROW_ID")
+
+
+_PHASES: dict[str, float] = {}
+
+
+class _PhaseLog(logging.Handler):
+    """Reads the phases from the attempt's DEBUG record, as a user's attempt log shows them."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        phases = getattr(record, "etl_craft_phases", None)
+        if phases is not None:
+            _PHASES.clear()
+            _PHASES.update(phases)
+
+
+def _capture_phases() -> None:
+    logger = logging.getLogger("etl_craft.handlers.sql")
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(_PhaseLog())
+
+
+@contextmanager
+def sampled() -> Iterator[Measure]:
+    """Wall time and the peak resident memory of this process while the block runs."""
+    measure = Measure(0.0, _resident_mib())
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.01):
+            measure.peak_mib = max(measure.peak_mib, _resident_mib())
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    started = time.perf_counter()
+    try:
+        yield measure
+    finally:
+        measure.seconds = time.perf_counter() - started
+        done.set()
+        sampler.join()
+
+
+def _resident_mib() -> float:
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+if __name__ == "__main__":
+    main()
