@@ -36,6 +36,19 @@ def live(*, soft_deletes: bool) -> str:
     )
 
 
+def bounds(target: str, *, soft_deletes: bool) -> Statement:
+    """The latest start and end of the target's versions, its rows, and how many of its
+    current versions are flagged deleted."""
+    deleted = "0"
+    if soft_deletes:
+        deleted = (
+            "COALESCE(SUM(CASE WHEN t.ACTIVE_FLAG = 'Y' AND t.DELETE_FLAG = 'Y' THEN 1 END), 0)"
+        )
+    return Statement(
+        f"SELECT MAX(t.VALID_FROM), MAX(t.VALID_TO), COUNT(*), {deleted} FROM {target} t"
+    )
+
+
 def changed_keys(target: str, stage: str, keys: Sequence[str], *, soft_deletes: bool) -> Statement:
     """Staged keys whose live current version differs from the staged row."""
     return Statement(

@@ -54,12 +54,15 @@ def scd2_merge(ctx: Context) -> Counts:
     soft = "delete_flag" in merge.present
     with ctx.phases.of(Phase.CHECKS):
         _refuse_undated(ctx, merge)
-        timings = _settle(ctx, merge, soft)
-        missing = _missing(ctx, merge)
-    changed = ctx.count(
-        "count changed keys",
-        history.changed_keys(ctx.target, merge.changes, ctx.spec.merge_key, soft_deletes=soft),
-    )
+        bounds = _bounds(ctx, soft)
+        timings = _settle(ctx, merge, soft, bounds)
+        missing = _missing(ctx, merge, bounds)
+    changed = None
+    if bounds.deleted_current:
+        changed = ctx.count(
+            "count changed keys",
+            history.changed_keys(ctx.target, merge.changes, ctx.spec.merge_key, soft_deletes=soft),
+        )
     start = Value(f"d.{history.VALID_FROM}")
     # The closed version keeps its DELETE_FLAG; the new version starts undeleted.
     closed = merge.update(
@@ -67,12 +70,15 @@ def scd2_merge(ctx: Context) -> Counts:
         ctx.close_stamps(merge.present, start),
         statements.current_version(merge.changed()),
     )
+    # One current version per key, none of them a deletion: each one closed is a changed key.
+    changed = closed if changed is None else changed
     opened = merge.insert_missing(current_only=True, stamps={"VALID_FROM": start})
     with ctx.phases.of(Phase.WRITE):
         deletions, gone = _close_missing(ctx, merge, missing)
     written = counts(
         ctx,
         merge.stage.rows,
+        target=bounds.rows + opened + deletions,
         inserted=opened + deletions,
         updated=closed,
         deleted=gone,
@@ -120,11 +126,39 @@ def _refuse_undated(ctx: Context, merge: Merge) -> None:
         )
 
 
-def _settle(ctx: Context, merge: Merge, soft: bool) -> Timings | None:
+@dataclass(frozen=True)
+class Bounds:
+    """What one scan of the target tells before the merge reads it key by key."""
+
+    latest_start: datetime | None
+    latest_end: datetime | None
+    rows: int
+    deleted_current: int  # current versions flagged deleted
+
+    def before(self, instant: object) -> bool:
+        """No version starts at or after ``instant``, nor ends after it."""
+        if not isinstance(instant, datetime):
+            return False
+        start, end = _utc(self.latest_start), _utc(self.latest_end)
+        return (start is None or start < instant) and (end is None or end <= instant)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+def _bounds(ctx: Context, soft: bool) -> Bounds:
+    statement = history.bounds(ctx.target, soft_deletes=soft)
+    row = ctx.conn.fetch_all(f"read the history's bounds ({ctx.target})", statement.sql)[0]
+    return Bounds(row[0], row[1], int(row[2]), int(row[3]))
+
+
+def _settle(ctx: Context, merge: Merge, soft: bool, bounds: Bounds) -> Timings | None:
     """A source's own times are settled by SCD2_STALE_ROWS; the run's never go backwards."""
     if ctx.spec.valid_from is ValidFrom.COLUMN:
         return settle_times(ctx, merge, soft_deletes=soft)
-    _refuse_backwards(ctx, merge, soft)
+    if not bounds.before(_run_start(ctx)):
+        _refuse_backwards(ctx, merge, soft)
     return None
 
 
@@ -163,7 +197,7 @@ def _remedy(ctx: Context) -> str:
     return "the history holds times later than this attempt's clock: check the warehouse's data"
 
 
-def _missing(ctx: Context, merge: Merge) -> Missing | None:
+def _missing(ctx: Context, merge: Merge, bounds: Bounds) -> Missing | None:
     """The missing keys' versions to end, checked; None when SCD2_MISSING_KEYS is KEEP."""
     mode = ctx.spec.missing_keys
     if mode is MissingKeys.KEEP:
@@ -182,6 +216,8 @@ def _missing(ctx: Context, merge: Merge) -> Missing | None:
                 "check the source, or run with SCD2_VALID_FROM = RUN_TIME or RUN_DATE"
             )
         return None
+    if bounds.before(close_at.param):
+        return Missing(condition, close_at)
     statement = history.missing_not_after(ctx.target, condition, keys, close_at)
     rows = ctx.conn.fetch_all(
         f"look for missing keys closed too early ({ctx.target})", statement.sql, statement.params

@@ -26,10 +26,13 @@ def counts(
     updated: int = 0,
     deleted: int = 0,
     duplicates: int = 0,
+    target: int | None = None,
 ) -> Counts:
-    target = 0
-    if ctx.conn.exists(ctx.spec.target):
-        target = ctx.count("count the target's rows", statements.count_rows(ctx.target))
+    """The attempt's counts; the target's rows are counted unless the caller knows them."""
+    if target is None:
+        target = 0
+        if ctx.conn.exists(ctx.spec.target):
+            target = ctx.count("count the target's rows", statements.count_rows(ctx.target))
     return Counts(
         source=source,
         target=target,
