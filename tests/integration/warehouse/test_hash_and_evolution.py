@@ -83,3 +83,17 @@ def test_evolution_adds_full_types(warehouse: WarehouseConnection, schema: str) 
         assert types[name] == kind
     assert types["amount"].lower() in ("numeric(12,2)", "decimal(12,2)")
     assert rows(warehouse, target, "id, amount, label") == [(1, None, None), (2, "2.50", "x")]
+
+
+def test_a_table_wider_than_a_function_takes_arguments_is_hashed(
+    warehouse: WarehouseConnection, schema: str
+) -> None:
+    """PostgreSQL's CONCAT takes at most 100 arguments; 120 columns hash as the definition says."""
+    values = [f"v{n}" for n in range(120)]
+    columns = ", ".join(f"CAST('{value}' AS VARCHAR(10)) AS c{n}" for n, value in enumerate(values))
+    target = f"{schema}.wide"
+    run(warehouse, Action.SETUP_TABLE, target, f"SELECT 1 AS id, {columns}")
+    run(warehouse, Action.SCD1_MERGE, target, f"SELECT 1 AS id, {columns}", key=("id",))
+
+    text = "".join(f"V{len(value)}:{value}" for value in values)
+    assert rows(warehouse, target, "id, HASH_KEY") == [(1, hashlib.md5(text.encode()).hexdigest())]

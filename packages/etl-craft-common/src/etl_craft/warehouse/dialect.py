@@ -150,9 +150,21 @@ class Dialect(ABC):
         for column in columns:
             value = f"{alias}.{column.name}"
             text = self.canonical_text(value, column, strict=strict)
+            # One concat per column and one over them all: chained || copies the text at each
+            # step, which costs more than the MD5 itself on a wide stage.
             parts.append(
                 f"CASE WHEN {value} IS NULL THEN 'N' "
-                f"ELSE 'V' || CAST(LENGTH({text}) AS VARCHAR) || ':' || {text} END"
+                f"ELSE CONCAT('V', LENGTH({text}), ':', {text}) END"
             )
-        joined = " || ".join(parts) or "''"
-        return f"MD5({joined})"
+        return f"MD5({_concat(parts)})" if parts else "MD5('')"
+
+
+# PostgreSQL passes a function at most 100 arguments; a wider table concatenates in groups.
+_CONCAT_ARGUMENTS = 50
+
+
+def _concat(parts: list[str]) -> str:
+    if len(parts) <= _CONCAT_ARGUMENTS:
+        return f"CONCAT({', '.join(parts)})"
+    groups = [parts[i : i + _CONCAT_ARGUMENTS] for i in range(0, len(parts), _CONCAT_ARGUMENTS)]
+    return _concat([_concat(group) for group in groups])
