@@ -83,8 +83,9 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
     table gets it on its next write, and a ledger that predates a count column gets that."""
     for table, columns in ((ledger_table(schema), _COLUMNS), (fence_table(schema), FENCE_COLUMNS)):
         with conn.mutation(table):
-            if conn.exists(table):
-                _add_missing(conn, table, columns)
+            present = {column.key for column in conn.columns(table)}
+            if present:
+                _add_missing(conn, table, columns, present)
                 continue
             conn.lock_schema(schema)
             conn.execute(f"create the ledger schema {schema}", create_schema(schema).sql)
@@ -92,9 +93,8 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
 
 
 def _add_missing(
-    conn: WarehouseConnection, table: TargetObject, columns: tuple[Column, ...]
+    conn: WarehouseConnection, table: TargetObject, columns: tuple[Column, ...], present: set[str]
 ) -> None:
-    present = {column.key for column in conn.columns(table)}
     for column in columns:
         if column.key not in present:
             statement = add_column(table.sql, column)
