@@ -282,3 +282,21 @@ def test_merge_stage_indexed_and_analyzed_where_it_helps(
     # The keyed copy is the stage itself when no key has two rows.
     assert any("\nCREATE INDEX etl_stage_" in message for message in sql) is wanted
     assert any("\nANALYZE etl_stage_" in message for message in sql) is wanted
+
+
+def test_an_attempt_logs_where_its_time_went_at_debug(
+    warehouse: WarehouseConnection, schema: str, source: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    target = f"{schema}.t"
+    run(warehouse, Action.SETUP_TABLE, target, source, history=True)
+    with caplog.at_level(logging.DEBUG, logger="etl_craft.handlers.sql"):
+        run(warehouse, Action.SCD2_MERGE, target, source, key=("id",))
+
+    [record] = [r for r in caplog.records if hasattr(r, "etl_craft_phases")]
+    assert record.levelno == logging.DEBUG
+    phases = record.etl_craft_phases
+    assert list(phases) == ["stage", "hash", "checks", "write", "bookkeeping", "commit"]
+    assert phases["stage"] > 0
+    assert phases["write"] > 0
+    assert record.getMessage().startswith(f"SCD2_MERGE into {target} took stage ")
+    assert rows(warehouse, target, f"{DATA}, ACTIVE_FLAG") == [(*row, "Y") for row in ALL_ROWS]
