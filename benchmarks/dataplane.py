@@ -23,15 +23,14 @@ import os
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
-import psycopg
-from sqlalchemy.engine import make_url
+from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.integration.warehouse.helpers import spec
 
 from etl_craft.handlers.sql import Action, SqlActionSpec, run_sql_action
 from etl_craft.handlers.sql.phases import Phase
@@ -91,16 +90,11 @@ def main() -> None:
 
 @contextmanager
 def throwaway_database(admin_url: str) -> Iterator[str]:
-    name = f"etl_craft_bench_{uuid.uuid4().hex[:8]}"
-    admin = make_url(admin_url).set(drivername="postgresql")
-    plain = admin.render_as_string(hide_password=False)
-    with psycopg.connect(plain, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
+    name = unique_name("etl_craft_bench")
     try:
-        yield admin.set(database=name).render_as_string(hide_password=False)
+        yield create_database(admin_url, name)
     finally:
-        with psycopg.connect(plain, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        drop_database(admin_url, name)
 
 
 # -- the data -------------------------------------------------------------------------------
@@ -142,21 +136,11 @@ def select(source: str) -> str:
     return f"SELECT {columns} FROM {source}"
 
 
-def spec(action: Action, source: str, **options: object) -> SqlActionSpec:
-    attempt = next(_attempts)
-    return SqlActionSpec(
-        action=action,
-        target=TargetObject.parse(TARGET),
-        source_sql=select(source),
-        pipeline_id=1,
-        pipeline_run_id=attempt,
-        task_run_id=attempt,
-        attempt_id=attempt,
-        actor="benchmark",
-        run_date=date.today(),
-        merge_key=("id",),
-        **options,  # type: ignore[arg-type]
-    )
+def attempt(action: Action, source: str, **options: object) -> SqlActionSpec:
+    """An attempt of its own task run, so an APPEND_TABLE replaces nothing an earlier one wrote."""
+    number = next(_attempts)
+    ids = {"task_run_id": number, "attempt_id": number, "pipeline_run_id": number}
+    return spec(action, TARGET, select(source), key=("id",), **ids, **options)  # type: ignore[arg-type]
 
 
 def build_bases(conn: WarehouseConnection) -> None:
@@ -166,13 +150,13 @@ def build_bases(conn: WarehouseConnection) -> None:
         ("bench.scd1", [(Action.SETUP_TABLE, {}), (Action.SCD1_MERGE, {})]),
         (
             "bench.scd2",
-            [(Action.SETUP_TABLE, {"history_columns": True}), (Action.SCD2_MERGE, {})],
+            [(Action.SETUP_TABLE, {"history": True}), (Action.SCD2_MERGE, {})],
         ),
     )
     for base, actions in bases:
         conn.execute("drop the target", f"DROP TABLE IF EXISTS {TARGET}")
         for action, options in actions:
-            run_sql_action(conn, spec(action, "bench.batch1", **options))
+            run_sql_action(conn, attempt(action, "bench.batch1", **options))
         conn.execute("keep the base", f"CREATE TABLE {base} AS SELECT * FROM {TARGET}")
 
 
@@ -358,7 +342,7 @@ def run_case(conn: WarehouseConnection, case: Case) -> tuple[Measure, Measure]:
         if case.base is not None:
             conn.execute("reset", f"CREATE TABLE {table} AS SELECT * FROM {case.base}")
             analyze(conn, table)
-    request = spec(case.action, case.source, **case.options)
+    request = attempt(case.action, case.source, **case.options)
     with sampled() as craft:
         run_sql_action(conn, request)
     craft.phases = dict(_PHASES)

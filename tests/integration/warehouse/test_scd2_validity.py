@@ -321,3 +321,20 @@ def test_an_older_ledger_gets_the_key_count_columns(
 
     assert (counts.new_keys, counts.changed_keys, counts.unchanged_keys) == (2, 0, 0)
     assert warehouse.fetch_value("count", count_rows(target).sql) == 2
+
+
+def test_a_select_with_a_percent_sign_is_staged_with_the_run_date(
+    warehouse: WarehouseConnection, schema: str
+) -> None:
+    """The run's instant is staged in the statement that reads the SELECT, whose own % must stay
+    text: PostgreSQL's driver reads a % as a placeholder in a statement with parameters."""
+    source, target = history(warehouse, schema, "(1, 'a%', NULL), (2, 'b', NULL)")
+    percent = f"{source} WHERE name LIKE 'a%'"
+    options: dict[str, Any] = {"key": ("id",), "valid_from": ValidFrom.RUN_DATE}
+
+    run(warehouse, Action.SCD2_MERGE, target, percent, run_date=date(2024, 5, 2), **options)
+
+    found = rows(warehouse, target, "id, name, VALID_FROM, ACTIVE_FLAG")
+    assert [(i, name, str(start.date()), active) for i, name, start, active in found] == [
+        (1, "a%", "2024-05-02", "Y")
+    ]

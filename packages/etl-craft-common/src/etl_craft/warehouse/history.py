@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from etl_craft.warehouse.audit import TIMESTAMP
 from etl_craft.warehouse.statements import Statement, Value, keys_match, not_soft_deleted
 
 VALID_FROM = "etl_craft_valid_from"
@@ -18,15 +17,6 @@ TIMING = "etl_craft_timing"
 SAME_TIME = "SAME_TIME"  # differs from the key's live version, which starts at the same time
 STALE = "STALE"  # no later than its key's history: left as the target has it
 REOPENED = "REOPENED"  # a returning key earlier than its closing, restamped to the batch's time
-
-
-def stamp_valid_from(stage: str, start: Value) -> list[Statement]:
-    """Give every staged key the instant its new version would start."""
-    params = [start.param] if start.bound else []
-    return [
-        Statement(f"ALTER TABLE {stage} ADD COLUMN {VALID_FROM} {TIMESTAMP}"),
-        Statement(f"UPDATE {stage} SET {VALID_FROM} = {start.sql}", params),
-    ]
 
 
 def live(*, soft_deletes: bool) -> str:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlglot import exp
 
 from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.dialect import Column, Dialect, UpdateStrategy
@@ -49,13 +52,22 @@ def create_stage(stage: str, select_sql: str, *, empty: bool = False) -> Stateme
     )
 
 
-def fill_stage(stage: str, select_sql: str, computed: Sequence[Value]) -> Statement:
-    """The SELECT's rows into the empty stage, widened by the ``computed`` columns."""
-    expressions, params = _render(computed)
-    extra = "".join(f", {expression}" for expression in expressions)
+def fill_stage(stage: str, select_sql: str, computed: Sequence[str]) -> Statement:
+    """The SELECT's rows into the empty stage, widened by the ``computed`` expressions.
+
+    No parameters: a driver would read a % in the SELECT's own text as a placeholder.
+    """
+    extra = "".join(f", {expression}" for expression in computed)
     return Statement(
-        f"INSERT INTO {stage}\nSELECT etl_src.*{extra} FROM (\n{select_sql}\n) etl_src", params
+        f"INSERT INTO {stage}\nSELECT etl_src.*{extra} FROM (\n{select_sql}\n) etl_src"
     )
+
+
+def instant(dialect: Dialect, value: datetime) -> str:
+    """A timestamp with time zone as a literal that sqlglot renders: for statements that embed
+    the task's SELECT and so take no parameters."""
+    text = exp.Literal.string(value.isoformat())
+    return exp.cast(text, exp.DataType.build("TIMESTAMPTZ")).sql(dialect.sqlglot_name)
 
 
 def key_copies(stage: str, keys: Sequence[str]) -> Statement:

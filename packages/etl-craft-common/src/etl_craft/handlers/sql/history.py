@@ -57,22 +57,7 @@ def scd2_merge(ctx: Context) -> Counts:
         bounds = _bounds(ctx, soft)
         timings = _settle(ctx, merge, soft, bounds)
         missing = _missing(ctx, merge, bounds)
-    changed = None
-    if bounds.deleted_current:
-        changed = ctx.count(
-            "count changed keys",
-            history.changed_keys(ctx.target, merge.changes, ctx.spec.merge_key, soft_deletes=soft),
-        )
-    start = Value(f"d.{history.VALID_FROM}")
-    # The closed version keeps its DELETE_FLAG; the new version starts undeleted.
-    closed = merge.update(
-        "close changed versions",
-        ctx.close_stamps(merge.present, start),
-        statements.current_version(merge.changed()),
-    )
-    # One current version per key, none of them a deletion: each one closed is a changed key.
-    changed = closed if changed is None else changed
-    opened = merge.insert_missing(current_only=True, stamps={"VALID_FROM": start})
+    changed, closed, opened = _apply_changes(ctx, merge, soft, bounds)
     with ctx.phases.of(Phase.WRITE):
         deletions, gone = _close_missing(ctx, merge, missing)
     written = counts(
@@ -91,6 +76,26 @@ def scd2_merge(ctx: Context) -> Counts:
     return keys if timings is None else _with_timings(keys, timings, missing)
 
 
+def _apply_changes(ctx: Context, merge: Merge, soft: bool, bounds: Bounds) -> tuple[int, int, int]:
+    """Close the changed keys' versions and open the new ones: (changed keys, closed, opened)."""
+    changed = None
+    if bounds.deleted_current:
+        statement = history.changed_keys(
+            ctx.target, merge.changes, ctx.spec.merge_key, soft_deletes=soft
+        )
+        changed = ctx.count("count changed keys", statement)
+    start = Value(f"d.{history.VALID_FROM}")
+    # The closed version keeps its DELETE_FLAG; the new version starts undeleted.
+    closed = merge.update(
+        "close changed versions",
+        ctx.close_stamps(merge.present, start),
+        statements.current_version(merge.changed()),
+    )
+    opened = merge.insert_missing(current_only=True, stamps={"VALID_FROM": start})
+    # One current version per key, none of them a deletion: each one closed is a changed key.
+    return (closed if changed is None else changed), closed, opened
+
+
 def _with_timings(written: Counts, timings: Timings, missing: Missing | None) -> Counts:
     left_open = 0 if missing is None else missing.left_open
     return replace(
@@ -101,13 +106,13 @@ def _with_timings(written: Counts, timings: Timings, missing: Missing | None) ->
     )
 
 
-def _starts(ctx: Context, stage: Stage) -> Value:
+def _starts(ctx: Context, stage: Stage) -> str:
     """The instant each staged key's new version would start."""
     if ctx.spec.valid_from is ValidFrom.COLUMN:
         column = str(ctx.spec.valid_from_column)
         stage.require("SCD2_VALID_FROM_COLUMN", (column,))
-        return Value(f"CAST(etl_src.{column} AS {TIMESTAMP})")
-    return ctx.bind(_run_start(ctx), TIMESTAMP)
+        return f"CAST(etl_src.{column} AS {TIMESTAMP})"
+    return statements.instant(ctx.conn.dialect, _run_start(ctx))
 
 
 def _refuse_undated(ctx: Context, merge: Merge) -> None:

@@ -17,8 +17,8 @@ from etl_craft.warehouse.audit import HASH_TYPE, TIMESTAMP
 from etl_craft.warehouse.history import VALID_FROM
 from etl_craft.warehouse.statements import Value
 
-# The instant each staged row's version starts (SCD2), from the columns the SELECT returns.
-Starts = Callable[[Stage], Value]
+# The instant each staged row's version starts (SCD2): an expression over the SELECT's row.
+Starts = Callable[[Stage], str]
 
 
 class Merge:
@@ -40,7 +40,7 @@ class Merge:
         stage.require("MERGE_DEDUPE_ORDER", ctx.spec.dedupe_order.columns)
         names = self._compared(stage)
         change_hash = ctx.conn.dialect.change_hash("etl_src", typed(target, stage, names))
-        computed = {"etl_craft_hash": (HASH_TYPE, Value(change_hash))}
+        computed = {"etl_craft_hash": (HASH_TYPE, change_hash)}
         if starts is not None:
             computed[VALID_FROM] = (TIMESTAMP, starts(stage))
         self.stage: Stage = fill_stage(ctx, stage, computed)

@@ -10,7 +10,6 @@ from etl_craft.handlers.sql.phases import Phase
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.dialect import Column, IdentifierCase
-from etl_craft.warehouse.statements import Value
 from etl_craft.warehouse.targets import is_identifier
 
 
@@ -51,15 +50,15 @@ def probe_stage(ctx: Context) -> Stage:
     return Stage(name, columns, 0)
 
 
-def fill_stage(ctx: Context, stage: Stage, computed: dict[str, tuple[str, Value]]) -> Stage:
-    """Stage the SELECT's rows, with each ``computed`` column (its type and value, over the
-    SELECT's row as etl_src) worked out in the same scan."""
+def fill_stage(ctx: Context, stage: Stage, computed: dict[str, tuple[str, str]]) -> Stage:
+    """Stage the SELECT's rows, with each ``computed`` column (its type and its expression over
+    the SELECT's row as etl_src) worked out in the same scan."""
     sql = _select(ctx)
     with ctx.phases.of(Phase.STAGE):
         for name, (sql_type, _) in computed.items():
             ctx.run("add a stage column", statements.add_column(stage.name, Column(name, sql_type)))
-        values = [value for _, value in computed.values()]
-        rows = ctx.run("stage the SELECT", statements.fill_stage(stage.name, sql, values))
+        expressions = [expression for _, expression in computed.values()]
+        rows = ctx.run("stage the SELECT", statements.fill_stage(stage.name, sql, expressions))
     return replace(stage, rows=rows)
 
 
