@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -28,6 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's tests package
 
 from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.integration.warehouse.helpers import spec
