@@ -254,7 +254,7 @@ def test_a_task_preview_cannot_show_is_refused_with_its_reason(
 
     code, _, err = preview(site, capsys, "--task_code", "append", "--limit", "-1")
     assert code == ExitCode.USAGE
-    assert "--limit is -1" in err
+    assert "--limit: -1 is out of range" in err
 
 
 def test_a_select_the_warehouse_refuses_names_the_task_its_file_and_the_warehouse_message(
