@@ -51,6 +51,7 @@ from etl_craft.enginedb.workers import AttemptEnd, WorkerRegistration, attempt_e
 from etl_craft.runtime.attempt_owner import AttemptOwner, Ended
 from etl_craft.runtime.identity import new_owner_id, owner_id
 from etl_craft.runtime.launcher import LaunchSpec, claiming, launch_spec
+from etl_craft.runtime.log_archive import AttemptLogs
 from etl_craft.runtime.metrics import DISPATCH_SECONDS
 from etl_craft.runtime.reconcile import LedgerLookup
 from etl_craft.runtime.starter import prepare_task_start
@@ -126,6 +127,7 @@ class WorkerAgent:
             on_end=self._ended,
             # Its loop renews: a loop stuck on a statement gone silent sends no renewal at all.
             heartbeat_seconds=settings.owner.heartbeat_seconds,
+            logs=AttemptLogs.configured(settings.owner.log_tail_bytes, settings.owner.log_store),
         )
         self.signals = Signals()
         self.signals_seen = 0

@@ -19,6 +19,7 @@ from etl_craft.config.secrets import SecretResolver, read_env_file
 from etl_craft.config.sections import (
     DocsSite,
     Email,
+    Logs,
     Orchestration,
     Redaction,
     Retention,
@@ -27,14 +28,17 @@ from etl_craft.config.sections import (
     build_docs_site,
     build_email,
     build_engine_url,
+    build_logs,
     build_orchestration,
     build_redaction,
     build_retention,
     build_secrets,
+    build_store,
     build_warehouse,
     secrets_resolver,
 )
 from etl_craft.core.errors import ConfigurationError
+from etl_craft.stores import StoreSettings
 
 PROFILE_VARIABLE = "ETL_CRAFT_PROFILE"
 PROFILES_KEY = "profiles"
@@ -56,6 +60,8 @@ class Connector:
     docs_site: DocsSite
     retention: Retention
     alerts: Alerts
+    logs: Logs
+    artifacts: StoreSettings | None  # where project bundles are published and fetched from
     secrets: frozenset[str] = field(repr=False)
     # When a secret from a remote provider may have been rotated (on providers.clock): a
     # process that keeps this Connector reads the configuration again from then on.
@@ -183,6 +189,8 @@ def _build(
         docs_site=docs_site,
         retention=retention,
         alerts=alerts,
+        logs=build_logs(views.get("Logs")),
+        artifacts=build_store(views.get("Artifacts")),
         secrets=resolver.resolved | local.resolved,
         secrets_expire_at=resolver.expires_at,
         normalised=_normalise(views),

@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from etl_craft.config.connector import Connector
-from etl_craft.config.rules import GatePolicy
-from etl_craft.config.settings import ServiceSettings
+from etl_craft.config.rules import DEFAULTS, GatePolicy
+from etl_craft.config.settings import ServiceSettings, logs_store
 from etl_craft.core.errors import ConfigurationError
+from etl_craft.stores import StoreSettings
 
 DEFAULT_GATE_WAIT_MINUTES = 60.0
 DEFAULT_PARALLEL_TASKS = 4
 DEFAULT_SHUTDOWN_GRACE_SECONDS = 60.0
+DEFAULT_TAIL_BYTES = int(str(DEFAULTS["Logs"]["tail_bytes"]))
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class OwnerSettings:
     poll_seconds: float = 1.0
     # After a stop, how long running task processes have to finish before they are stopped.
     shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
+    log_store: StoreSettings | None = None  # where attempt logs go once their attempts end
+    log_tail_bytes: int = DEFAULT_TAIL_BYTES  # how much of each log TASK_LOG keeps
 
 
 def owner_settings(
@@ -79,6 +83,8 @@ def owner_settings(
             if orchestration
             else DEFAULT_SHUTDOWN_GRACE_SECONDS
         ),
+        log_store=logs_store(service, connector),
+        log_tail_bytes=connector.logs.tail_bytes if connector else DEFAULT_TAIL_BYTES,
     )
 
 

@@ -15,12 +15,13 @@ from etl_craft.config.connector import Connector, load_connector
 from etl_craft.config.owner import OwnerSettings, lease_timing, owner_settings
 from etl_craft.config.project import CONNECTOR_FILE, Project, find_project
 from etl_craft.config.rules import DEFAULT_WRITER_ROLE
-from etl_craft.config.settings import load_settings, resolve_engine_url
+from etl_craft.config.settings import load_settings, logs_store, resolve_engine_url
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB, EngineTimeouts
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.logfile import attempt_logs_dir
+from etl_craft.stores import ObjectStore, open_store
 
 DEFAULT_PROJECT_CODE = "default"
 DEFAULT_TIMEZONE = "UTC"
@@ -58,6 +59,12 @@ class OperationContext:
     def attempt_logs_dir(self) -> Path:
         logs = self.project.logs_dir if self.project else Path.cwd() / "logs"
         return attempt_logs_dir(logs, self.engine.url, self.project_code)
+
+    @cached_property
+    def log_store(self) -> ObjectStore | None:
+        """Where attempt logs are kept once their attempts end; None: on their owners' hosts."""
+        found = logs_store(load_settings(), self.connector)
+        return None if found is None else open_store(found, "Logs.store")
 
     @cached_property
     def owner(self) -> OwnerSettings:

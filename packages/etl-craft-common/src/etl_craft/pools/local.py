@@ -26,6 +26,7 @@ from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_s
 from etl_craft.runtime.attempt_owner import AttemptOwner, Held
 from etl_craft.runtime.launcher import claiming, launch_spec
 from etl_craft.runtime.leases import LeaseWatch
+from etl_craft.runtime.log_archive import AttemptLogs
 from etl_craft.runtime.reconcile import LedgerLookup
 
 
@@ -42,7 +43,12 @@ class LocalPool:
     ) -> None:
         self.engine, self.settings, self.slots = engine, settings, slots
         self.attempts = AttemptOwner(
-            engine, SYSTEM, settings.owner_id, settings.lease_seconds, ledger
+            engine,
+            SYSTEM,
+            settings.owner_id,
+            settings.lease_seconds,
+            ledger,
+            logs=AttemptLogs.configured(settings.log_tail_bytes, settings.log_store),
         )
         self.seen: set[int] = set()
 

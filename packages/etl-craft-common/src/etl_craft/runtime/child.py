@@ -220,7 +220,15 @@ def _attempt(
         outcome, offset, code = _execute(Task(invocation, environment))
     fault_point("child_before_report")
     recorded = _masked(outcome, redactor)
-    reported = _report(engine, invocation, args.owner_id, actor, recorded, offset, code)
+    reported = _report(
+        engine,
+        invocation,
+        args.owner_id,
+        actor,
+        recorded,
+        (offset, code),
+        connector.logs.tail_bytes,
+    )
     fault_point("child_after_report")
     return reported
 
@@ -324,9 +332,10 @@ def _report(
     owner_id: str,
     actor: Actor,
     outcome: AttemptOutcome,
-    offset: Offset | None,
-    code: int,
+    ending: tuple[Offset | None, int],  # the offset to store, the exit code
+    tail_bytes: int,
 ) -> int:
+    offset, code = ending
     _flush()
     handover = os.environ.get(OUTCOME_PATH_VARIABLE)
     if handover is not None and _owner_lives(owner_id):
@@ -340,7 +349,7 @@ def _report(
         outcome.status,
         outcome.counts,
         error_message=outcome.error_message,
-        task_log=tail(Path(path)) if path else None,
+        task_log=tail(Path(path), tail_bytes) if path else None,
         exit_code=outcome.exit_code,
         retryable=outcome.retryable,
         source="CHILD",
