@@ -232,6 +232,9 @@ VARIABLE_DESCRIPTIONS: dict[str, str] = {
     "address of their S3-compatible service.",
     "store_region": "With `ETL_CRAFT_LOGS_STORE` or `ETL_CRAFT_ARTIFACTS_STORE`: their "
     "bucket's region.",
+    "bundle_cache": "Where an owner (worker, server, `etl-craft run`) materialises the bundles "
+    "its runs pinned, one folder per bundle id; by default "
+    "`~/.cache/etl-craft/bundles/<Engine DB>`.",
 }
 ACTOR_DESCRIPTION = (
     "Who a CLI command acts as: recorded on every row it writes. Unset, it is `user@host`."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -53,6 +54,8 @@ class ServiceSettings(BaseSettings):
     artifacts_store: str | None = None
     store_endpoint_url: str | None = None  # an S3-compatible service's address
     store_region: str | None = None
+    # Where an owner materialises bundles; by default ~/.cache/etl-craft/bundles/<Engine DB>.
+    bundle_cache: Path | None = None
 
     @field_validator("logs_store", "artifacts_store")
     @classmethod

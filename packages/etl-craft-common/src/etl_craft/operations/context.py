@@ -20,7 +20,7 @@ from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB, EngineTimeouts
 from etl_craft.runtime.identity import owner_id
-from etl_craft.runtime.logfile import attempt_logs_dir
+from etl_craft.runtime.logfile import attempt_logs_dir, bundle_cache_dir
 from etl_craft.stores import ObjectStore, open_store
 
 DEFAULT_PROJECT_CODE = "default"
@@ -81,6 +81,7 @@ class OperationContext:
             engine_url=self.engine.url.render_as_string(hide_password=False),
             logs_dir=self.attempt_logs_dir,
             timing=timing,
+            bundle_cache=bundle_cache_dir(self.engine.url),
         )
 
     def close(self) -> None:

@@ -23,7 +23,7 @@ from types import FrameType
 
 from opentelemetry.trace import Span
 
-from etl_craft.config.connector import Connector, load_connector
+from etl_craft.config.connector import DATA_ROOT_VARIABLE, Connector, load_connector
 from etl_craft.config.project import Project
 from etl_craft.config.settings import load_settings, resolve_engine_url
 from etl_craft.config.urls import url_secrets
@@ -122,7 +122,8 @@ def _config_key(
     files: list[tuple[str, int, int, int] | str] = []
     if args.config is not None:
         config = (cwd or Path.cwd()) / args.config
-        for path in (config, Project(config.parent).env_file):
+        data_root = environ.get(DATA_ROOT_VARIABLE)
+        for path in (config, Project(Path(data_root) if data_root else config.parent).env_file):
             try:
                 found = path.stat()
             except OSError:
@@ -143,8 +144,16 @@ def _fresh(key: Hashable) -> _Configured | None:
 
 
 def _configure(args: argparse.Namespace, environ: Mapping[str, str]) -> _Configured:
+    data_root = environ.get(DATA_ROOT_VARIABLE)
     connector = (
-        load_connector(args.config, profile=args.profile, environ=environ) if args.config else None
+        load_connector(
+            args.config,
+            profile=args.profile,
+            environ=environ,
+            data_root=Path(data_root) if data_root else None,
+        )
+        if args.config
+        else None
     )
     return _Configured(connector, resolve_engine_url(load_settings(), connector))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from sqlalchemy.engine import URL
@@ -60,3 +61,9 @@ def stored_log_key(logs_dir: Path, path: Path) -> str:
 def local_log_path(logs_root: Path, key: str) -> Path:
     """Where the owner on this host writes the log it stores under ``key`` while it runs."""
     return logs_root / key.removeprefix(f"{STORED_LOGS}/")
+
+
+def bundle_cache_dir(url: URL) -> Path:
+    """Where an owner materialises the bundles of one Engine DB: its bundle ids are its own."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "etl-craft" / "bundles" / engine_key(url)
