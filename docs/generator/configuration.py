@@ -235,6 +235,9 @@ VARIABLE_DESCRIPTIONS: dict[str, str] = {
     "bundle_cache": "Where an owner (worker, server, `etl-craft run`) materialises the bundles "
     "its runs pinned, one folder per bundle id; by default "
     "`~/.cache/etl-craft/bundles/<Engine DB>`.",
+    "worker_token": "The credential of the workers' log endpoint: a worker with it set serves "
+    "its running attempts' logs (`--log-port`) to readers that present it; set it to the same "
+    "value where `etl-craft logs`, the API and the UI run. Unset, workers serve no logs.",
 }
 ACTOR_DESCRIPTION = (
     "Who a CLI command acts as: recorded on every row it writes. Unset, it is `user@host`."

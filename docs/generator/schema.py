@@ -26,6 +26,9 @@ GROUPS = (
 )
 _CREATE = re.compile(r"^CREATE TABLE (\w+) \($", re.MULTILINE)
 _COLUMN = re.compile(r"^\s{4}(\w+) (.+?),?$")
+# A table ends at the first line ending ");": after its own line, or (SQLite, a column added
+# last by ALTER TABLE) after that column.
+_END = re.compile(r"\);$", re.MULTILINE)
 _TABLE_COMMENT = re.compile(r"^COMMENT ON TABLE (\w+) IS '((?:[^']|'')*)';$", re.MULTILINE)
 _COLUMN_COMMENT = re.compile(r"^COMMENT ON COLUMN (\w+)\.(\w+) IS '((?:[^']|'')*)';$", re.MULTILINE)
 _KEYWORDS = re.compile(
@@ -81,7 +84,10 @@ def render() -> str:
 def parse(sql: str, *, comments: bool = True) -> list[Table]:
     tables: dict[str, Table] = {}
     for match in _CREATE.finditer(sql):
-        body = sql[match.end() : sql.index("\n);", match.end())]
+        end = _END.search(sql, match.end())
+        if end is None:
+            raise LookupError(f"CREATE TABLE {match.group(1)} has no closing ');' line")
+        body = sql[match.end() : end.start()]
         tables[match.group(1)] = Table(match.group(1), columns=_columns(body))
     if comments:
         _attach_comments(sql, tables)

@@ -19,7 +19,7 @@ from etl_craft.stores import StoreSettings, open_store
 from etl_craft_api.app import create_app
 from tests.chaos.harness import rows
 from tests.fixtures.metadata import TESTER
-from tests.fixtures.processes import Processes
+from tests.fixtures.processes import Processes, free_port
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for
 from tests.integration.worker.queueing import (
@@ -54,6 +54,7 @@ def run(context: ScriptContext) -> ScriptResult:
     return ScriptResult(row_count=1)
 """
 TAIL_BYTES = 1024
+WORKER_TOKEN = "worker-secret-for-tests"
 
 
 def store_settings(store: StoreSettings) -> dict[str, str]:
@@ -77,10 +78,15 @@ def host_copy(project: ProjectOnDisk, folder: Path) -> ProjectOnDisk:
     return ProjectOnDisk(folder, project.connector, project.engine)
 
 
-def test_two_workers_on_other_hosts_upload_their_logs_read_through_the_api(
-    pg_project: ProjectOnDisk, processes: Processes, s3_store: StoreSettings, tmp_path: Path
+def test_two_workers_on_other_hosts_serve_then_upload_their_logs_read_through_the_api(
+    pg_project: ProjectOnDisk,
+    processes: Processes,
+    s3_store: StoreSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     project = pg_project
+    monkeypatch.setenv("ETL_CRAFT_WORKER_TOKEN", WORKER_TOKEN)
     (project.root / "ingestion_scripts" / "talker.py").write_text(TALKER)
     with project.config.open("a") as config:
         config.write(f"Logs:\n  tail_bytes: {TAIL_BYTES}\n")
@@ -92,8 +98,12 @@ def test_two_workers_on_other_hosts_upload_their_logs_read_through_the_api(
         "host-b": host_copy(project, tmp_path / "b"),
     }
     for host, copy in hosts.items():
-        settings = {**store_settings(s3_store), "host_name": host}
-        start_worker(processes, copy, "--ingestion-slots", "1", settings=settings)
+        settings = {**store_settings(s3_store), "host_name": host, "worker_token": WORKER_TOKEN}
+        port = str(free_port())
+        endpoint = ("--log-port", port, "--log-host", "127.0.0.1")
+        address = ("--log-address", f"http://127.0.0.1:{port}")
+        options = ("--ingestion-slots", "1", *endpoint, *address)
+        start_worker(processes, copy, *options, settings=settings)
     queued = queue_run(project, "spread", ["one", "two"])
 
     # Each worker holds one attempt: two hosts, each writing a log the other can't see.
@@ -102,10 +112,61 @@ def test_two_workers_on_other_hosts_upload_their_logs_read_through_the_api(
         return log.exists() and len(log.read_text().split()) == 4
 
     wait_for(both_started, "both attempts to start", 60)
-    release(project)
-    for attempt_id in queued.values():
-        wait_for(partial(succeeded, project, attempt_id), "the attempt", 60)
+    # The API of a third host: a Logs store, the worker token, no log file of either.
+    with project.config.open("a") as config:
+        config.write(
+            f"  store: {s3_store.url}\n  endpoint_url: {s3_store.endpoint_url}\n"
+            f"  region: {s3_store.region}\n"
+        )
+    ctx = build_context(ContextRequest(project.config))
+    try:
+        api = Reader(ctx)
+        for attempt_id in queued.values():
+            assert status_of(project, attempt_id) == "RUNNING"
+            running = api.log(attempt_id)
+            assert any(line.endswith(f"ran on {host_of(project, attempt_id)}") for line in running)
+            assert "the last line" not in running
+        release(project)
+        for attempt_id in queued.values():
+            wait_for(partial(succeeded, project, attempt_id), "the attempt", 60)
+        ended_logs_are_in_the_store(project, hosts, s3_store, api)
+    finally:
+        ctx.close()
 
+
+def host_of(project: ProjectOnDisk, attempt_id: int) -> str:
+    [(host,)] = rows(
+        project, "SELECT HOST FROM AUD_TASK_ATTEMPTS WHERE ATTEMPT_ID = :a", a=attempt_id
+    )
+    return str(host)
+
+
+class Reader:
+    """The API app of a host that runs no attempt, with a viewer's token."""
+
+    def __init__(self, ctx: OperationContext) -> None:
+        self.ctx = ctx
+        self.token = create_token(
+            replace(ctx, actor=TESTER), TokenRequest("reader", "viewer", None)
+        ).token
+        self.client = TestClient(create_app(ctx))
+
+    def log(self, attempt_id: int) -> list[str]:
+        answer = self.client.get(
+            f"/api/v1/attempts/{attempt_id}/log",
+            headers={"Authorization": f"Bearer {self.token}"},
+        )
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["X-Next-Offset"] == str(len(answer.content))
+        return answer.text.splitlines()
+
+
+def ended_logs_are_in_the_store(
+    project: ProjectOnDisk,
+    hosts: dict[str, ProjectOnDisk],
+    s3_store: StoreSettings,
+    api: Reader,
+) -> None:
     found = {
         int(attempt_id): (str(host), str(log_path), str(task_log))
         for attempt_id, host, log_path, task_log in rows(
@@ -120,35 +181,14 @@ def test_two_workers_on_other_hosts_upload_their_logs_read_through_the_api(
         assert "ran on" not in task_log  # the head is in the store only
         # Uploaded, the owner's copy is gone: no host keeps attempt logs.
         assert not list((hosts[host].root / "logs").rglob("*.log"))
-
-    # The API of a third host reads each log from the store.
-    with project.config.open("a") as config:
-        config.write(
-            f"  store: {s3_store.url}\n  endpoint_url: {s3_store.endpoint_url}\n"
-            f"  region: {s3_store.region}\n"
-        )
-    ctx = build_context(ContextRequest(project.config))
-    try:
-        read_through_the_api(ctx, found)
-    finally:
-        ctx.close()
-
-
-def read_through_the_api(ctx: OperationContext, found: dict[int, tuple[str, str, str]]) -> None:
-    token = create_token(replace(ctx, actor=TESTER), TokenRequest("reader", "viewer", None)).token
-    client = TestClient(create_app(ctx))
+    # The same API reads each ended log from the store now.
     for attempt_id, (host, _, _) in found.items():
-        answer = client.get(
-            f"/api/v1/attempts/{attempt_id}/log", headers={"Authorization": f"Bearer {token}"}
-        )
-        assert answer.status_code == 200, answer.text
-        lines = answer.text.splitlines()
+        lines = api.log(attempt_id)
         assert f"attempt {attempt_id} ran on {host}" in lines
         assert "the last line" in lines
         assert sum(line.startswith("body line") for line in lines) == 400
-        assert answer.headers["X-Next-Offset"] == str(len(answer.content))
         # etl-craft logs reads the same.
-        assert whole_log(ctx, attempt_id, secrets_redactor(ctx)).lines == lines
+        assert whole_log(api.ctx, attempt_id, secrets_redactor(api.ctx)).lines == lines
 
 
 def test_a_log_missing_from_the_store_says_where_its_tail_is(

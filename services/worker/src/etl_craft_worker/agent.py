@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
+from pathlib import Path
 from types import FrameType, TracebackType
 
 from etl_craft.config.owner import OwnerSettings
@@ -426,6 +427,12 @@ class WorkerAgent:
             detail,
             extra=context,
         )
+
+    def log_path(self, attempt_id: int) -> Path | None:
+        """The log file of an attempt this worker runs (called from the log endpoint's
+        threads: ``get`` reads the dict in one step)."""
+        held = self.attempts.held.get(attempt_id) or self.attempts.exiting.get(attempt_id)
+        return None if held is None else held.running.spec.log_path
 
     def _count_running(self) -> None:
         """Read at scrape time from the jobs the loop keeps (list() copies them in one step)."""

@@ -11,6 +11,7 @@ from etl_craft.core import ranges
 
 DEFAULT_HEARTBEAT_SECONDS = 10.0
 METRICS_PORT = 9731
+LOG_PORT = 9732
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +46,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="how often leases are renewed and cancel requests read "
         f"(default: ETL_CRAFT_HEARTBEAT_SECONDS when set, else {DEFAULT_HEARTBEAT_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--log-port",
+        type=ranges.LISTEN_PORT.argument(),
+        default=LOG_PORT,
+        metavar="N",
+        help=f"with ETL_CRAFT_WORKER_TOKEN set, serve the running attempts' logs to other hosts "
+        f"on this port (default {LOG_PORT}; 0: a free port)",
+    )
+    parser.add_argument(
+        "--log-host",
+        default="0.0.0.0",  # noqa: S104 (readers are on other hosts; the token guards it)
+        metavar="HOST",
+        help="the address the log endpoint listens on (default 0.0.0.0: every interface)",
+    )
+    parser.add_argument(
+        "--log-address",
+        metavar="URL",
+        help="the endpoint's address as other hosts reach it (default http://<host name>:<port>)",
     )
     add_telemetry_options(parser, METRICS_PORT)
 

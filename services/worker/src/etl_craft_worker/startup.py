@@ -35,7 +35,9 @@ def resolve_pool(engine: EngineDB, requested: str | None, project_code: str) -> 
         return project_pool(conn, project_code) or DEFAULT_POOL
 
 
-def registration(worker_id: str, settings: WorkerSettings, dialect: str) -> WorkerRegistration:
+def registration(
+    worker_id: str, settings: WorkerSettings, dialect: str, log_endpoint: str | None = None
+) -> WorkerRegistration:
     return WorkerRegistration(
         worker_id=worker_id,
         pool=settings.pool,
@@ -45,4 +47,5 @@ def registration(worker_id: str, settings: WorkerSettings, dialect: str) -> Work
         schema_version=schema_version(dialect),
         ingestion_slots=settings.slots[SlotKind.INGESTION],
         warehouse_slots=settings.slots[SlotKind.WAREHOUSE],
+        log_endpoint=log_endpoint,
     )

@@ -12,8 +12,10 @@ from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
 from etl_craft.enginedb.backoff import until_reachable
 from etl_craft.operations.context import OperationContext
+from etl_craft.runtime.identity import HOST
 from etl_craft.runtime.reconcile import warehouse_ledger
 from etl_craft_worker.agent import WorkerAgent, WorkerSettings
+from etl_craft_worker.log_server import LogServer
 from etl_craft_worker.main import DEFAULT_HEARTBEAT_SECONDS
 from etl_craft_worker.startup import refuse_unsuitable, registration, resolve_pool
 
@@ -34,10 +36,30 @@ def handle(args: argparse.Namespace) -> int:
         agent = WorkerAgent(ctx.engine, settings, ledger)
         # The Engine DB's series come from the overseer; a worker exports what it does itself.
         start_telemetry(args, "etl-craft-worker")
-        agent.serve(registration(agent.worker_id, settings, ctx.engine.dialect))
+        logs = log_server(args, agent)
+        endpoint = None if logs is None else advertised(args, logs.port)
+        try:
+            agent.serve(registration(agent.worker_id, settings, ctx.engine.dialect, endpoint))
+        finally:
+            if logs is not None:
+                logs.stop()
     finally:
         ctx.close()
     return 0
+
+
+def log_server(args: argparse.Namespace, agent: WorkerAgent) -> LogServer | None:
+    """The running attempts' logs for readers on other hosts, when a worker token is set."""
+    token = load_settings().worker_token
+    if token is None:
+        return None
+    server = LogServer(args.log_host, args.log_port, token, agent.log_path)
+    server.start()
+    return server
+
+
+def advertised(args: argparse.Namespace, port: int) -> str:
+    return str(args.log_address or f"http://{HOST}:{port}").rstrip("/")
 
 
 def worker_settings(ctx: OperationContext, args: argparse.Namespace) -> WorkerSettings:

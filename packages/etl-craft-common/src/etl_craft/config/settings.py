@@ -56,6 +56,9 @@ class ServiceSettings(BaseSettings):
     store_region: str | None = None
     # Where an owner materialises bundles; by default ~/.cache/etl-craft/bundles/<Engine DB>.
     bundle_cache: Path | None = None
+    # The credential workers ask for before they serve a running attempt's log, and readers
+    # (etl-craft logs, the API, the UI) present; unset, workers serve no logs.
+    worker_token: str | None = Field(default=None, repr=False)
 
     @field_validator("logs_store", "artifacts_store")
     @classmethod

@@ -198,3 +198,9 @@ def attempt_record(
     project has no such attempt."""
     row = conn.one("attempt_view", attempt_id=attempt_id, project_code=project_code)
     return None if row is None else dict(row)
+
+
+def attempt_log_endpoint(conn: EngineConnection, attempt_id: int) -> str | None:
+    """Where the worker that runs the attempt serves its log; None: no live worker serves it."""
+    row = conn.one("attempt_log_endpoint", attempt_id=attempt_id)
+    return None if row is None or row["log_endpoint"] is None else str(row["log_endpoint"])

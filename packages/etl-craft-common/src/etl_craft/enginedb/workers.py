@@ -32,6 +32,7 @@ class WorkerRegistration:
     schema_version: int
     ingestion_slots: int
     warehouse_slots: int
+    log_endpoint: str | None = None  # where it serves its running attempts' logs
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from etl_craft.config.settings import load_settings
 from etl_craft.core.enums import AttemptStatus
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.attempts import attempt_record, latest_attempt_id
+from etl_craft.enginedb.attempts import attempt_log_endpoint, attempt_record, latest_attempt_id
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.log_sources import (
     LocalLog,
     LogSource,
     StoredLog,
+    WorkerLog,
     is_stored,
     stored_key,
 )
@@ -90,6 +92,9 @@ def attempt_log(ctx: OperationContext, attempt_id: int) -> LogSource:
     path = Path(str(row["log_path"]))
     if path.is_file():
         return LocalLog(path)
+    remote = _from_worker(ctx, attempt_id, row)
+    if remote is not None:
+        return remote
     # The messages reach the API and the UI's viewers: they never name a path on the server.
     if row["host"] not in (None, HOST):
         raise NotFoundError(
@@ -110,6 +115,9 @@ def _stored_log(ctx: OperationContext, attempt_id: int, row: Mapping[str, Any]) 
     local = local_log_path(ctx.attempt_logs_dir.parent, key)
     if not ended and row["host"] in (None, HOST) and local.is_file():
         return LocalLog(local)
+    remote = None if ended else _from_worker(ctx, attempt_id, row)
+    if remote is not None:
+        return remote
     if not ended:
         raise NotFoundError(
             f"attempt {attempt_id} runs on host {row['host']}, which writes its log until it "
@@ -126,6 +134,21 @@ def _stored_log(ctx: OperationContext, attempt_id: int, row: Mapping[str, Any]) 
             "retention removed it; its last lines are kept in AUD_TASK_RUN_LOG.TASK_LOG"
         )
     return StoredLog(ctx.log_store, key)
+
+
+def _from_worker(
+    ctx: OperationContext, attempt_id: int, row: Mapping[str, Any]
+) -> WorkerLog | None:
+    """A running attempt's log from the worker that runs it, when it serves logs and this
+    process holds the worker token."""
+    if AttemptStatus(row["status"]).terminal:
+        return None
+    token = load_settings().worker_token
+    with ctx.engine.read() as conn:
+        endpoint = attempt_log_endpoint(conn, attempt_id)
+    if endpoint is None or token is None:
+        return None
+    return WorkerLog(endpoint, attempt_id, token)
 
 
 def latest_attempt(ctx: OperationContext, run_id: int, task_code: str) -> int:

@@ -6,12 +6,17 @@ it runs, its owner writes the log on its own host; once it ended, the store hold
 
 from __future__ import annotations
 
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from pathlib import Path
 from typing import Protocol
 
-from etl_craft.core.errors import ConfigurationError
+from etl_craft.core.errors import ConfigurationError, NotFoundError
 from etl_craft.stores import ObjectStore
+
+SIZE_HEADER = "X-Log-Size"  # the worker's answer: the log's whole size
 
 
 class LogSource(Protocol):
@@ -63,6 +68,51 @@ class StoredLog:
         if self._data is None:
             self._data = self.store.get(self.key)
         return self._data
+
+
+@dataclass
+class WorkerLog:
+    """A running attempt's log, read from the worker that runs it (its log endpoint)."""
+
+    endpoint: str
+    attempt_id: int
+    token: str = field(repr=False)
+    timeout: float = 10.0
+
+    @property
+    def where(self) -> str:
+        return f"{self.endpoint}/attempts/{self.attempt_id}/log"
+
+    def size(self) -> int:
+        return self._get(0, 0)[0]
+
+    def read(self, start: int, end: int) -> bytes:
+        return self._get(start, end)[1]
+
+    def _get(self, start: int, end: int) -> tuple[int, bytes]:
+        request = urllib.request.Request(  # noqa: S310 (the worker's own http(s) endpoint)
+            f"{self.where}?start={start}&end={end}",
+            headers={"Authorization": f"Bearer {self.token}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as answer:  # noqa: S310
+                return int(answer.headers[SIZE_HEADER]), bytes(answer.read())
+        except urllib.error.HTTPError as error:
+            if error.code == HTTPStatus.NOT_FOUND:
+                raise NotFoundError(
+                    f"the worker at {self.endpoint} no longer runs attempt {self.attempt_id}: "
+                    "it ended; read its log again, from the Logs store"
+                ) from None
+            raise ConfigurationError(
+                f"the worker at {self.endpoint} refused to serve the log of attempt "
+                f"{self.attempt_id} ({error.code}); expected ETL_CRAFT_WORKER_TOKEN to be the "
+                "workers' token: set it to the same value here"
+            ) from None
+        except OSError as error:
+            raise NotFoundError(
+                f"the worker at {self.endpoint}, which runs attempt {self.attempt_id}, did not "
+                f"answer ({error}); its log is uploaded to the Logs store when the attempt ends"
+            ) from None
 
 
 def is_stored(location: str) -> bool:

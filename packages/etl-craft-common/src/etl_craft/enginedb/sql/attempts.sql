@@ -60,3 +60,10 @@ SELECT ATTEMPT_ID AS attempt_id, CANCEL_REQUESTED_AT AS cancel_requested_at
   FROM AUD_TASK_ATTEMPTS
  WHERE OWNER_ID = :owner_id AND STATUS IN ('CLAIMED', 'RUNNING') AND CANCEL_REQUESTED_AT IS NOT NULL
  ORDER BY ATTEMPT_ID;
+
+-- name: attempt_log_endpoint --
+-- Where the live worker that owns an attempt serves its log while it runs.
+SELECT w.LOG_ENDPOINT AS log_endpoint
+  FROM AUD_TASK_ATTEMPTS a
+  JOIN AUD_WORKERS w ON w.WORKER_ID = a.OWNER_ID
+ WHERE a.ATTEMPT_ID = :attempt_id AND w.STATUS <> 'GONE';

@@ -44,6 +44,7 @@ def register_worker(conn: EngineConnection, worker: WorkerRegistration) -> None:
         schema_version=worker.schema_version,
         ingestion_slots=worker.ingestion_slots,
         warehouse_slots=worker.warehouse_slots,
+        log_endpoint=worker.log_endpoint,
     )
     notify(conn, Entity.WORKER, worker.worker_id, WorkerStatus.ACTIVE.value)
 

@@ -1,9 +1,9 @@
 -- name: transition_register_worker --
 -- Record a worker agent that starts claiming from its pool, ACTIVE; each start has an id of its own.
 INSERT INTO AUD_WORKERS (WORKER_ID, POOL, HOST, PID, VERSION, SCHEMA_VERSION, INGESTION_SLOTS,
-                         WAREHOUSE_SLOTS, STARTED_AT, HEARTBEAT_AT, STATUS)
+                         WAREHOUSE_SLOTS, STARTED_AT, HEARTBEAT_AT, STATUS, LOG_ENDPOINT)
 VALUES (:worker_id, :pool, :host, :pid, :version, :schema_version, :ingestion_slots,
-        :warehouse_slots, etl_craft_now(), etl_craft_now(), 'ACTIVE')
+        :warehouse_slots, etl_craft_now(), etl_craft_now(), 'ACTIVE', :log_endpoint)
 RETURNING WORKER_ID AS worker_id, STATUS AS status;
 
 -- name: transition_beat_worker --
