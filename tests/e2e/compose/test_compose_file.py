@@ -102,12 +102,21 @@ def test_configuration_is_the_environment_and_the_mounted_project() -> None:
     for name in ETL_CRAFT_SERVICES:
         service = services[name]
         assert "env_file" not in service, name
-        assert service["environment"]["ETL_CRAFT_ENGINE_URL"].startswith("postgresql+psycopg://")
+        environment = service["environment"]
+        assert environment["ETL_CRAFT_ENGINE_URL"].startswith("postgresql+psycopg://")
+        assert environment["ETL_CRAFT_ARTIFACTS_STORE"].startswith("file:///srv/etl-craft/stores/")
+        assert environment["ETL_CRAFT_LOGS_STORE"].startswith("file:///srv/etl-craft/stores/")
         sources = [volume.split(":")[0] for volume in service["volumes"]]
+        if name.startswith("worker-"):
+            # Workers run the bundles migrate publishes: no project folder is mounted.
+            assert sources == ["etl-craft-stores"], name
+            assert not service["working_dir"].startswith("/srv/etl-craft/project"), name
+            continue
         # The catalog builder keeps its site's releases in a volume of their own.
         site = ["etl-craft-catalog"] if name == "catalog" else []
-        assert sources == ["./project", "etl-craft-logs", *site], name
+        assert sources == ["./project", "etl-craft-logs", "etl-craft-stores", *site], name
         assert (COMPOSE_FOLDER / "project" / "craft-connector.yml").is_file()
+    assert "--publish-bundle" in " ".join(services["migrate"]["command"])
 
 
 @pytest.mark.parametrize("name", ETL_CRAFT_SERVICES)

@@ -11,7 +11,9 @@ directory and health check. What Docker would provide is mapped, and nothing els
   a fresh database of that server, and every URL naming host ``postgres`` is pointed at it
   with the server's credentials;
 - bind mounts are temporary copies of their source, named volumes empty folders, and each
-  container path in a command or working directory is replaced by its local folder;
+  container path in a command, a working directory or a file:// URL is replaced by its local
+  folder; a working directory no mount provides is a folder of the replica's own, as a
+  container's own file system is;
 - each exposed port becomes a free local port, in the command and in the health check.
 """
 
@@ -38,6 +40,7 @@ from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.fixtures.waiting import wait_for
 
 REPOSITORY = Path(__file__).resolve().parents[3]
+FILE_URL = "file://"
 COMPOSE_FOLDER = REPOSITORY / "deploy" / "compose"
 COMPOSE_FILE = COMPOSE_FOLDER / "docker-compose.yml"
 DATABASE_SERVICE = "postgres"
@@ -209,10 +212,22 @@ class LocalTopology:
                 inside.symlink_to(local, target_is_directory=True)
 
     def local_path(self, text: str) -> str:
+        if text.startswith(FILE_URL):
+            return FILE_URL + self.local_path(text.removeprefix(FILE_URL))
         for target in sorted(self.mounts, key=len, reverse=True):
             if text == target or text.startswith(target + "/"):
                 return str(self.mounts[target]) + text.removeprefix(target)
         return text
+
+    def working_dir(self, name: str, replica: int = 0) -> str:
+        """The service's working directory: in a mount, else in the replica's own folder."""
+        inside = self.services[name]["working_dir"]
+        local = self.local_path(inside)
+        if local != inside:
+            return local
+        own = self.folder / "containers" / f"{name}-{replica}" / inside.lstrip("/")
+        own.mkdir(parents=True, exist_ok=True)
+        return str(own)
 
     def environment(self, name: str) -> dict[str, str]:
         service = self.services[name]
@@ -253,7 +268,7 @@ class LocalTopology:
         with output.open("wb") as sink:
             process = subprocess.Popen(
                 self.command(name, ports),
-                cwd=self.local_path(self.services[name]["working_dir"]),
+                cwd=self.working_dir(name, len(self.replicas)),
                 env={**self.environment(name), **extra_env},
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
@@ -275,7 +290,7 @@ class LocalTopology:
         """``docker compose exec NAME COMMAND``: in the service's image, environment and folder."""
         done = subprocess.run(
             self._localise(list(command), {}),
-            cwd=self.local_path(self.services[name]["working_dir"]),
+            cwd=self.working_dir(name),
             env=self.environment(name),
             capture_output=True,
             text=True,
@@ -292,7 +307,7 @@ class LocalTopology:
         )
         check = subprocess.run(
             self.health_command(replica.service, replica.ports),
-            cwd=self.local_path(self.services[replica.service]["working_dir"]),
+            cwd=self.working_dir(replica.service),
             env=self.environment(replica.service),
             capture_output=True,
             timeout=30,
