@@ -129,9 +129,9 @@ def _stored_log(ctx: OperationContext, attempt_id: int, row: Mapping[str, Any]) 
         if local.is_file():  # its upload failed here: the owner kept it
             return LocalLog(local)
         raise NotFoundError(
-            f"the log of attempt {attempt_id} is not in the Logs store {ctx.log_store.url}: "
-            f"its owner on host {row['host']} could not upload it (its own log says why), or "
-            "retention removed it; its last lines are kept in AUD_TASK_RUN_LOG.TASK_LOG"
+            f"the log of attempt {attempt_id} is not in the Logs store: its owner on host "
+            f"{row['host']} could not upload it (its own log says why), or retention removed "
+            "it; its last lines are kept in AUD_TASK_RUN_LOG.TASK_LOG"
         )
     return StoredLog(ctx.log_store, key)
 

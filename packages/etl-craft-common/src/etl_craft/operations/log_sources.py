@@ -99,9 +99,10 @@ class WorkerLog:
                 return int(answer.headers[SIZE_HEADER]), bytes(answer.read())
         except urllib.error.HTTPError as error:
             if error.code == HTTPStatus.NOT_FOUND:
+                # These messages reach the API's and the UI's viewers: no internal address.
                 raise NotFoundError(
-                    f"the worker at {self.endpoint} no longer runs attempt {self.attempt_id}: "
-                    "it ended; read its log again, from the Logs store"
+                    f"the worker no longer runs attempt {self.attempt_id}: it ended; read its "
+                    "log again, from the Logs store"
                 ) from None
             raise ConfigurationError(
                 f"the worker at {self.endpoint} refused to serve the log of attempt "
@@ -110,8 +111,9 @@ class WorkerLog:
             ) from None
         except OSError as error:
             raise NotFoundError(
-                f"the worker at {self.endpoint}, which runs attempt {self.attempt_id}, did not "
-                f"answer ({error}); its log is uploaded to the Logs store when the attempt ends"
+                f"the worker that runs attempt {self.attempt_id} did not answer "
+                f"({type(error).__name__}); its log is uploaded to the Logs store when the "
+                "attempt ends"
             ) from None
 
 

@@ -7,12 +7,13 @@ and only whole lines while the attempt runs, so a secret is never split between 
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
-from etl_craft.core.errors import NotFoundError
+from etl_craft.core.errors import ConfigurationError, NotFoundError
 from etl_craft.operations.attempt_logs import LogRead, read_lines
 from etl_craft.operations.attempts import AttemptView, attempt, attempt_log
 from etl_craft.operations.context import OperationContext
@@ -22,6 +23,7 @@ from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import SignedIn, Viewer
 
 router = APIRouter(tags=["attempts"])
+log = logging.getLogger(__name__)
 
 MAX_ID = 2**62
 AttemptId = Annotated[int, WholeNumber, Path(ge=1, le=MAX_ID, description="the attempt's id")]
@@ -60,4 +62,9 @@ def _tail(ctx: OperationContext, view: AttemptView, offset: int) -> tuple[LogRea
         start = min(offset, source.size())
     except NotFoundError as gone:
         return LogRead("", offset), str(gone)
+    except ConfigurationError as refused:
+        # The store or the worker token of this server is not set as the log needs: its own
+        # log says how; the page says only that the log can't be read here.
+        log.error("attempt %s: its log can't be read: %s", view.attempt_id, refused)
+        return LogRead("", offset), "this server is not configured to read this log"
     return read_lines(source, start, secrets_redactor(ctx), partial=view.status.terminal), None
