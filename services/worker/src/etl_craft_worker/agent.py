@@ -262,8 +262,9 @@ class WorkerAgent:
                 claim.start_all(
                     [(files.launch(self._spec(inv, task)), inv) for inv, task, _, files in started]
                 )
-        for running, (invocation, task, attempt, _) in zip(claim.running, started, strict=True):
-            self.attempts.hold(running, invocation, task.slot_kind, task.handler, sent)
+        for running, (invocation, task, attempt, files) in zip(claim.running, started, strict=True):
+            kind, handler = task.slot_kind, task.handler
+            self.attempts.hold(running, invocation, kind, handler, sent, files.ledger)
             self._started(invocation, task, attempt.waited)
         got = Counter(attempt.slot_kind for attempt in claimed)
         # A kind that came back short has nothing more to claim until an attempt is queued.

@@ -72,6 +72,7 @@ class Held:
     task_run_id: int
     ledgered: bool  # its writes commit with a ledger row: an exit may be recovered from it
     context: Mapping[str, object]  # pipeline, task and ids, for every log record about it
+    ledger: LedgerLookup | None = None  # its bundle's, where the owner's own is not the one
 
 
 @dataclass(frozen=True)
@@ -152,10 +153,11 @@ class AttemptOwner:
         kind: SlotKind,
         handler: Handler,
         claimed_at: float,  # a monotonic time taken before the claim was sent
+        ledger: LedgerLookup | None = None,
     ) -> None:
         context = attempt_context(invocation)
         ledgered = handler in LEDGERED
-        held = Held(running, kind, invocation.task_run_id, ledgered, context)
+        held = Held(running, kind, invocation.task_run_id, ledgered, context, ledger)
         self.held[running.attempt_id] = held
         self.leases.claimed(running.attempt_id, claimed_at, running.process.pid)
         self.guard.ensure()
@@ -428,7 +430,8 @@ class AttemptOwner:
                 found = attempt_status(conn, running.attempt_id)
             if found is None or found.terminal:
                 return None
-            committed = self.ledger(running.attempt_id) if self.ledger and held.ledgered else None
+            lookup = held.ledger or self.ledger
+            committed = lookup(running.attempt_id) if lookup and held.ledgered else None
             code, pid = running.process.returncode, running.process.pid
             if committed is None:
                 message = (

@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from etl_craft.config.connector import DATA_ROOT_VARIABLE
+from etl_craft.config.connector import DATA_ROOT_VARIABLE, load_connector
 from etl_craft.config.owner import OwnerSettings
 from etl_craft.config.project import CONNECTOR_FILE
 from etl_craft.core.errors import ConfigurationError
@@ -23,6 +23,7 @@ from etl_craft.enginedb.attempts import AttemptInvocation
 from etl_craft.enginedb.bundles import BundleRecord, bundle
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.runtime.launcher import LaunchSpec
+from etl_craft.runtime.reconcile import LedgerLookup, warehouse_ledger
 from etl_craft.stores import ObjectStore, open_store
 from etl_craft.stores.base import sha256_of_file
 from etl_craft.stores.folder import FolderStore
@@ -101,6 +102,9 @@ class TaskFiles:
     # The owner's project folder, when the files come from a bundle: its .env and its
     # project-relative Engine and Warehouse paths still apply.
     data_root: Path | None = None
+    # The bundle's warehouse ledger, for an owner with no project folder of its own: where an
+    # attempt whose task process died after committing is recovered from.
+    ledger: LedgerLookup | None = None
 
     def launch(self, spec: LaunchSpec) -> LaunchSpec:
         extra = {} if self.data_root is None else {DATA_ROOT_VARIABLE: str(self.data_root)}
@@ -120,6 +124,22 @@ class ProjectFiles:
             else BundleCache(open_store(store, ARTIFACTS_SETTING), settings.bundle_cache)
         )
         self._records: dict[int, BundleRecord] = {}  # a bundle never changes: read once
+        self._ledgers: dict[int, LedgerLookup | None] = {}
+        self.profile = settings.profile
+
+    def _ledger(self, bundle_id: int, config: Path, data_root: Path | None) -> LedgerLookup | None:
+        if self.config_path is not None:
+            return None  # the owner's own ledger, from its project folder, serves
+        if bundle_id not in self._ledgers:
+            try:
+                connector = load_connector(config, profile=self.profile, data_root=data_root)
+            except ConfigurationError as error:
+                # The task process reports the same problem as its attempt's failure.
+                log.warning("bundle %s: its configuration does not load here: %s", bundle_id, error)
+                self._ledgers[bundle_id] = None
+            else:
+                self._ledgers[bundle_id] = warehouse_ledger(connector.warehouse)
+        return self._ledgers[bundle_id]
 
     def for_attempt(self, conn: EngineConnection, invocation: AttemptInvocation) -> TaskFiles:
         """The files the attempt's task process reads."""
@@ -134,7 +154,8 @@ class ProjectFiles:
             self._records[bundle_id] = record
             root = self.cache.materialise(record)
             data_root = None if self.config_path is None else self.config_path.parent
-            return TaskFiles(root / CONNECTOR_FILE, data_root)
+            config = root / CONNECTOR_FILE
+            return TaskFiles(config, data_root, self._ledger(bundle_id, config, data_root))
         if self.config_path is not None:
             return TaskFiles(self.config_path)
         pinned = (
