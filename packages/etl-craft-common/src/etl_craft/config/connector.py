@@ -133,7 +133,7 @@ def load_connector(
 
 _SHAPES = {
     "Engine": "with url: (an SQLAlchemy URL) or path: (a SQLite file in the project)",
-    "Warehouse": "with type: (postgresql or duckdb) and its url: or path:",
+    "Warehouse": "with type: (postgresql or duckdb) and the keys that type takes",
 }
 
 

@@ -7,11 +7,14 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.dialect import Column, Comments, Dialect
 from etl_craft.warehouse.targets import TargetObject
+
+if TYPE_CHECKING:
+    from etl_craft.warehouse.publication import Publisher
 
 log = logging.getLogger("etl_craft.warehouse")
 
@@ -20,6 +23,7 @@ Row = tuple[Any, ...]
 
 class WarehouseConnection(ABC):
     dialect: Dialect
+    publisher: ClassVar[Publisher]
 
     def execute(self, purpose: str, sql: str, params: Sequence[object] = ()) -> int:
         """Run one statement; return its row count (-1 where the warehouse reports none)."""
@@ -108,6 +112,17 @@ class WarehouseConnection(ABC):
                 f"point the warehouse profile at {target.database} or write schema.table"
             )
         return target
+
+    def interrupt(self) -> str:
+        """From another thread: stop the statement this connection runs now, in the warehouse.
+
+        Returns what was done, for the attempt's log. Dialects that can't cancel say so, and
+        that the statement may run on.
+        """
+        return (
+            f"the {self.dialect.name} warehouse has no way to cancel a running statement: the "
+            "statement this attempt sent may still run there until it ends"
+        )
 
     @abstractmethod
     def current_database(self) -> str: ...
