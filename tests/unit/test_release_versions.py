@@ -29,8 +29,6 @@ def test_every_member_has_the_one_release_version() -> None:
 
 
 def test_the_cli_reports_the_release_version(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stop:
-        run_cli(["--version"])
-    assert stop.value.code in (0, None)
+    assert run_cli(["--version"]) == 0
     version = _members()["etl-craft-common"]
     assert capsys.readouterr().out.strip() == f"etl-craft {version}"
