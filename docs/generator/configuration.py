@@ -153,13 +153,17 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
     },
     "Alerts": {
         "channels": "A list of channels, each with `name`, `kind` (`webhook`: a signed JSON "
-        "document; `slack`: Slack's incoming-webhook body), `url_variable` (the variable "
-        "holding its URL), `secret_variable` (webhook: the variable holding the HMAC-SHA256 "
-        "key), and optionally `pipelines` (codes; default every pipeline) and `events` "
-        "(`RUN_FAILED`, `SLA_MISSED`, `ATTEMPT_LOST`; default all).",
+        "document; `slack`: Slack's incoming-webhook body; `email`: a message through the Email "
+        "section's relay), `url_variable` (webhook, slack: the variable holding its URL), "
+        "`secret_variable` (webhook: the variable holding the HMAC-SHA256 key), `to` (email: "
+        "the recipients), and optionally `pipelines` (codes; default every pipeline) and "
+        "`events` (`RUN_FAILED`, `SLA_MISSED`, `ATTEMPT_LOST`, `GATE_WAITING`, `NO_WORKER`; "
+        "default all).",
         "lookback_minutes": "Events older than this are never raised, so a new channel does "
         "not replay history.",
         "retry_seconds": "The wait after a failed delivery, doubled after each further one.",
+        "gate_wait_minutes": "A dependency gate waiting longer than this for its upstream "
+        "raises `GATE_WAITING`.",
         "links_base_url": "The web UI's external address; alerts link to the run and attempt.",
     },
     "Secrets": {

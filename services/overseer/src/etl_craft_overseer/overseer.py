@@ -326,7 +326,7 @@ class Overseer:
             self.leader, OVERSEER, utc_now()
         ):
             log.info("the daily purge of history past its retention started")
-        raise_alerts(self.leader, self.alerts, OVERSEER)
+        raise_alerts(self.leader, self.alerts, OVERSEER, self.settings.lease_seconds)
 
     def _find_blocked(self) -> None:
         """Judge every pipeline's metadata again, once it changed (a read of every project's

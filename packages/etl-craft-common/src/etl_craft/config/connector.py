@@ -163,6 +163,7 @@ def _build(
         views["Alerts"].values if "Alerts" in views else {},
         resolver,
         views["Orchestration"].filled_text("project"),
+        email,
     )
     orchestration = build_orchestration(views["Orchestration"])
     redaction = build_redaction(views.get("Redaction"))

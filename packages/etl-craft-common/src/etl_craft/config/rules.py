@@ -330,6 +330,7 @@ KEYS: dict[str, dict[str, Parser]] = {
         "lookback_minutes": bounded(ranges.SLA_MINUTES),
         "retry_seconds": bounded(ranges.TIMEOUT_SECONDS),
         "links_base_url": public_base_url,
+        "gate_wait_minutes": bounded(ranges.SLA_MINUTES),
     },
     "Secrets": {
         "provider": one_of(ProviderKind),
@@ -378,6 +379,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "Alerts": {
         "lookback_minutes": Alerts.lookback_minutes,
         "retry_seconds": Alerts.retry_seconds,
+        "gate_wait_minutes": Alerts.gate_wait_minutes,
     },
     "Secrets": {
         "provider": ProviderSettings.kind.value,
