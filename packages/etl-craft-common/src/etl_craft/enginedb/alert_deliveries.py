@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sqlalchemy import RowMapping
+
 from etl_craft.enginedb.connection import EngineConnection
 
 
@@ -99,6 +101,10 @@ def due_deliveries(conn: EngineConnection, most: int) -> list[DueDelivery]:
         )
         for row in conn.all("due_alert_deliveries", most=most)
     ]
+
+
+def recent_deliveries(conn: EngineConnection, most: int) -> list[RowMapping]:
+    return list(conn.all("recent_alert_deliveries", most=most))
 
 
 def record_try(

@@ -82,3 +82,15 @@ UPDATE AUD_ALERT_DELIVERIES
        DELIVERED_AT = CASE WHEN CAST(:outcome AS VARCHAR(16)) = 'DELIVERED'
                            THEN etl_craft_now() END
  WHERE DELIVERY_ID = :delivery_id AND OUTCOME = 'PENDING';
+
+-- name: recent_alert_deliveries --
+-- The newest :most alerts raised, with their pipeline and how their delivery went.
+SELECT d.DELIVERY_ID AS delivery_id, d.CHANNEL AS channel, d.EVENT AS event,
+       d.PIPELINE_RUN_ID AS run_id, d.ATTEMPT_ID AS attempt_id, p.PIPELINE_CODE AS pipeline_code,
+       d.OUTCOME AS outcome, d.TRIES AS tries, d.LAST_ERROR AS last_error,
+       d.RAISED_AT AS raised_at, d.DELIVERED_AT AS delivered_at, d.NEXT_TRY_AT AS next_try_at
+  FROM AUD_ALERT_DELIVERIES d
+  JOIN AUD_PIPELINES_RUN_LOG r ON r.PIPELINE_RUN_ID = d.PIPELINE_RUN_ID
+  JOIN CFG_PIPELINES p ON p.PIPELINE_ID = r.PIPELINE_ID
+ ORDER BY d.DELIVERY_ID DESC
+ LIMIT :most;
