@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from etl_craft.enginedb.connection import EngineDB
+from etl_craft.stores import StoreSettings
 from tests.fixtures.databases import (
     create_database,
     drop_database,
@@ -18,6 +19,8 @@ from tests.fixtures.databases import (
     sqlite_copy,
     unique_name,
 )
+from tests.fixtures.secret_servers import AWS_CREDENTIALS, moto_server
+from tests.fixtures.stores import new_bucket
 
 DIALECTS = ("sqlite", "postgresql")
 
@@ -108,3 +111,19 @@ def engine_db(engine_url: str) -> Iterator[EngineDB]:
     db = EngineDB(engine_url)
     yield db
     db.dispose()
+
+
+@pytest.fixture(scope="session")
+def moto_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One moto server for the whole test run: the secrets tests' Secrets Manager and the
+    stores' S3 both talk to it, each under names of its own."""
+    with moto_server(tmp_path_factory.mktemp("moto")) as url:
+        yield url
+
+
+@pytest.fixture
+def s3_store(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> StoreSettings:
+    """A bucket of its own on the moto server, and the credentials a host would hold."""
+    for name, value in AWS_CREDENTIALS.items():
+        monkeypatch.setenv(name, value)
+    return new_bucket(moto_url)

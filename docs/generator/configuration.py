@@ -51,6 +51,12 @@ SECTIONS: dict[str, str] = {
     "with no alert task in the pipeline. Optional. See the alerts guide.",
     "Secrets": "Where the variables the other sections name get their values. Optional: by "
     "default the environment, then the project's `.env`. See the security guide.",
+    "Logs": "Where attempt logs go once their attempts end, and how much of each the Engine DB "
+    "keeps. Optional: without a store, each log stays on the host of the process that ran it. "
+    "See the stores guide.",
+    "Artifacts": "Where project bundles are published (`etl-craft bundle publish`) and where "
+    "workers fetch them from. Optional: without it, task processes read the project folder. "
+    "See the stores guide.",
 }
 
 KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
@@ -139,7 +145,8 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
     "Retention": {
         "run_history_days": "Days a run is kept after it ended, with its task runs, attempts, "
         "gate decisions and waits (1 to 36500; default 400).",
-        "attempt_log_days": "Days an attempt's log file is kept on the host that wrote it; "
+        "attempt_log_days": "Days an attempt's log file is kept on the host that wrote it (a "
+        "log in the Logs store goes with its attempt's row); "
         "the attempt's row, with its log tail, stays with its run (1 to 36500; default 90).",
         "consumption_days": "Days a record of which upstream run a run consumed is kept "
         "(1 to 36500; default 400). While it is kept, the upstream run is kept too.",
@@ -182,6 +189,24 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "token_variable": "`vault`: the variable, in the environment or `.env`, that holds "
         "the Vault token.",
     },
+    "Logs": {
+        "store": "`file:///absolute/folder` (a folder, local or shared) or `s3://bucket/prefix` "
+        "(AWS S3 or any S3-compatible service).",
+        "endpoint_url": "`s3://`: the address of an S3-compatible service, such as "
+        "`http://minio:9000`; without it, boto3's own (`AWS_ENDPOINT_URL_S3`, else AWS).",
+        "region": "`s3://`: the bucket's region. Credentials come from boto3's usual chain "
+        "(environment, profile, IAM role); the `aws` extra installs boto3.",
+        "tail_bytes": "How many bytes of the end of each attempt's log `TASK_LOG` keeps "
+        "(256 to 1048576; default 8192).",
+    },
+    "Artifacts": {
+        "store": "`file:///absolute/folder` (a folder, local or shared) or `s3://bucket/prefix` "
+        "(AWS S3 or any S3-compatible service).",
+        "endpoint_url": "`s3://`: the address of an S3-compatible service, such as "
+        "`http://minio:9000`; without it, boto3's own (`AWS_ENDPOINT_URL_S3`, else AWS).",
+        "region": "`s3://`: the bucket's region. Credentials come from boto3's usual chain "
+        "(environment, profile, IAM role); the `aws` extra installs boto3.",
+    },
 }
 
 VARIABLE_DESCRIPTIONS: dict[str, str] = {
@@ -203,6 +228,17 @@ VARIABLE_DESCRIPTIONS: dict[str, str] = {
     "log_format": "Checked, not used yet: commands take `--log-format`.",
     "task_start": "`fork`: task processes are forked by a fork server that imported the "
     "handlers once; `spawn`: a fresh interpreter per attempt.",
+    "logs_store": "A Logs store URL that replaces the configuration's `Logs.store`: a worker "
+    "with no project folder learns its store here.",
+    "artifacts_store": "An Artifacts store URL that replaces the configuration's "
+    "`Artifacts.store`.",
+    "store_endpoint_url": "With `ETL_CRAFT_LOGS_STORE` or `ETL_CRAFT_ARTIFACTS_STORE`: the "
+    "address of their S3-compatible service.",
+    "store_region": "With `ETL_CRAFT_LOGS_STORE` or `ETL_CRAFT_ARTIFACTS_STORE`: their "
+    "bucket's region.",
+    "bundle_cache": "Where an owner (worker, server, `etl-craft run`) materialises the bundles "
+    "its runs pinned, one folder per bundle id; by default "
+    "`~/.cache/etl-craft/bundles/<Engine DB>`.",
 }
 ACTOR_DESCRIPTION = (
     "Who a CLI command acts as: recorded on every row it writes. Unset, it is `user@host`."

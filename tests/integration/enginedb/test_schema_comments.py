@@ -48,5 +48,5 @@ def test_every_table_and_column_has_a_comment(pg_db: EngineDB) -> None:
             .scalars()
             .all()
         )
-    assert len(tables) == 33
+    assert len(tables) == 34
     assert (bare_tables, bare_columns) == ([], [])

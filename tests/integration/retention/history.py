@@ -10,6 +10,7 @@ from typing import Any
 
 from etl_craft.core.time import to_sqlite_text, utc_now
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
+from etl_craft.stores import ObjectStore
 from tests.fixtures.metadata import TESTER, execute, seed_pipeline, seed_run, seed_task_run
 
 OLD = timedelta(days=500)  # past the default 400 days of run history
@@ -30,7 +31,9 @@ def stamp(db: EngineDB, moment: datetime) -> Any:
     return to_sqlite_text(moment) if db.dialect == "sqlite" else moment
 
 
-def build_history(db: EngineDB, logs: Path) -> History:
+def build_history(db: EngineDB, logs: Path, store: ObjectStore | None = None) -> History:
+    """With ``store``, each log is in it (as an owner with a Logs store leaves it), not in
+    ``logs``; the paths returned are then the keys' local counterparts."""
     now = utc_now()
     up = seed_pipeline(db, tasks=("load",))
     down = seed_pipeline(db, tasks=("report",))
@@ -52,9 +55,11 @@ def build_history(db: EngineDB, logs: Path) -> History:
         )
     task = down.task_ids["report"]
     expired_logs = (logs / "down" / "run-1" / "a1.log", logs / "down" / "run-1" / "a2.log")
-    expired_attempts = _attempts(db, seed_task_run(db, expired, task, "SUCCESS"), expired_logs)
+    expired_attempts = _attempts(
+        db, seed_task_run(db, expired, task, "SUCCESS"), expired_logs, store, logs
+    )
     retained_log = logs / "down" / "run-2" / "a1.log"
-    _attempts(db, seed_task_run(db, retained, task, "SUCCESS"), (retained_log,))
+    _attempts(db, seed_task_run(db, retained, task, "SUCCESS"), (retained_log,), store, logs)
     return History(
         expired, consumed, intervened, retained, expired_attempts, expired_logs, retained_log
     )
@@ -109,12 +114,29 @@ def _consume(
     )
 
 
-def _attempts(db: EngineDB, task_run: int, logs: tuple[Path, ...]) -> tuple[int, ...]:
+def stored_key(log: Path, root: Path) -> str:
+    return f"logs/{log.relative_to(root).as_posix()}"
+
+
+def _attempts(
+    db: EngineDB,
+    task_run: int,
+    logs: tuple[Path, ...],
+    store: ObjectStore | None,
+    root: Path,
+) -> tuple[int, ...]:
     ids = []
     with db.transaction(TESTER) as conn:
         for number, log in enumerate(logs, start=1):
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text(f"attempt {number} of task run {task_run}\n")
+            text = f"attempt {number} of task run {task_run}\n"
+            location = str(log)
+            if store is None:
+                log.parent.mkdir(parents=True, exist_ok=True)
+                log.write_text(text)
+            else:
+                key = stored_key(log, root)
+                store.put_bytes(key, text.encode())
+                location = f"{store.url}/{key}"
             ids.append(
                 int(
                     execute(
@@ -126,7 +148,7 @@ def _attempts(db: EngineDB, task_run: int, logs: tuple[Path, ...]) -> tuple[int,
                         "RETURNING ATTEMPT_ID",
                         tr=task_run,
                         n=number,
-                        log=str(log),
+                        log=location,
                     ).scalar_one()
                 )
             )

@@ -15,16 +15,19 @@ from etl_craft.core.errors import NotFoundError, WriteGuardError
 from etl_craft.core.time import utc_now
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations.retention.purge import PurgeRequest, PurgeView, purge
+from etl_craft.stores import ObjectStore, StoreSettings, open_store
 from tests.fixtures.metadata import TESTER, execute
-from tests.integration.retention.history import build_history, count
+from tests.integration.retention.history import build_history, count, stored_key
 
 # One row per transaction: every table's purge takes several batches.
 RETENTION = replace(build_retention(None), batch_rows=1)
 
 
-def _purge(engine: EngineDB, logs: Path, *, dry_run: bool = False) -> PurgeView:
+def _purge(
+    engine: EngineDB, logs: Path, *, dry_run: bool = False, store: ObjectStore | None = None
+) -> PurgeView:
     request = PurgeRequest(RETENTION, utc_now(), dry_run=dry_run)
-    return purge(engine, TESTER, request, logs)
+    return purge(engine, TESTER, request, logs, log_store=store)
 
 
 def _counts(view: PurgeView) -> dict[str, int]:
@@ -65,6 +68,26 @@ def test_purge_removes_expired_history_and_keeps_what_retained_runs_reference(
     # One transaction per row, each recorded as a purge action.
     assert len(view.action_ids) == sum(EXPECTED.values())
     assert count(engine, "AUD_ACTIONS", "COMMAND = 'purge'") == len(view.action_ids)
+
+
+def test_purge_removes_the_stored_logs_of_purged_attempts(
+    engine: EngineDB, tmp_path: Path, s3_store: StoreSettings
+) -> None:
+    store = open_store(s3_store, "Logs.store")
+    history = build_history(engine, tmp_path, store)
+    every = sorted(
+        stored_key(log, tmp_path) for log in (*history.expired_logs, history.retained_log)
+    )
+    assert store.list("logs/") == every
+
+    dry = _purge(engine, tmp_path, dry_run=True, store=store)
+    assert dry.log_files == 2
+    assert store.list("logs/") == every
+
+    view = _purge(engine, tmp_path, store=store)
+    assert _counts(view) == EXPECTED
+    assert view.log_files == 2
+    assert store.list("logs/") == [stored_key(history.retained_log, tmp_path)]
 
 
 def test_a_dry_run_deletes_nothing_and_counts_what_a_purge_deletes(

@@ -17,7 +17,6 @@ from tests.fixtures.secret_servers import (
     VAULT_TOKEN,
     SecretsManager,
     Vault,
-    secrets_manager_server,
     vault_server,
 )
 from tests.integration.warehouse.conftest import pg_warehouse_url
@@ -29,9 +28,8 @@ PREFIX = "etl-craft/test/"  # the Secrets Manager names: prefix + variable
 
 
 @pytest.fixture(scope="session")
-def secrets_manager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecretsManager]:
-    with secrets_manager_server(tmp_path_factory.mktemp("moto")) as server:
-        yield server
+def secrets_manager(moto_url: str) -> SecretsManager:
+    return SecretsManager(moto_url)
 
 
 @pytest.fixture(scope="session")

@@ -157,7 +157,7 @@ def test_an_unknown_section_is_refused_with_the_nearest_name(tmp_path: Path) -> 
     assert (
         "expected one of Engine, Warehouse, Email, Orchestration, Redaction, Docs_site, Retention, "
         "Alerts, "
-        "Secrets, profiles" in message
+        "Secrets, Logs, Artifacts, profiles" in message
     )
     assert "(did you mean Orchestration?)" in message
 

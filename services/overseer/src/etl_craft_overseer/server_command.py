@@ -83,7 +83,7 @@ def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
 
 def daily_purge(ctx: OperationContext) -> DailyPurge:
     retention = ctx.connector.retention if ctx.connector else build_retention(None)
-    return DailyPurge(retention, ZoneInfo(ctx.timezone), ctx.owner.logs_dir)
+    return DailyPurge(retention, ZoneInfo(ctx.timezone), ctx.owner.logs_dir, ctx.log_store)
 
 
 def _slots(given: int | None, default: int, option: str) -> int:

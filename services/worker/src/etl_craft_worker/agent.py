@@ -33,7 +33,13 @@ from types import FrameType, TracebackType
 from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import MAX_ACTOR_LENGTH, Actor, ActorKind
 from etl_craft.core.enums import AttemptStatus, SlotKind, WorkerStatus
-from etl_craft.core.errors import EngineDBError, MetadataError, StaleTransitionError
+from etl_craft.core.errors import (
+    ConfigurationError,
+    EngineDBError,
+    MetadataError,
+    NotFoundError,
+    StaleTransitionError,
+)
 from etl_craft.enginedb.attempts import AttemptInvocation, CancelRequest, read_invocations
 from etl_craft.enginedb.backoff import Backoff, until_reachable
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
@@ -49,8 +55,10 @@ from etl_craft.enginedb.transitions import (
 )
 from etl_craft.enginedb.workers import AttemptEnd, WorkerRegistration, attempt_end
 from etl_craft.runtime.attempt_owner import AttemptOwner, Ended
+from etl_craft.runtime.bundles import ProjectFiles, TaskFiles
 from etl_craft.runtime.identity import new_owner_id, owner_id
 from etl_craft.runtime.launcher import LaunchSpec, claiming, launch_spec
+from etl_craft.runtime.log_archive import AttemptLogs
 from etl_craft.runtime.metrics import DISPATCH_SECONDS
 from etl_craft.runtime.reconcile import LedgerLookup
 from etl_craft.runtime.starter import prepare_task_start
@@ -126,7 +134,9 @@ class WorkerAgent:
             on_end=self._ended,
             # Its loop renews: a loop stuck on a statement gone silent sends no renewal at all.
             heartbeat_seconds=settings.owner.heartbeat_seconds,
+            logs=AttemptLogs.configured(settings.owner.log_tail_bytes, settings.owner.log_store),
         )
+        self.files = ProjectFiles(settings.owner)
         self.signals = Signals()
         self.signals_seen = 0
         self.drain_deadline: float | None = None
@@ -228,7 +238,7 @@ class WorkerAgent:
         if self.signals.count != self.signals_seen:
             return  # asked to stop: the next pass drains
         sent = time.monotonic()  # the leases the claim grants run from after this
-        started: list[tuple[AttemptInvocation, TaskSettings, ClaimedAttempt]] = []
+        started: list[tuple[AttemptInvocation, TaskSettings, ClaimedAttempt, TaskFiles]] = []
         with claiming(self.engine, self.actor) as claim:
             claimed = claim_attempts(
                 claim.conn,
@@ -244,11 +254,14 @@ class WorkerAgent:
             for attempt in claimed:
                 invocation = invocations[attempt.attempt_id]
                 task = self._task(claim.conn, invocation)
-                if task is not None:
-                    started.append((invocation, task, attempt))
+                files = None if task is None else self._files(claim.conn, invocation)
+                if task is not None and files is not None:
+                    started.append((invocation, task, attempt, files))
             if started:
-                claim.start_all([(self._spec(inv, task), inv) for inv, task, _ in started])
-        for running, (invocation, task, attempt) in zip(claim.running, started, strict=True):
+                claim.start_all(
+                    [(files.launch(self._spec(inv, task)), inv) for inv, task, _, files in started]
+                )
+        for running, (invocation, task, attempt, _) in zip(claim.running, started, strict=True):
             self.attempts.hold(running, invocation, task.slot_kind, task.handler, sent)
             self._started(invocation, task, attempt.waited)
         got = Counter(attempt.slot_kind for attempt in claimed)
@@ -277,6 +290,17 @@ class WorkerAgent:
         except MetadataError as error:
             message = f"worker {self.worker_id} could not start the task: {error}"
             self.attempts.fail(conn, invocation.attempt_id, message, retryable=False)
+            return None
+
+    def _files(self, conn: EngineConnection, invocation: AttemptInvocation) -> TaskFiles | None:
+        """The files the attempt runs (its run's bundle, else the project folder); None when
+        they can't be had (then the attempt ends FAILED, retryable, in the claim's
+        transaction: another worker, or this one later, may reach the store)."""
+        try:
+            return self.files.for_attempt(conn, invocation)
+        except (ConfigurationError, NotFoundError) as error:
+            message = f"worker {self.worker_id} could not get the project's files: {error}"
+            self.attempts.fail(conn, invocation.attempt_id, message, retryable=True)
             return None
 
     def _started(self, invocation: AttemptInvocation, task: TaskSettings, waited: float) -> None:

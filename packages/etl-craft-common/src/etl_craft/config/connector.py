@@ -19,6 +19,7 @@ from etl_craft.config.secrets import SecretResolver, read_env_file
 from etl_craft.config.sections import (
     DocsSite,
     Email,
+    Logs,
     Orchestration,
     Redaction,
     Retention,
@@ -27,16 +28,22 @@ from etl_craft.config.sections import (
     build_docs_site,
     build_email,
     build_engine_url,
+    build_logs,
     build_orchestration,
     build_redaction,
     build_retention,
     build_secrets,
+    build_store,
     build_warehouse,
     secrets_resolver,
 )
 from etl_craft.core.errors import ConfigurationError
+from etl_craft.stores import StoreSettings
 
 PROFILE_VARIABLE = "ETL_CRAFT_PROFILE"
+# Set by an owner for a task process it starts from a bundle: the project folder whose .env
+# and project-relative Engine and Warehouse paths apply (the bundle holds only the files).
+DATA_ROOT_VARIABLE = "ETL_CRAFT_DATA_ROOT"
 PROFILES_KEY = "profiles"
 SECTIONS = tuple(KEYS)
 
@@ -56,6 +63,8 @@ class Connector:
     docs_site: DocsSite
     retention: Retention
     alerts: Alerts
+    logs: Logs
+    artifacts: StoreSettings | None  # where project bundles are published and fetched from
     secrets: frozenset[str] = field(repr=False)
     # When a secret from a remote provider may have been rotated (on providers.clock): a
     # process that keeps this Connector reads the configuration again from then on.
@@ -98,9 +107,14 @@ class CheckedSection:
 
 
 def load_connector(
-    path: Path, *, profile: str | None, environ: Mapping[str, str] | None = None
+    path: Path,
+    *,
+    profile: str | None,
+    environ: Mapping[str, str] | None = None,
+    data_root: Path | None = None,
 ) -> Connector:
-    """Load ``path`` with ``profile`` (else ETL_CRAFT_PROFILE); one error lists every problem."""
+    """Load ``path`` with ``profile`` (else ETL_CRAFT_PROFILE); one error lists every problem.
+    ``data_root``: the folder whose .env and relative data paths apply (else ``path``'s)."""
     env = os.environ if environ is None else environ
     path = path.resolve()
     problems = Problems()
@@ -122,13 +136,13 @@ def load_connector(
             problems.add(
                 path, document.line, f"section {name} is missing; expected {name}: {_SHAPES[name]}"
             )
-    project = Project(path.parent)
+    project = Project(data_root or path.parent)
     file_values, env_file_problems = read_env_file(project.env_file)
     problems.extend(env_file_problems)
     local = SecretResolver(
         [EnvironmentProvider(env), EnvFileProvider(project.env_file, file_values)]
     )
-    return _build(path, selected, views, local, problems)
+    return _build(path, selected, views, local, problems, project)
 
 
 _SHAPES = {
@@ -143,8 +157,8 @@ def _build(
     views: dict[str, SectionView],
     local: SecretResolver,
     problems: Problems,
+    project: Project,
 ) -> Connector:
-    project = Project(path.parent)
     provider_view = views.get("Secrets")
     provider = build_secrets(provider_view)
     resolver = secrets_resolver(provider, provider_view, local) if provider else None
@@ -184,6 +198,8 @@ def _build(
         docs_site=docs_site,
         retention=retention,
         alerts=alerts,
+        logs=build_logs(views.get("Logs")),
+        artifacts=build_store(views.get("Artifacts")),
         secrets=resolver.resolved | local.resolved,
         secrets_expire_at=resolver.expires_at,
         normalised=_normalise(views),

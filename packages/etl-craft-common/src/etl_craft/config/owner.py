@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from etl_craft.config.connector import Connector
-from etl_craft.config.rules import GatePolicy
-from etl_craft.config.settings import ServiceSettings
+from etl_craft.config.rules import DEFAULTS, GatePolicy
+from etl_craft.config.settings import ServiceSettings, artifacts_store, logs_store
 from etl_craft.core.errors import ConfigurationError
+from etl_craft.stores import StoreSettings
 
 DEFAULT_GATE_WAIT_MINUTES = 60.0
 DEFAULT_PARALLEL_TASKS = 4
 DEFAULT_SHUTDOWN_GRACE_SECONDS = 60.0
+DEFAULT_TAIL_BYTES = int(str(DEFAULTS["Logs"]["tail_bytes"]))
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,12 @@ class OwnerSettings:
     poll_seconds: float = 1.0
     # After a stop, how long running task processes have to finish before they are stopped.
     shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
+    log_store: StoreSettings | None = None  # where attempt logs go once their attempts end
+    log_tail_bytes: int = DEFAULT_TAIL_BYTES  # how much of each log TASK_LOG keeps
+    # Where its runs' bundles are fetched from; None: its task processes read config_path's
+    # project folder.
+    artifacts_store: StoreSettings | None = None
+    bundle_cache: Path = Path("bundles")  # where it materialises them, one folder per bundle id
 
 
 def owner_settings(
@@ -50,6 +58,7 @@ def owner_settings(
     engine_url: str,
     logs_dir: Path,
     timing: tuple[float, float] | None = None,
+    bundle_cache: Path = Path("bundles"),
 ) -> OwnerSettings:
     """The settings of an owner from the service settings and the project's connector;
     ``timing`` (lease, heartbeat seconds) replaces the ones :func:`lease_timing` finds."""
@@ -79,6 +88,10 @@ def owner_settings(
             if orchestration
             else DEFAULT_SHUTDOWN_GRACE_SECONDS
         ),
+        log_store=logs_store(service, connector),
+        log_tail_bytes=connector.logs.tail_bytes if connector else DEFAULT_TAIL_BYTES,
+        artifacts_store=artifacts_store(service, connector),
+        bundle_cache=service.bundle_cache or bundle_cache,
     )
 
 

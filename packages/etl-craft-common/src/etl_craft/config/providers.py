@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-from etl_craft.core.errors import ConfigurationError
+from etl_craft.core.extras import optional_module
 
 # Read through the module so a test moves time forward without sleeping.
 clock: Callable[[], float] = time.monotonic
@@ -213,10 +213,4 @@ def _open(settings: ProviderSettings, token: str | None) -> SecretsProvider:
 
 
 def _extra(module: str, extra: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise ConfigurationError(
-            f"Secrets.provider needs the Python package {module}, which is not installed; "
-            f"install etl-craft-common[{extra}] (pip install 'etl-craft-common[{extra}]')"
-        ) from None
+    return optional_module(module, extra, "Secrets.provider")

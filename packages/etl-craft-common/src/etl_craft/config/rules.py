@@ -24,6 +24,7 @@ from etl_craft.core.cron import cron_problem
 from etl_craft.core.ranges import Range
 from etl_craft.core.redaction import SENSITIVE_PATTERNS
 from etl_craft.core.text import CODE_RULE, ROLE_RULE, is_code, is_role_name
+from etl_craft.stores import store_url_problem
 
 # A parser returns the value it accepts or raises ValueError("expected ...").
 Parser = Callable[[object], object]
@@ -268,6 +269,16 @@ def service_url(value: object) -> str:
     return str(value).strip()
 
 
+def store_url(value: object) -> str:
+    problem = store_url_problem(text(value).strip())
+    if problem is not None:
+        raise ValueError(problem)
+    return str(value).strip().rstrip("/")
+
+
+STORE_KEYS: dict[str, Parser] = {"store": store_url, "endpoint_url": service_url, "region": text}
+
+
 def host_name(value: object) -> str:
     name = text(value).strip().lower()
     if "/" in name or ":" in name or " " in name or "." not in name:
@@ -342,6 +353,8 @@ KEYS: dict[str, dict[str, Parser]] = {
         "path": text,
         "token_variable": variable_name,
     },
+    "Logs": {**STORE_KEYS, "tail_bytes": bounded(ranges.LOG_TAIL_BYTES)},
+    "Artifacts": dict(STORE_KEYS),
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -387,6 +400,8 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "mount": ProviderSettings.mount,
         "token_variable": ProviderSettings.token_variable,
     },
+    "Logs": {"tail_bytes": 8 * 1024},
+    "Artifacts": {},
 }
 
 REQUIRED_SECTIONS = ("Engine", "Warehouse")

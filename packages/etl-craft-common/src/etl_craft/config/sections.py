@@ -28,6 +28,7 @@ from etl_craft.config.secrets import SecretResolver, UnresolvedSecretError
 from etl_craft.config.urls import query_credential_problem, url_secrets
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.core.redaction import SENSITIVE_PATTERNS
+from etl_craft.stores import StoreSettings
 
 DEFAULT_PORTS = {TlsMode.STARTTLS: 587, TlsMode.SSL: 465, TlsMode.NONE: 25}
 URL_FORM = "an SQLAlchemy URL such as postgresql+psycopg://etl@db.example.com/etl"
@@ -120,6 +121,14 @@ class Retention:
     interventions_days: int | None  # None: interventions are kept for ever
     daily_at: time  # in the project's time zone
     batch_rows: int
+
+
+@dataclass(frozen=True)
+class Logs:
+    """Where attempt logs go once their attempts end, and how much of each TASK_LOG keeps."""
+
+    store: StoreSettings | None  # None: each log stays where its owner wrote it
+    tail_bytes: int
 
 
 @dataclass
@@ -453,3 +462,17 @@ def build_retention(view: SectionView | None) -> Retention:
         daily_at=time.fromisoformat(str(values["daily_at"])),
         batch_rows=days("batch_rows"),
     )
+
+
+def build_store(view: SectionView | None) -> StoreSettings | None:
+    """A store section's settings (Logs, Artifacts); None when it names no store."""
+    url = view.text("store") if view else None
+    if view is None or url is None:
+        return None
+    return StoreSettings(url, endpoint_url=view.text("endpoint_url"), region=view.text("region"))
+
+
+def build_logs(view: SectionView | None) -> Logs:
+    tail_bytes = view.number("tail_bytes") if view else None
+    default = DEFAULTS["Logs"]["tail_bytes"]
+    return Logs(build_store(view), tail_bytes if tail_bytes is not None else int(str(default)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -15,6 +16,7 @@ from etl_craft.config.urls import query_credential_problem
 from etl_craft.core import ranges
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.core.ranges import Range
+from etl_craft.stores import StoreSettings, store_url_problem
 
 ENV_PREFIX = "ETL_CRAFT_"
 ENGINE_URL_VARIABLE = f"{ENV_PREFIX}ENGINE_URL"
@@ -46,6 +48,22 @@ class ServiceSettings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     # fork: the owner's fork server forks each task process; spawn: a fresh interpreter each.
     task_start: Literal["fork", "spawn"] = "fork"
+    # The stores of a process with no project folder (a worker running bundles); each one
+    # replaces its craft-connector.yml section (Logs.store, Artifacts.store) when set.
+    logs_store: str | None = None
+    artifacts_store: str | None = None
+    store_endpoint_url: str | None = None  # an S3-compatible service's address
+    store_region: str | None = None
+    # Where an owner materialises bundles; by default ~/.cache/etl-craft/bundles/<Engine DB>.
+    bundle_cache: Path | None = None
+
+    @field_validator("logs_store", "artifacts_store")
+    @classmethod
+    def _store_is_a_store(cls, value: str | None) -> str | None:
+        problem = None if value is None else store_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @field_validator("engine_url")
     @classmethod
@@ -107,4 +125,24 @@ def resolve_engine_url(settings: ServiceSettings, connector: Connector | None) -
         f"above the working directory) and {ENGINE_URL_VARIABLE} is not set; run inside a "
         f"project (create one with etl-craft new PATH) or set {ENGINE_URL_VARIABLE} to an "
         f"SQLAlchemy URL"
+    )
+
+
+def logs_store(settings: ServiceSettings, connector: Connector | None) -> StoreSettings | None:
+    """ETL_CRAFT_LOGS_STORE when set, else the project's Logs.store; None: logs stay local."""
+    return _store(settings.logs_store, settings, connector.logs.store if connector else None)
+
+
+def artifacts_store(settings: ServiceSettings, connector: Connector | None) -> StoreSettings | None:
+    """ETL_CRAFT_ARTIFACTS_STORE when set, else the project's Artifacts.store."""
+    return _store(settings.artifacts_store, settings, connector.artifacts if connector else None)
+
+
+def _store(
+    url: str | None, settings: ServiceSettings, configured: StoreSettings | None
+) -> StoreSettings | None:
+    if url is None:
+        return configured
+    return StoreSettings(
+        url.rstrip("/"), endpoint_url=settings.store_endpoint_url, region=settings.store_region
     )

@@ -43,6 +43,8 @@ class AttemptInvocation:
     pipeline_parameter_types: Mapping[str, str] = field(
         default_factory=lambda: MappingProxyType({})
     )
+    # The project bundle its run pinned (AUD_PROJECT_BUNDLES); None: the owner's project folder.
+    bundle_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ def _invocation(row: RowMapping, found: list[RowMapping]) -> AttemptInvocation:
         ),
         offset_type=row["offset_type"],
         offset_value=row["offset_value"],
+        bundle_id=None if row["bundle_id"] is None else int(row["bundle_id"]),
     )
 
 

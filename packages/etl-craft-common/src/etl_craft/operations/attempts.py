@@ -14,7 +14,15 @@ from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.attempts import attempt_record, latest_attempt_id
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.log_sources import (
+    LocalLog,
+    LogSource,
+    StoredLog,
+    is_stored,
+    stored_key,
+)
 from etl_craft.runtime.identity import HOST
+from etl_craft.runtime.logfile import local_log_path
 
 
 @dataclass(frozen=True)
@@ -68,17 +76,20 @@ def attempt(ctx: OperationContext, attempt_id: int) -> AttemptView:
     )
 
 
-def attempt_log(ctx: OperationContext, attempt_id: int) -> Path:
-    """The attempt's log file; NotFoundError when it has none, or none is left on this host."""
+def attempt_log(ctx: OperationContext, attempt_id: int) -> LogSource:
+    """Where the attempt's log is read from; NotFoundError when it has none, or none is left
+    where it should be."""
     row = _row(ctx, attempt_id)
     if row["log_path"] is None:
         raise NotFoundError(
             f"attempt {attempt_id} has no log file ({row['status']}): its task process has not "
             "started, or it ran where no log is kept"
         )
+    if is_stored(str(row["log_path"])):
+        return _stored_log(ctx, attempt_id, row)
     path = Path(str(row["log_path"]))
     if path.is_file():
-        return path
+        return LocalLog(path)
     # The messages reach the API and the UI's viewers: they never name a path on the server.
     if row["host"] not in (None, HOST):
         raise NotFoundError(
@@ -89,6 +100,32 @@ def attempt_log(ctx: OperationContext, attempt_id: int) -> Path:
         f"the log file of attempt {attempt_id} is gone from this host: it was removed "
         "after the attempt ended; its last lines are kept in AUD_TASK_RUN_LOG.TASK_LOG"
     )
+
+
+def _stored_log(ctx: OperationContext, attempt_id: int, row: Mapping[str, Any]) -> LogSource:
+    """A log its owner uploads when the attempt ends: from the store once it ended; while it
+    runs, from the owner's file when the owner runs on this host."""
+    key = stored_key(str(row["log_path"]), ctx.log_store, attempt_id)
+    ended = AttemptStatus(row["status"]).terminal
+    local = local_log_path(ctx.attempt_logs_dir.parent, key)
+    if not ended and row["host"] in (None, HOST) and local.is_file():
+        return LocalLog(local)
+    if not ended:
+        raise NotFoundError(
+            f"attempt {attempt_id} runs on host {row['host']}, which writes its log until it "
+            f"ends and then uploads it to the Logs store; read it once the attempt ended, or "
+            f"on that host with etl-craft logs --attempt {attempt_id}"
+        )
+    assert ctx.log_store is not None  # stored_key refuses a process without one
+    if not ctx.log_store.exists(key):
+        if local.is_file():  # its upload failed here: the owner kept it
+            return LocalLog(local)
+        raise NotFoundError(
+            f"the log of attempt {attempt_id} is not in the Logs store {ctx.log_store.url}: "
+            f"its owner on host {row['host']} could not upload it (its own log says why), or "
+            "retention removed it; its last lines are kept in AUD_TASK_RUN_LOG.TASK_LOG"
+        )
+    return StoredLog(ctx.log_store, key)
 
 
 def latest_attempt(ctx: OperationContext, run_id: int, task_code: str) -> int:

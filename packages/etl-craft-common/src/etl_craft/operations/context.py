@@ -15,12 +15,13 @@ from etl_craft.config.connector import Connector, load_connector
 from etl_craft.config.owner import OwnerSettings, lease_timing, owner_settings
 from etl_craft.config.project import CONNECTOR_FILE, Project, find_project
 from etl_craft.config.rules import DEFAULT_WRITER_ROLE
-from etl_craft.config.settings import load_settings, resolve_engine_url
+from etl_craft.config.settings import load_settings, logs_store, resolve_engine_url
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB, EngineTimeouts
 from etl_craft.runtime.identity import owner_id
-from etl_craft.runtime.logfile import attempt_logs_dir
+from etl_craft.runtime.logfile import attempt_logs_dir, bundle_cache_dir
+from etl_craft.stores import ObjectStore, open_store
 
 DEFAULT_PROJECT_CODE = "default"
 DEFAULT_TIMEZONE = "UTC"
@@ -60,6 +61,12 @@ class OperationContext:
         return attempt_logs_dir(logs, self.engine.url, self.project_code)
 
     @cached_property
+    def log_store(self) -> ObjectStore | None:
+        """Where attempt logs are kept once their attempts end; None: on their owners' hosts."""
+        found = logs_store(load_settings(), self.connector)
+        return None if found is None else open_store(found, "Logs.store")
+
+    @cached_property
     def owner(self) -> OwnerSettings:
         """This process's settings as an owner of runs and attempts, read once."""
         return self.owner_settings()
@@ -74,6 +81,7 @@ class OperationContext:
             engine_url=self.engine.url.render_as_string(hide_password=False),
             logs_dir=self.attempt_logs_dir,
             timing=timing,
+            bundle_cache=bundle_cache_dir(self.engine.url),
         )
 
     def close(self) -> None:

@@ -19,6 +19,7 @@ from etl_craft.core.actor import ACTOR_VARIABLE, human_actor
 from etl_craft.core.errors import ConfigurationError, EtlCraftError
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations import doctor_checks as db_checks
+from etl_craft.operations.bundle_imports import bundle_imports_check
 from etl_craft.operations.context import (
     ContextRequest,
     load_project_connector,
@@ -45,12 +46,17 @@ class DoctorReport:
         return sum(1 for check in self.checks if check.status is status)
 
 
-def doctor(request: ContextRequest) -> DoctorReport:
+def doctor(request: ContextRequest, *, worker: bool = False) -> DoctorReport:
+    """Every check; ``worker`` adds what a worker host needs (its interpreter resolves the
+    imports of the latest bundle's scripts)."""
     loaded = _load(request)
     config_check, target = _configuration(request, loaded)
     gates = _dependency_gates(loaded.connector)
     reached = reach_checks(loaded.connector)
-    return DoctorReport.of([_actor(), config_check, gates, *_database(target), *reached])
+    checks = [_actor(), config_check, gates, *_database(target), *reached]
+    if worker:
+        checks.append(bundle_imports_check(target.url, loaded.connector))
+    return DoctorReport.of(checks)
 
 
 def _actor() -> Check:

@@ -18,6 +18,7 @@ from etl_craft.enginedb.migrations import (
     migrate_engine,
     migrate_project,
 )
+from etl_craft.operations.bundles import BundleView
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.migrate_validation import MigrationValidation
 
@@ -41,6 +42,7 @@ class MigrateReport:
     project: str
     streams: tuple[MigrationReport, ...]
     action_id: int
+    bundle: BundleView | None = None  # migrate --publish-bundle: the bundle published
 
 
 def init_db(ctx: OperationContext) -> InitReport:

@@ -17,15 +17,22 @@ from collections.abc import Mapping, Sequence
 from etl_craft.config.owner import OwnerSettings
 from etl_craft.core.actor import SYSTEM
 from etl_craft.core.enums import SlotKind
-from etl_craft.core.errors import EngineDBError, StaleTransitionError
+from etl_craft.core.errors import (
+    ConfigurationError,
+    EngineDBError,
+    NotFoundError,
+    StaleTransitionError,
+)
 from etl_craft.core.faults import fault_point
 from etl_craft.enginedb.attempts import cancel_requests, read_invocation
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.transitions import claim_attempt
 from etl_craft.pools.base import AttemptSpec, Capacity, HandleStatus, recorded_status
 from etl_craft.runtime.attempt_owner import AttemptOwner, Held
+from etl_craft.runtime.bundles import ProjectFiles
 from etl_craft.runtime.launcher import claiming, launch_spec
 from etl_craft.runtime.leases import LeaseWatch
+from etl_craft.runtime.log_archive import AttemptLogs
 from etl_craft.runtime.reconcile import LedgerLookup
 
 
@@ -42,8 +49,14 @@ class LocalPool:
     ) -> None:
         self.engine, self.settings, self.slots = engine, settings, slots
         self.attempts = AttemptOwner(
-            engine, SYSTEM, settings.owner_id, settings.lease_seconds, ledger
+            engine,
+            SYSTEM,
+            settings.owner_id,
+            settings.lease_seconds,
+            ledger,
+            logs=AttemptLogs.configured(settings.log_tail_bytes, settings.log_store),
         )
+        self.files = ProjectFiles(settings)
         self.seen: set[int] = set()
 
     @property
@@ -76,7 +89,13 @@ class LocalPool:
                     lease_seconds=self.settings.lease_seconds,
                 )
                 invocation = read_invocation(claim.conn, spec.attempt_id)
-                running = claim.start(launched, invocation)
+                try:
+                    files = self.files.for_attempt(claim.conn, invocation)
+                except (ConfigurationError, NotFoundError) as error:
+                    message = f"the project's files could not be had: {error}"
+                    self.attempts.fail(claim.conn, spec.attempt_id, message, retryable=True)
+                    return spec.attempt_id
+                running = claim.start(files.launch(launched), invocation)
         except StaleTransitionError:
             return spec.attempt_id  # cancelled or claimed by another owner meanwhile
         except EngineDBError:

@@ -54,7 +54,8 @@ from etl_craft.runtime.handover import (
 )
 from etl_craft.runtime.launcher import RunningAttempt
 from etl_craft.runtime.leases import LeaseGuard, LeaseWatch, silence_after
-from etl_craft.runtime.logfile import tail
+from etl_craft.runtime.log_archive import AttemptLogs
+from etl_craft.runtime.logfile import TAIL_BYTES
 from etl_craft.runtime.processes import stop_group
 from etl_craft.runtime.reconcile import LEDGERED, LedgerLookup
 
@@ -120,8 +121,10 @@ class AttemptOwner:
         title: str = "owner",  # how messages name this process: "owner" or "worker"
         on_end: Callable[[Ended], None] | None = None,
         heartbeat_seconds: float | None = None,  # how often it renews, to tell a stuck loop
+        logs: AttemptLogs | None = None,  # the tails it records, and where logs go
     ) -> None:
         self.engine, self.actor, self.owner_id, self.title = engine, actor, owner_id, title
+        self.logs = logs or AttemptLogs(TAIL_BYTES)
         self.ledger, self.on_end = ledger, on_end
         self.held: dict[int, Held] = {}
         self.leases = LeaseWatch(
@@ -215,6 +218,7 @@ class AttemptOwner:
                 running.process.wait()
             if running.exit_code() is not None:
                 del self.exiting[attempt_id]
+                self._log_ended(running)
 
     def _ended(self, ending: _Ending, outcome: AttemptOutcome | None) -> None:
         self._end(ending.attempt_id, outcome)
@@ -314,6 +318,7 @@ class AttemptOwner:
         for attempt_id, (held, message) in list(self.fenced.items()):
             outcome = self._record_failure(held.running, message)
             del self.fenced[attempt_id]
+            self._log_ended(held.running)
             if self.on_end is not None:
                 self.on_end(Ended(attempt_id, held, outcome))
 
@@ -357,8 +362,16 @@ class AttemptOwner:
     def _end(self, attempt_id: int, outcome: AttemptOutcome | None = None) -> None:
         held = self.held.pop(attempt_id)
         self.leases.forget(attempt_id)
+        if held.running.exit_code() is not None:
+            self._log_ended(held.running)  # one still ending: once it is gone (exiting)
         if self.on_end is not None:
             self.on_end(Ended(attempt_id, held, outcome))
+
+    def _tail(self, running: RunningAttempt) -> str | None:
+        return self.logs.ending(running.spec.log_path, running.spec.log_location)
+
+    def _log_ended(self, running: RunningAttempt) -> None:
+        self.logs.ended(running.spec.log_path, running.spec.log_location)
 
     def _set_aside(self, attempt_id: int, message: str) -> None:
         held = self.held.pop(attempt_id)
@@ -382,7 +395,7 @@ class AttemptOwner:
         for ending in ended:
             assert ending.handed is not None
             running = ending.held.running
-            outcome = replace(ending.handed.outcome, task_log=tail(running.spec.log_path))
+            outcome = replace(ending.handed.outcome, task_log=self._tail(running))
             outcomes[ending.attempt_id] = outcome
             owner = running.spec.owner_id
             ends.append(AttemptEnd(ending.attempt_id, ending.held.task_run_id, owner, outcome))
@@ -431,7 +444,7 @@ class AttemptOwner:
                 AttemptStatus.SUCCESS,
                 committed,
                 error_message=message,
-                task_log=tail(running.spec.log_path),
+                task_log=self._tail(running),
                 exit_code=code,
                 retryable=False,
                 source="LEDGER",
@@ -441,7 +454,7 @@ class AttemptOwner:
     def _record_handed(
         self, running: RunningAttempt, handed: HandedOutcome
     ) -> AttemptOutcome | None:
-        outcome = replace(handed.outcome, task_log=tail(running.spec.log_path))
+        outcome = replace(handed.outcome, task_log=self._tail(running))
         try:
             with self.engine.transaction(self.actor) as conn:
                 finish_with_offset(
@@ -474,7 +487,7 @@ class AttemptOwner:
                         self.actor,
                         owner_id=running.spec.owner_id,
                         error_message=message,
-                        task_log=tail(running.spec.log_path),
+                        task_log=self._tail(running),
                         exit_code=int(ExitCode.TIMEOUT),
                     )
             except StaleTransitionError:
@@ -488,7 +501,7 @@ class AttemptOwner:
         outcome = owner_failure(
             message,
             retryable=True,
-            task_log=tail(running.spec.log_path),
+            task_log=self._tail(running),
             exit_code=running.process.returncode if code is None else code,
         )
         return self._record(running, outcome)

@@ -23,7 +23,7 @@ from types import FrameType
 
 from opentelemetry.trace import Span
 
-from etl_craft.config.connector import Connector, load_connector
+from etl_craft.config.connector import DATA_ROOT_VARIABLE, Connector, load_connector
 from etl_craft.config.project import Project
 from etl_craft.config.settings import load_settings, resolve_engine_url
 from etl_craft.config.urls import url_secrets
@@ -124,7 +124,8 @@ def _config_key(
     files: list[tuple[str, int, int, int] | str] = []
     if args.config is not None:
         config = (cwd or Path.cwd()) / args.config
-        for path in (config, Project(config.parent).env_file):
+        data_root = environ.get(DATA_ROOT_VARIABLE)
+        for path in (config, Project(Path(data_root) if data_root else config.parent).env_file):
             try:
                 found = path.stat()
             except OSError:
@@ -145,8 +146,16 @@ def _fresh(key: Hashable) -> _Configured | None:
 
 
 def _configure(args: argparse.Namespace, environ: Mapping[str, str]) -> _Configured:
+    data_root = environ.get(DATA_ROOT_VARIABLE)
     connector = (
-        load_connector(args.config, profile=args.profile, environ=environ) if args.config else None
+        load_connector(
+            args.config,
+            profile=args.profile,
+            environ=environ,
+            data_root=Path(data_root) if data_root else None,
+        )
+        if args.config
+        else None
     )
     return _Configured(connector, resolve_engine_url(load_settings(), connector))
 
@@ -222,7 +231,15 @@ def _attempt(
         outcome, offset, code = _execute(Task(invocation, environment))
     fault_point("child_before_report")
     recorded = _masked(outcome, redactor)
-    reported = _report(engine, invocation, args.owner_id, actor, recorded, offset, code)
+    reported = _report(
+        engine,
+        invocation,
+        args.owner_id,
+        actor,
+        recorded,
+        (offset, code),
+        connector.logs.tail_bytes,
+    )
     fault_point("child_after_report")
     return reported
 
@@ -326,9 +343,10 @@ def _report(
     owner_id: str,
     actor: Actor,
     outcome: AttemptOutcome,
-    offset: Offset | None,
-    code: int,
+    ending: tuple[Offset | None, int],  # the offset to store, the exit code
+    tail_bytes: int,
 ) -> int:
+    offset, code = ending
     _flush()
     handover = os.environ.get(OUTCOME_PATH_VARIABLE)
     if handover is not None and _owner_lives(owner_id):
@@ -342,7 +360,7 @@ def _report(
         outcome.status,
         outcome.counts,
         error_message=outcome.error_message,
-        task_log=tail(Path(path)) if path else None,
+        task_log=tail(Path(path), tail_bytes) if path else None,
         exit_code=outcome.exit_code,
         retryable=outcome.retryable,
         source="CHILD",

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-HOST = socket.gethostname()
+# The host this process says it runs on: its name, unless ETL_CRAFT_HOST_NAME gives another
+# (a container whose name is random, or a test that plays two hosts on one machine).
+HOST = os.environ.get("ETL_CRAFT_HOST_NAME") or socket.gethostname()
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.transitions import AttemptStart, start_attempts
 from etl_craft.runtime.handover import DOORBELL_VARIABLE, OUTCOME_PATH_VARIABLE, outcome_path
 from etl_craft.runtime.identity import HOST, process_start
-from etl_craft.runtime.logfile import attempt_log_path
+from etl_craft.runtime.logfile import attempt_log_path, stored_log_key
 from etl_craft.runtime.starter import TaskProcess, start_task
 from etl_craft.runtime.tracing import TRACEPARENT, carrier, start_span
 
@@ -49,6 +49,8 @@ class LaunchSpec:
     log_level: str = "INFO"
     extra_env: dict[str, str] = field(default_factory=dict)
     doorbell: str | None = None  # the owner's, rung once the outcome is handed over
+    # Where the log is kept once the attempt ends (a Logs store); None: at log_path.
+    log_location: str | None = None
 
 
 def launch_spec(
@@ -59,15 +61,22 @@ def launch_spec(
     timeout_seconds: float | None,
 ) -> LaunchSpec:
     """What a task process of the owner starts with."""
+    log_path = attempt_log_path(settings.logs_dir, *where)
+    stored = settings.log_store
     return LaunchSpec(
         attempt_id=attempt_id,
         owner_id=owner_id,
         engine_url=settings.engine_url,
-        log_path=attempt_log_path(settings.logs_dir, *where),
+        log_path=log_path,
         timeout_seconds=timeout_seconds,
         config=settings.config_path,
         profile=settings.profile,
         log_level=settings.log_level,
+        log_location=(
+            None
+            if stored is None
+            else f"{stored.url}/{stored_log_key(settings.logs_dir, log_path)}"
+        ),
     )
 
 
@@ -132,7 +141,7 @@ class Claim:
                     host=HOST,
                     pid=running.process.pid,
                     process_start=process_start(running.process.pid) or "0",
-                    log_path=str(running.spec.log_path),
+                    log_path=running.spec.log_location or str(running.spec.log_path),
                 )
                 for running, invocation in started
             ],

@@ -3,28 +3,31 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from sqlalchemy.engine import URL
 
-TAIL_CHARACTERS = 4000
+TAIL_BYTES = 8 * 1024  # Logs.tail_bytes by default
+STORED_LOGS = "logs"  # the keys of stored attempt logs start so
 
 
-def tail(path: Path, characters: int = TAIL_CHARACTERS) -> str | None:
-    """The last ``characters`` of the log, cut at a line start; None when there is no log."""
+def tail(path: Path, limit: int = TAIL_BYTES) -> str | None:
+    """At most the last ``limit`` bytes of the log, cut at a line start; None when there is
+    no log."""
     try:
         with path.open("rb") as handle:
             handle.seek(0, 2)
             size = handle.tell()
-            handle.seek(max(0, size - characters * 4))
-            text = handle.read().decode("utf-8", errors="replace")
+            handle.seek(max(0, size - limit))
+            data = handle.read()
     except OSError:
         return None
-    if len(text) <= characters:
-        return text
-    cut = text[-characters:]
-    newline = cut.find("\n")
-    return cut[newline + 1 :] if 0 <= newline < len(cut) - 1 else cut
+    if size > limit:
+        newline = data.find(b"\n")
+        data = data[newline + 1 :] if 0 <= newline < len(data) - 1 else data
+    # A character cut at the start is dropped, not replaced: the tail stays within the limit.
+    return data.decode("utf-8", errors="ignore")
 
 
 def engine_key(url: URL) -> str:
@@ -47,3 +50,20 @@ def attempt_logs_dir(logs_dir: Path, url: URL, project_code: str) -> Path:
 
 def attempt_log_path(logs_dir: Path, pipeline: str, run_id: int, task: str, attempt: int) -> Path:
     return logs_dir / pipeline / f"run-{run_id}" / f"{task}.attempt-{attempt}.log"
+
+
+def stored_log_key(logs_dir: Path, path: Path) -> str:
+    """The key of an attempt log in a Logs store: the folder of its project and Engine DB
+    (``attempt_logs_dir``), then the log's path in it, so two Engine DBs never share a key."""
+    return f"{STORED_LOGS}/{logs_dir.name}/{path.relative_to(logs_dir).as_posix()}"
+
+
+def local_log_path(logs_root: Path, key: str) -> Path:
+    """Where the owner on this host writes the log it stores under ``key`` while it runs."""
+    return logs_root / key.removeprefix(f"{STORED_LOGS}/")
+
+
+def bundle_cache_dir(url: URL) -> Path:
+    """Where an owner materialises the bundles of one Engine DB: its bundle ids are its own."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "etl-craft" / "bundles" / engine_key(url)

@@ -35,11 +35,11 @@ def get_attempt(attempt_id: Id, ctx: Viewer) -> JSONResponse:
     responses={200: {"content": {"text/plain": {}}}},
 )
 def get_log(attempt_id: Id, ctx: Viewer, offset: Offset = 0) -> StreamingResponse:
-    path = attempt_log(ctx, attempt_id)
-    end = path.stat().st_size
+    source = attempt_log(ctx, attempt_id)
+    end = source.size()
     start = min(offset, end)
     return StreamingResponse(
-        masked_chunks(path, start, end, secrets_redactor(ctx)),
+        masked_chunks(source, start, end, secrets_redactor(ctx)),
         media_type="text/plain; charset=utf-8",
         headers={NEXT_OFFSET: str(end)},
     )

@@ -56,8 +56,8 @@ def _tail(ctx: OperationContext, view: AttemptView, offset: int) -> tuple[LogRea
     if not view.has_log:
         return LogRead("", offset), None
     try:
-        path = attempt_log(ctx, view.attempt_id)
+        source = attempt_log(ctx, view.attempt_id)
+        start = min(offset, source.size())
     except NotFoundError as gone:
         return LogRead("", offset), str(gone)
-    start = min(offset, path.stat().st_size)
-    return read_lines(path, start, secrets_redactor(ctx), partial=view.status.terminal), None
+    return read_lines(source, start, secrets_redactor(ctx), partial=view.status.terminal), None

@@ -13,7 +13,7 @@ INDENT = " " * 26
 
 
 def handle(args: argparse.Namespace) -> int:
-    report = doctor(context_request(args))
+    report = doctor(context_request(args), worker=args.worker)
     emit(report, args.format, render(report))
     return 0 if report.healthy else 1
 

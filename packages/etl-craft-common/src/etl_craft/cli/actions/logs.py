@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
@@ -71,7 +70,7 @@ def _write_json(document: object) -> None:
     sys.stdout.flush()
 
 
-def _heading(view: AttemptView, path: Path) -> str:
+def _heading(view: AttemptView, path: str) -> str:
     return (
         f"attempt {view.attempt_id} of {view.pipeline_code}.{view.task_code} (run {view.run_id}, "
         f"attempt {view.attempt_number}, {view.status}): {path}\n"

@@ -31,7 +31,9 @@ def handle(args: argparse.Namespace) -> int:
                     )
                 warehouse = stack.enter_context(connect(connector.warehouse))
                 archive = Archive(warehouse, args.archive_to)
-            view = purge(ctx.engine, ctx.actor, request, ctx.attempt_logs_dir, archive)
+            view = purge(
+                ctx.engine, ctx.actor, request, ctx.attempt_logs_dir, archive, ctx.log_store
+            )
     finally:
         ctx.close()
     emit(view, args.format, render(view))

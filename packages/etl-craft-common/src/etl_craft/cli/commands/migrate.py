@@ -15,6 +15,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="apply project files without validating the pipelines they change (recorded in "
         "the action); by default a file that leaves one failing etl-craft validate is rolled back",
     )
+    parser.add_argument(
+        "--publish-bundle",
+        action="store_true",
+        help="once migrated, publish the project's files as a bundle (etl-craft bundle "
+        "publish), so metadata and files are deployed in one step",
+    )
 
 
 COMMAND = Command(

@@ -5,7 +5,8 @@ SELECT a.ATTEMPT_ID AS attempt_id, a.ATTEMPT_NUMBER AS attempt_number, a.STATUS 
        a.OWNER_ID AS owner_id, a.TASK_RUN_ID AS task_run_id, t.PIPELINE_RUN_ID AS pipeline_run_id,
        r.PIPELINE_ID AS pipeline_id, t.TASK_ID AS task_id, p.PIPELINE_CODE AS pipeline_code,
        k.TASK_CODE AS task_code, k.HANDLER AS handler, r.RUN_KEY AS run_key, r.RUN_DATE AS run_date,
-       j.PROJECT_CODE AS project_code, o.OFFSET_TYPE AS offset_type, o.OFFSET_VALUE AS offset_value
+       j.PROJECT_CODE AS project_code, o.OFFSET_TYPE AS offset_type, o.OFFSET_VALUE AS offset_value,
+       r.BUNDLE_ID AS bundle_id
   FROM AUD_TASK_ATTEMPTS a
   JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
   JOIN AUD_PIPELINES_RUN_LOG r ON r.PIPELINE_RUN_ID = t.PIPELINE_RUN_ID

@@ -9,16 +9,22 @@ ON CONFLICT (PIPELINE_ID, RUN_KEY) DO NOTHING
 RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
 
 -- name: transition_admit_run --
--- QUEUED -> IN-PROGRESS when the pipeline gate passes.
+-- QUEUED -> IN-PROGRESS when the pipeline gate passes; the run pins its project's latest bundle.
 UPDATE AUD_PIPELINES_RUN_LOG
-   SET STATUS = 'IN-PROGRESS', START_DATE = etl_craft_now()
+   SET STATUS = 'IN-PROGRESS', START_DATE = etl_craft_now(),
+       BUNDLE_ID = (SELECT max(b.BUNDLE_ID)
+                    FROM AUD_PROJECT_BUNDLES b JOIN CFG_PIPELINES p ON p.PROJECT_ID = b.PROJECT_ID
+                   WHERE p.PIPELINE_ID = AUD_PIPELINES_RUN_LOG.PIPELINE_ID)
  WHERE PIPELINE_RUN_ID = :pipeline_run_id AND STATUS = 'QUEUED'
 RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
 
 -- name: transition_admit_runs --
 -- QUEUED -> IN-PROGRESS for many runs in one statement (ids as a JSON array), each as transition_admit_run.
 UPDATE AUD_PIPELINES_RUN_LOG
-   SET STATUS = 'IN-PROGRESS', START_DATE = etl_craft_now()
+   SET STATUS = 'IN-PROGRESS', START_DATE = etl_craft_now(),
+       BUNDLE_ID = (SELECT max(b.BUNDLE_ID)
+                    FROM AUD_PROJECT_BUNDLES b JOIN CFG_PIPELINES p ON p.PROJECT_ID = b.PROJECT_ID
+                   WHERE p.PIPELINE_ID = AUD_PIPELINES_RUN_LOG.PIPELINE_ID)
  WHERE PIPELINE_RUN_ID IN (SELECT value FROM json_each(:run_ids)) AND STATUS = 'QUEUED'
 RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
 

@@ -21,6 +21,7 @@ from etl_craft.core.actor import Actor
 from etl_craft.core.errors import EtlCraftError
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations.retention.purge import PurgeRequest, purge
+from etl_craft.stores import ObjectStore
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ class DailyPurge:
     retention: Retention
     zone: ZoneInfo
     logs_dir: Path | None
+    log_store: ObjectStore | None = None
     # The last slot a purge was started for; None until the first one this process starts.
     done_slot: datetime | None = None
     thread: threading.Thread | None = field(default=None, repr=False)
@@ -62,7 +64,7 @@ class DailyPurge:
 
     def _purge(self, engine: EngineDB, actor: Actor, request: PurgeRequest) -> None:
         try:
-            view = purge(engine, actor, request, self.logs_dir)
+            view = purge(engine, actor, request, self.logs_dir, log_store=self.log_store)
         except EtlCraftError as error:
             # The next day's slot tries again; what committed so far stays purged.
             log.error("the daily purge stopped: %s", error)

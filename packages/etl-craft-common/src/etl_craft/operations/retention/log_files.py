@@ -1,34 +1,70 @@
-"""Attempt log files on this host that retention removes: those of purged attempts, and every
-attempt log older than Retention.attempt_log_days (its row keeps the log's tail)."""
+"""Attempt logs that retention removes: those of purged attempts, on this host or in the Logs
+store, and every attempt log file on this host older than Retention.attempt_log_days (its row
+keeps the log's tail)."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
+from etl_craft.operations.log_sources import is_stored
 from etl_craft.runtime.handover import outcome_path
+from etl_craft.stores import ObjectStore
+
+log = logging.getLogger(__name__)
 
 LOG_SUFFIX = ".log"
 
 
 class LogFiles:
-    def __init__(self, folder: Path | None, older_than: datetime, *, dry_run: bool) -> None:
+    def __init__(
+        self,
+        folder: Path | None,
+        older_than: datetime,
+        *,
+        dry_run: bool,
+        store: ObjectStore | None = None,
+    ) -> None:
         self.folder, self.older_than, self.dry_run = folder, older_than.timestamp(), dry_run
-        self.pending: list[Path] = []
+        self.store = store
+        self.pending: list[str] = []
         self.removed: set[Path] = set()
+        self.removed_stored: set[str] = set()
 
-    def forget(self, paths: Iterable[str]) -> None:
+    def forget(self, locations: Iterable[str]) -> None:
         """The logs of attempts whose rows this transaction deletes: removed once it commits."""
-        self.pending.extend(Path(path) for path in paths)
+        self.pending.extend(locations)
 
     def settle(self) -> None:
         """Remove the logs of the attempts just purged (the transaction committed)."""
-        for path in self.pending:
-            self._remove(path)
+        for location in self.pending:
+            if is_stored(location):
+                self._remove_stored(location)
+            else:
+                self._remove(Path(location))
         self.pending.clear()
+
+    def _remove_stored(self, location: str) -> None:
+        prefix = f"{self.store.url}/" if self.store is not None else None
+        if self.store is None or prefix is None or not location.startswith(prefix):
+            # Another store than this process's: its rows are gone, the object stays.
+            log.warning(
+                "the stored log %s of a purged attempt is not in this process's Logs store "
+                "(%s); remove it there",
+                location,
+                self.store.url if self.store else "none is set",
+            )
+            return
+        key = location[len(prefix) :]
+        if not self.store.exists(key):
+            return
+        self.removed_stored.add(location)
+        if not self.dry_run:
+            self.store.delete(key)
 
     def sweep(self) -> int:
         """Remove every attempt log under the folder older than the log retention; the number
@@ -39,7 +75,7 @@ class LogFiles:
                     self._remove(path)
             if not self.dry_run:
                 self._prune(self.folder)
-        return len(self.removed)
+        return len(self.removed) + len(self.removed_stored)
 
     def _remove(self, path: Path) -> None:
         if path in self.removed or not path.is_file():

@@ -37,6 +37,7 @@ from etl_craft.enginedb.retention import (
 )
 from etl_craft.operations.retention.archive import Archive
 from etl_craft.operations.retention.log_files import LogFiles
+from etl_craft.stores import ObjectStore
 
 COMMAND = "purge"
 
@@ -58,7 +59,7 @@ class PurgeView:
     interventions_before: datetime | None  # None: interventions are kept for ever
     archive_to: str | None
     tables: tuple[PurgedRows, ...]  # every purged table, in purge order
-    log_files: int  # attempt log files removed (a dry run: that would be)
+    log_files: int  # attempt log files and stored logs removed (a dry run: that would be)
     action_ids: tuple[int, ...]  # the AUD_ACTIONS rows of the batches; none for a dry run
 
     @property
@@ -180,13 +181,15 @@ def purge(
     request: PurgeRequest,
     logs_dir: Path | None,
     archive: Archive | None = None,
+    log_store: ObjectStore | None = None,
 ) -> PurgeView:
-    """Purge what ``request``'s retention lets go; ``logs_dir`` holds attempt logs on this host."""
+    """Purge what ``request``'s retention lets go; ``logs_dir`` holds attempt logs on this host,
+    ``log_store`` the logs of ended attempts whose owners had a Logs store."""
     with engine.read() as conn:
         project_id = _project_id(conn, request.project_code)
     cutoffs = request.cutoffs(project_id)
     logs_before = request.now - timedelta(days=request.retention.attempt_log_days)
-    log_files = LogFiles(logs_dir, logs_before, dry_run=request.dry_run)
+    log_files = LogFiles(logs_dir, logs_before, dry_run=request.dry_run, store=log_store)
     if request.dry_run:
         with engine.rehearsal(actor) as conn:
             work = _Purge(engine, actor, request, cutoffs, None, log_files, _same(conn))

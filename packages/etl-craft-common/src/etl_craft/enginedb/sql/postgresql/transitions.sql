@@ -11,7 +11,10 @@ RETURNING ATTEMPT_ID AS attempt_id, TASK_RUN_ID AS task_run_id, STATUS AS status
 -- name: transition_admit_runs --
 -- QUEUED -> IN-PROGRESS for many runs in one statement (ids as a JSON array), each as transition_admit_run.
 UPDATE AUD_PIPELINES_RUN_LOG
-   SET STATUS = 'IN-PROGRESS', START_DATE = etl_craft_now()
+   SET STATUS = 'IN-PROGRESS', START_DATE = etl_craft_now(),
+       BUNDLE_ID = (SELECT max(b.BUNDLE_ID)
+                    FROM AUD_PROJECT_BUNDLES b JOIN CFG_PIPELINES p ON p.PROJECT_ID = b.PROJECT_ID
+                   WHERE p.PIPELINE_ID = AUD_PIPELINES_RUN_LOG.PIPELINE_ID)
  WHERE PIPELINE_RUN_ID IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(:run_ids AS JSON)))
    AND STATUS = 'QUEUED'
 RETURNING PIPELINE_RUN_ID AS pipeline_run_id, STATUS AS status;
