@@ -3,6 +3,7 @@ is in cli/actions, imported when the command runs."""
 
 from __future__ import annotations
 
+from etl_craft.cli.commands import clone as clone_command
 from etl_craft.cli.commands import (
     control,
     demo,
@@ -56,4 +57,5 @@ BUILT_IN: list[Command] = [
     control.AUDIT,
     rehash_command.COMMAND,
     purge_command.COMMAND,
+    clone_command.COMMAND,
 ]
