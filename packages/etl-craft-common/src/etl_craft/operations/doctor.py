@@ -19,6 +19,7 @@ from etl_craft.core.actor import ACTOR_VARIABLE, human_actor
 from etl_craft.core.errors import ConfigurationError, EtlCraftError
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations import doctor_checks as db_checks
+from etl_craft.operations.cloning.doctor import cloning_check
 from etl_craft.operations.context import (
     ContextRequest,
     load_project_connector,
@@ -50,7 +51,8 @@ def doctor(request: ContextRequest) -> DoctorReport:
     config_check, target = _configuration(request, loaded)
     gates = _dependency_gates(loaded.connector)
     reached = reach_checks(loaded.connector)
-    return DoctorReport.of([_actor(), config_check, gates, *_database(target), *reached])
+    mirror = cloning_check(loaded.connector)
+    return DoctorReport.of([_actor(), config_check, gates, *_database(target), *reached, mirror])
 
 
 def _actor() -> Check:
