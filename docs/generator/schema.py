@@ -25,6 +25,8 @@ GROUPS = (
     ("", "Bookkeeping"),
 )
 _CREATE = re.compile(r"^CREATE TABLE (\w+) \($", re.MULTILINE)
+# The end of a CREATE TABLE: its own line, or after a column SQLite's ADD COLUMN put there.
+_END = re.compile(r"\);$", re.MULTILINE)
 _COLUMN = re.compile(r"^\s{4}(\w+) (.+?),?$")
 _TABLE_COMMENT = re.compile(r"^COMMENT ON TABLE (\w+) IS '((?:[^']|'')*)';$", re.MULTILINE)
 _COLUMN_COMMENT = re.compile(r"^COMMENT ON COLUMN (\w+)\.(\w+) IS '((?:[^']|'')*)';$", re.MULTILINE)
@@ -81,7 +83,9 @@ def render() -> str:
 def parse(sql: str, *, comments: bool = True) -> list[Table]:
     tables: dict[str, Table] = {}
     for match in _CREATE.finditer(sql):
-        body = sql[match.end() : sql.index("\n);", match.end())]
+        end = _END.search(sql, match.end())
+        assert end is not None, f"CREATE TABLE {match.group(1)} has no end"
+        body = sql[match.end() : end.start()]
         tables[match.group(1)] = Table(match.group(1), columns=_columns(body))
     if comments:
         _attach_comments(sql, tables)

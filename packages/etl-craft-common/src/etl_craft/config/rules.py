@@ -336,6 +336,12 @@ KEYS: dict[str, dict[str, Parser]] = {
         "daily_at": clock_time,
         "batch_rows": bounded(ranges.PURGE_BATCH_ROWS),
     },
+    "Cloning": {
+        "schema": code,
+        "every_minutes": bounded(ranges.EVERY_MINUTES),
+        "lock_wait_seconds": bounded(ranges.SECONDS),
+        "overlap_seconds": bounded(ranges.SECONDS),
+    },
     "Alerts": {
         "channels": channel_specs,
         "lookback_minutes": bounded(ranges.SLA_MINUTES),
@@ -388,6 +394,12 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "interventions_days": NEVER,
         "daily_at": "03:00",
         "batch_rows": 10_000,
+    },
+    "Cloning": {
+        "schema": "aud_mirror",
+        "every_minutes": 15,
+        "lock_wait_seconds": 60,
+        "overlap_seconds": 600,
     },
     "Alerts": {
         "lookback_minutes": Alerts.lookback_minutes,

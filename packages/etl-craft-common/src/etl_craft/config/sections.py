@@ -131,6 +131,18 @@ class Logs:
     tail_bytes: int
 
 
+@dataclass(frozen=True)
+class Cloning:
+    """The AUD_ tables mirrored into a warehouse schema by the overseer and etl-craft clone."""
+
+    schema: str
+    every_minutes: int
+    lock_wait_seconds: int  # a clone that can't take the clone lock this soon skips its turn
+    # Rows written this long before the watermark are read again: a transaction that took a
+    # stamp before the last clone read and committed after it is copied by the next.
+    overlap_seconds: int
+
+
 @dataclass
 class SectionView:
     """One section with the selected profile applied: its valid values and their lines."""
@@ -476,3 +488,16 @@ def build_logs(view: SectionView | None) -> Logs:
     tail_bytes = view.number("tail_bytes") if view else None
     default = DEFAULTS["Logs"]["tail_bytes"]
     return Logs(build_store(view), tail_bytes if tail_bytes is not None else int(str(default)))
+
+
+def build_cloning(view: SectionView | None) -> Cloning | None:
+    """None without a Cloning section: cloning is off until a project asks for it."""
+    if view is None:
+        return None
+    values = view.values
+    return Cloning(
+        schema=str(values["schema"]),
+        every_minutes=int(str(values["every_minutes"])),
+        lock_wait_seconds=int(str(values["lock_wait_seconds"])),
+        overlap_seconds=int(str(values["overlap_seconds"])),
+    )
