@@ -47,6 +47,10 @@ SECTIONS: dict[str, str] = {
     "default. `etl-craft purge` deletes what is past it, and `etl-craft server` purges once a "
     "day. A run that a retained run's consumption or gate decision references stays, and so "
     "does a run whose interventions are kept. See the retention guide.",
+    "Cloning": "The AUD_ tables mirrored into a schema of the warehouse, so dashboards can "
+    "read run history there. Optional: cloning is off without this section; with it, "
+    "`etl-craft server` clones every `every_minutes` and `etl-craft clone` clones by hand. "
+    "Secrets are masked as the API masks them. See the cloning guide.",
     "Alerts": "Channels the overseer tells of a failed run, a missed SLA or a LOST attempt, "
     "with no alert task in the pipeline. Optional. See the alerts guide.",
     "Secrets": "Where the variables the other sections name get their values. Optional: by "
@@ -158,15 +162,29 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "batch_rows": "Rows deleted per transaction, so that a purge holds its locks briefly "
         "(1 to 100000; default 10000).",
     },
+    "Cloning": {
+        "schema": "The warehouse schema of the mirror, created with its tables when missing "
+        "and never dropped (default `aud_mirror`). The Engine DB's own schema is refused.",
+        "every_minutes": "How often the leading overseer clones (1 to 10080; default 15).",
+        "lock_wait_seconds": "How long a clone waits while another holds the clone lock "
+        "before it skips its turn (0 to 604800; default 60).",
+        "overlap_seconds": "Rows written this long before the last clone's watermark are "
+        "read again, so a transaction that committed late is copied too "
+        "(0 to 604800; default 600).",
+    },
     "Alerts": {
         "channels": "A list of channels, each with `name`, `kind` (`webhook`: a signed JSON "
-        "document; `slack`: Slack's incoming-webhook body), `url_variable` (the variable "
-        "holding its URL), `secret_variable` (webhook: the variable holding the HMAC-SHA256 "
-        "key), and optionally `pipelines` (codes; default every pipeline) and `events` "
-        "(`RUN_FAILED`, `SLA_MISSED`, `ATTEMPT_LOST`; default all).",
+        "document; `slack`: Slack's incoming-webhook body; `email`: a message through the Email "
+        "section's relay), `url_variable` (webhook, slack: the variable holding its URL), "
+        "`secret_variable` (webhook: the variable holding the HMAC-SHA256 key), `to` (email: "
+        "the recipients), and optionally `pipelines` (codes; default every pipeline) and "
+        "`events` (`RUN_FAILED`, `SLA_MISSED`, `ATTEMPT_LOST`, `GATE_WAITING`, `NO_WORKER`; "
+        "default all).",
         "lookback_minutes": "Events older than this are never raised, so a new channel does "
         "not replay history.",
         "retry_seconds": "The wait after a failed delivery, doubled after each further one.",
+        "gate_wait_minutes": "A dependency gate waiting longer than this for its upstream "
+        "raises `GATE_WAITING`.",
         "links_base_url": "The web UI's external address; alerts link to the run and attempt.",
     },
     "Secrets": {

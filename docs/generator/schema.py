@@ -25,10 +25,9 @@ GROUPS = (
     ("", "Bookkeeping"),
 )
 _CREATE = re.compile(r"^CREATE TABLE (\w+) \($", re.MULTILINE)
-_COLUMN = re.compile(r"^\s{4}(\w+) (.+?),?$")
-# A table ends at the first line ending ");": after its own line, or (SQLite, a column added
-# last by ALTER TABLE) after that column.
+# The end of a CREATE TABLE: its own line, or after a column SQLite's ADD COLUMN put there.
 _END = re.compile(r"\);$", re.MULTILINE)
+_COLUMN = re.compile(r"^\s{4}(\w+) (.+?),?$")
 _TABLE_COMMENT = re.compile(r"^COMMENT ON TABLE (\w+) IS '((?:[^']|'')*)';$", re.MULTILINE)
 _COLUMN_COMMENT = re.compile(r"^COMMENT ON COLUMN (\w+)\.(\w+) IS '((?:[^']|'')*)';$", re.MULTILINE)
 _KEYWORDS = re.compile(
@@ -85,8 +84,7 @@ def parse(sql: str, *, comments: bool = True) -> list[Table]:
     tables: dict[str, Table] = {}
     for match in _CREATE.finditer(sql):
         end = _END.search(sql, match.end())
-        if end is None:
-            raise LookupError(f"CREATE TABLE {match.group(1)} has no closing ');' line")
+        assert end is not None, f"CREATE TABLE {match.group(1)} has no end"
         body = sql[match.end() : end.start()]
         tables[match.group(1)] = Table(match.group(1), columns=_columns(body))
     if comments:

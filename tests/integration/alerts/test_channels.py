@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from etl_craft.config.connector import load_connector
+from etl_craft.config.rules import TlsMode
 from etl_craft.operations.alerts.webhook import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from etl_craft_overseer.overseer import Overseer
 from etl_craft_overseer.queue_pool import QueuePool
@@ -27,6 +28,7 @@ from tests.fixtures.metadata import (
 from tests.fixtures.processes import chaos_project
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for
+from tests.integration.alerts.relay import Mailbox, relay
 from tests.integration.alerts.sink import Sink, sink
 
 __all__ = ["chaos_project"]
@@ -185,3 +187,109 @@ def test_a_sink_outage_is_retried_later_each_time_and_ends_in_one_delivery(
         "task load failed",
     )
     assert deliveries(project) == [("ops", "RUN_FAILED", failed, None, "DELIVERED", 3, None)]
+
+
+def stuck_gate_and_pool(project: ProjectOnDisk) -> tuple[int, int, int]:
+    """A run whose gate has waited two hours for its upstream, and an attempt queued an hour
+    ago in a pool whose only worker stopped beating; no alert task anywhere."""
+    pipeline = seed_pipeline(project.engine, tasks=("load",), handler="PYTHON")
+    gated = seed_run(project.engine, pipeline.pipeline_id, "IN-PROGRESS")
+    queued_run = seed_run(project.engine, pipeline.pipeline_id, "IN-PROGRESS")
+    task_run = seed_task_run(project.engine, queued_run, pipeline.task_ids["load"], "IN-PROGRESS")
+    attempt = seed_attempt(project.engine, task_run, "QUEUED", pool="remote")
+    with project.engine.transaction(TESTER) as conn:
+        execute(
+            conn,
+            "INSERT INTO AUD_GATE_WAITS (PIPELINE_RUN_ID, TASK_ID, FIRST_CHECK_AT, NEXT_CHECK_AT, "
+            "WAIT_UNTIL) VALUES (:r, :t, etl_craft_add_seconds(etl_craft_now(), -7200), "
+            "etl_craft_add_seconds(etl_craft_now(), 60), etl_craft_add_seconds(etl_craft_now(), "
+            "3600))",
+            r=gated,
+            t=pipeline.task_ids["load"],
+        )
+        execute(
+            conn,
+            "UPDATE AUD_TASK_ATTEMPTS SET QUEUED_AT = etl_craft_add_seconds(etl_craft_now(), "
+            "-3600) WHERE ATTEMPT_ID = :a",
+            a=attempt,
+        )
+        execute(
+            conn,
+            "INSERT INTO AUD_WORKERS (WORKER_ID, POOL, HOST, PID, VERSION, SCHEMA_VERSION, "
+            "INGESTION_SLOTS, WAREHOUSE_SLOTS, STARTED_AT, HEARTBEAT_AT, STATUS) VALUES "
+            "('remote-1', 'remote', 'elsewhere', 1, '0.9.0', 1, 1, 1, "
+            "etl_craft_add_seconds(etl_craft_now(), -7200), "
+            "etl_craft_add_seconds(etl_craft_now(), -3600), 'ACTIVE')",
+        )
+    return gated, queued_run, attempt
+
+
+def test_a_long_gate_wait_and_a_pool_without_live_workers_each_raise_one_alert(
+    project: ProjectOnDisk, channel_sink: Sink
+) -> None:
+    gated, queued_run, attempt = stuck_gate_and_pool(project)
+    server = overseer(project, channel_sink, gate_wait_minutes=30)
+    for _ in range(3):  # the stall lasts: later passes raise nothing new
+        server._housekeeping()
+
+    ops = channel_sink.accepted("/ops")
+    assert sorted((item.document["event"], item.document["run"]["id"]) for item in ops) == [
+        ("GATE_WAITING", gated),
+        ("NO_WORKER", queued_run),
+    ]
+    stalled = next(item.document for item in ops if item.document["event"] == "NO_WORKER")
+    assert stalled["task"] == {"code": "load", "attempt_id": attempt}
+    assert "waits in a pool that has no live worker" in str(stalled["summary"])
+    assert deliveries(project) == [
+        ("ops", "GATE_WAITING", gated, None, "DELIVERED", 1, None),
+        ("ops", "NO_WORKER", queued_run, attempt, "DELIVERED", 1, None),
+    ]
+
+
+def test_a_gate_within_its_threshold_and_a_pool_with_a_live_worker_raise_nothing(
+    project: ProjectOnDisk, channel_sink: Sink
+) -> None:
+    stuck_gate_and_pool(project)
+    with project.engine.transaction(TESTER) as conn:
+        execute(conn, "UPDATE AUD_WORKERS SET HEARTBEAT_AT = etl_craft_now()")
+    server = overseer(project, channel_sink, gate_wait_minutes=180)
+    server._housekeeping()
+    assert channel_sink.received == []
+    assert deliveries(project) == []
+
+
+def test_an_email_channel_sends_the_alert_through_the_relay(project: ProjectOnDisk) -> None:
+    pipeline = seed_pipeline(project.engine, tasks=("load",), handler="PYTHON")
+    failed = seed_run(project.engine, pipeline.pipeline_id, "FAILED")
+    with project.engine.transaction(TESTER) as conn:
+        execute(
+            conn,
+            "UPDATE AUD_PIPELINES_RUN_LOG SET END_DATE = etl_craft_now(), MESSAGE = 'task load "
+            "failed' WHERE PIPELINE_RUN_ID = :r",
+            r=failed,
+        )
+    mailbox = Mailbox()
+    with relay(mailbox, tls=TlsMode.NONE) as port:
+        with project.config.open("a") as config:
+            config.write(
+                f"Email:\n  host: 127.0.0.1\n  port: {port}\n  tls_mode: none\n"
+                "  from_address: etl@example.com\n"
+                "Alerts:\n  channels:\n"
+                "    - {name: oncall, kind: email, to: [oncall@example.com], "
+                "events: [RUN_FAILED]}\n"
+            )
+        environ = {}
+        if (project.root / ".env").exists():
+            environ["TEST_ENGINE_URL"] = project.connector.engine_url
+        connector = load_connector(project.config, profile=None, environ=environ)
+        owner = project.owner_settings(owner_id="overseer:1:0:o", poll_seconds=60.0)
+        server = Overseer(project.engine, owner, QueuePool(project.engine), alerts=connector.alerts)
+        server._housekeeping()
+        server._housekeeping()
+
+    assert len(mailbox.messages) == 1
+    assert mailbox.messages[0].rcpt_tos == ["oncall@example.com"]
+    text = mailbox.text()
+    assert f"run {failed} of {pipeline.code} failed" in text
+    assert "task load failed" in text
+    assert deliveries(project) == [("oncall", "RUN_FAILED", failed, None, "DELIVERED", 1, None)]

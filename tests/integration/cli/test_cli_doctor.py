@@ -28,6 +28,7 @@ EVERY_CHECK = [
     "pipelines",
     "warehouse",
     "smtp",
+    "cloning",
 ]
 ENGINE_DB_CHECKS = EVERY_CHECK[4:11]
 UNREACHABLE = "postgresql://nobody@127.0.0.1:1/nothing"

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from etl_craft_api.app import create_app as create_api
+from tests.fixtures.metadata import TESTER, execute
 from tests.integration.ui.conftest import Ui
 
 
@@ -50,3 +51,30 @@ def test_the_interventions_page_lists_what_the_api_lists(ui: Ui) -> None:
         assert entry["actor"] in page
         if entry["reason"]:
             assert entry["reason"] in page
+
+
+def test_a_failed_alert_delivery_is_shown_on_the_alerts_page_and_by_the_api(ui: Ui) -> None:
+    run_id = ui.project.new_run("orders", "manual:parity-alert")
+    with ui.project.engine.transaction(TESTER) as conn:
+        execute(
+            conn,
+            "INSERT INTO AUD_ALERT_DELIVERIES (CHANNEL, EVENT, EVENT_KEY, PIPELINE_RUN_ID, "
+            "OUTCOME, TRIES, LAST_ERROR, RAISED_AT) VALUES ('ops', 'RUN_FAILED', :k, :r, "
+            "'FAILED', 6, 'the channel answered HTTP 503', etl_craft_now())",
+            k=f"RUN_FAILED:{run_id}:0",
+            r=run_id,
+        )
+    found = api_document(ui, "/api/v1/alerts")
+    [mine] = [item for item in found["deliveries"] if item["run_id"] == run_id]
+    assert (mine["channel"], mine["event"], mine["outcome"], mine["tries"]) == (
+        "ops",
+        "RUN_FAILED",
+        "FAILED",
+        6,
+    )
+    assert found["failed"] >= 1
+    page = ui.get("viewer", "/alerts").text
+    assert f'<a href="/runs/{run_id}">run {run_id}</a>' in page
+    assert "the channel answered HTTP 503" in page
+    assert "failed</strong>" in page
+    ui.end_live_runs()

@@ -67,8 +67,17 @@ def test_a_channel_whose_variable_is_unset_is_a_missing_secret(tmp_path: Path) -
     ("channel", "expected"),
     [
         (
-            "{name: ops, kind: email, url_variable: A}",
-            "has kind 'email'; expected webhook or slack",
+            "{name: ops, kind: pager, url_variable: A}",
+            "has kind 'pager'; expected webhook, slack, email",
+        ),
+        ("{name: ops, kind: email}", "has to None; expected a list of e-mail addresses"),
+        (
+            "{name: ops, kind: email, to: [not-an-address]}",
+            "has to ['not-an-address']; expected a list of e-mail addresses",
+        ),
+        (
+            "{name: ops, kind: slack, url_variable: A, to: [a@example.com]}",
+            "which only an email channel takes",
         ),
         (
             "{name: ops, kind: webhook, url_variable: A}",

@@ -156,6 +156,7 @@ def test_an_unknown_section_is_refused_with_the_nearest_name(tmp_path: Path) -> 
     assert f"{path}:6: orchestration is not a section" in message
     assert (
         "expected one of Engine, Warehouse, Email, Orchestration, Redaction, Docs_site, Retention, "
+        "Cloning, "
         "Alerts, "
         "Secrets, Logs, Artifacts, profiles" in message
     )

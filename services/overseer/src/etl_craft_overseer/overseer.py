@@ -69,6 +69,7 @@ from etl_craft.enginedb.transitions import (
 from etl_craft.enginedb.workers import SILENT_INTERVALS
 from etl_craft.operations.alerts.raising import raise_alerts
 from etl_craft.operations.blocking import BlockedPipeline, blocked_pipelines
+from etl_craft.operations.cloning.schedule import ScheduledClone
 from etl_craft.operations.downstream_reruns import carry_on_downstream_reruns
 from etl_craft.operations.retention.daily import DailyPurge
 from etl_craft.pools.base import Pool
@@ -105,9 +106,11 @@ class Overseer:
         ledger: LedgerLookup | None = None,
         daily_purge: DailyPurge | None = None,
         alerts: Alerts | None = None,
+        clone_schedule: ScheduledClone | None = None,
     ) -> None:
         self.engine, self.settings, self.pool, self.ledger = engine, settings, pool, ledger
         self.daily_purge = daily_purge
+        self.clone_schedule = clone_schedule
         self.alerts = alerts or Alerts()
         self.owner = settings.owner_id
         self.stopping = threading.Event()
@@ -326,7 +329,9 @@ class Overseer:
             self.leader, OVERSEER, utc_now()
         ):
             log.info("the daily purge of history past its retention started")
-        raise_alerts(self.leader, self.alerts, OVERSEER)
+        if self.clone_schedule is not None and self.clone_schedule.start_if_due(time.monotonic()):
+            log.info("the scheduled clone of the AUD_ tables into the warehouse started")
+        raise_alerts(self.leader, self.alerts, OVERSEER, self.settings.lease_seconds)
 
     def _find_blocked(self) -> None:
         """Judge every pipeline's metadata again, once it changed (a read of every project's

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+from functools import partial
 from types import FrameType
 from zoneinfo import ZoneInfo
 
@@ -16,6 +17,8 @@ from etl_craft.core.enums import SlotKind
 from etl_craft.core.errors import UsageError
 from etl_craft.enginedb.backoff import until_reachable
 from etl_craft.enginedb.schema_versions import refuse_other_schema_version
+from etl_craft.operations.cloning.clone import clone_project
+from etl_craft.operations.cloning.schedule import ScheduledClone
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.retention.daily import DailyPurge
 from etl_craft.operations.runs import ledger_lookup
@@ -78,12 +81,29 @@ def build_overseer(ctx: OperationContext, args: argparse.Namespace) -> Overseer:
             ledger_lookup(ctx),
         )
     alerts = ctx.connector.alerts if ctx.connector is not None else Alerts()
-    return Overseer(ctx.engine, settings, pool, ledger_lookup(ctx), daily_purge(ctx), alerts)
+    return Overseer(
+        ctx.engine,
+        settings,
+        pool,
+        ledger_lookup(ctx),
+        daily_purge(ctx),
+        alerts,
+        clone_schedule(ctx),
+    )
 
 
 def daily_purge(ctx: OperationContext) -> DailyPurge:
     retention = ctx.connector.retention if ctx.connector else build_retention(None)
     return DailyPurge(retention, ZoneInfo(ctx.timezone), ctx.owner.logs_dir, ctx.log_store)
+
+
+def clone_schedule(ctx: OperationContext) -> ScheduledClone | None:
+    connector = ctx.connector
+    if connector is None or connector.cloning is None:
+        return None
+    return ScheduledClone(
+        connector.cloning.every_minutes * 60, partial(clone_project, ctx.engine, connector)
+    )
 
 
 def _slots(given: int | None, default: int, option: str) -> int:

@@ -43,6 +43,7 @@ NAV = (
     NavItem("Backfills", "/backfills"),
     NavItem("Interventions", "/interventions"),
     NavItem("Workers", "/workers"),
+    NavItem("Alerts", "/alerts"),
     NavItem("Metadata", "/metadata"),
 )
 

@@ -17,6 +17,7 @@ from etl_craft.config.providers import EnvFileProvider, EnvironmentProvider
 from etl_craft.config.rules import DEFAULTS, KEYS, REQUIRED_SECTIONS, Parser, suggestion
 from etl_craft.config.secrets import SecretResolver, read_env_file
 from etl_craft.config.sections import (
+    Cloning,
     DocsSite,
     Email,
     Logs,
@@ -25,6 +26,7 @@ from etl_craft.config.sections import (
     Retention,
     SectionView,
     Warehouse,
+    build_cloning,
     build_docs_site,
     build_email,
     build_engine_url,
@@ -65,6 +67,7 @@ class Connector:
     alerts: Alerts
     logs: Logs
     artifacts: StoreSettings | None  # where project bundles are published and fetched from
+    cloning: Cloning | None  # None: no Cloning section, cloning is off
     secrets: frozenset[str] = field(repr=False)
     # When a secret from a remote provider may have been rotated (on providers.clock): a
     # process that keeps this Connector reads the configuration again from then on.
@@ -147,7 +150,7 @@ def load_connector(
 
 _SHAPES = {
     "Engine": "with url: (an SQLAlchemy URL) or path: (a SQLite file in the project)",
-    "Warehouse": "with type: (postgresql or duckdb) and its url: or path:",
+    "Warehouse": "with type: (postgresql or duckdb) and the keys that type takes",
 }
 
 
@@ -177,11 +180,13 @@ def _build(
         views["Alerts"].values if "Alerts" in views else {},
         resolver,
         views["Orchestration"].filled_text("project"),
+        email,
     )
     orchestration = build_orchestration(views["Orchestration"])
     redaction = build_redaction(views.get("Redaction"))
     docs_site = build_docs_site(views.get("Docs_site"), project)
     retention = build_retention(views.get("Retention"))
+    cloning = build_cloning(views.get("Cloning"))
     problems.raise_if_any(str(path))
     if engine_url is None or warehouse is None or ("Email" in views and email is None):
         raise AssertionError(f"{path} failed to load without reporting why")
@@ -199,6 +204,7 @@ def _build(
         alerts=alerts,
         logs=build_logs(views.get("Logs")),
         artifacts=build_store(views.get("Artifacts")),
+        cloning=cloning,
         secrets=resolver.resolved | local.resolved,
         secrets_expire_at=resolver.expires_at,
         normalised=_normalise(views),

@@ -336,11 +336,18 @@ KEYS: dict[str, dict[str, Parser]] = {
         "daily_at": clock_time,
         "batch_rows": bounded(ranges.PURGE_BATCH_ROWS),
     },
+    "Cloning": {
+        "schema": code,
+        "every_minutes": bounded(ranges.EVERY_MINUTES),
+        "lock_wait_seconds": bounded(ranges.SECONDS),
+        "overlap_seconds": bounded(ranges.SECONDS),
+    },
     "Alerts": {
         "channels": channel_specs,
         "lookback_minutes": bounded(ranges.SLA_MINUTES),
         "retry_seconds": bounded(ranges.TIMEOUT_SECONDS),
         "links_base_url": public_base_url,
+        "gate_wait_minutes": bounded(ranges.SLA_MINUTES),
     },
     "Secrets": {
         "provider": one_of(ProviderKind),
@@ -388,9 +395,16 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "daily_at": "03:00",
         "batch_rows": 10_000,
     },
+    "Cloning": {
+        "schema": "aud_mirror",
+        "every_minutes": 15,
+        "lock_wait_seconds": 60,
+        "overlap_seconds": 600,
+    },
     "Alerts": {
         "lookback_minutes": Alerts.lookback_minutes,
         "retry_seconds": Alerts.retry_seconds,
+        "gate_wait_minutes": Alerts.gate_wait_minutes,
     },
     "Secrets": {
         "provider": ProviderSettings.kind.value,

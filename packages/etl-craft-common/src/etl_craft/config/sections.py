@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import time
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -41,6 +42,10 @@ class Warehouse:
     path: str | None  # an absolute file path, or ":memory:"
     ledger_schema: str
     max_queries: int | None
+    # The type's own keys (see WAREHOUSE_FORMS), as written.
+    options: Mapping[str, str] = field(default_factory=dict)
+    # Resolved ``*_variable`` keys by the name without the suffix: kept out of repr and logs.
+    secrets: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,18 @@ class Logs:
 
     store: StoreSettings | None  # None: each log stays where its owner wrote it
     tail_bytes: int
+
+
+@dataclass(frozen=True)
+class Cloning:
+    """The AUD_ tables mirrored into a warehouse schema by the overseer and etl-craft clone."""
+
+    schema: str
+    every_minutes: int
+    lock_wait_seconds: int  # a clone that can't take the clone lock this soon skips its turn
+    # Rows written this long before the watermark are read again: a transaction that took a
+    # stamp before the last clone read and committed after it is copied by the next.
+    overlap_seconds: int
 
 
 @dataclass
@@ -239,37 +256,71 @@ def build_engine_url(view: SectionView, resolver: SecretResolver, project: Proje
     return view.resolved_url("url", resolver)
 
 
+@dataclass(frozen=True)
+class WarehouseForm:
+    """The keys one warehouse type takes, as data: a new warehouse adds a row, not code.
+
+    ``url`` is resolved as a URL template and ``path`` as a file in the project; every other key
+    is kept as written in ``Warehouse.options``, and a ``*_variable`` key's resolved secret in
+    ``Warehouse.secrets`` under the name without the suffix.
+    """
+
+    required: tuple[tuple[str, str], ...]  # (key, what is expected)
+    optional: tuple[str, ...] = ()
+
+
+# Keys every warehouse type takes.
+_COMMON_WAREHOUSE_KEYS = frozenset({"type", "ledger_schema", "max_queries"})
+
+WAREHOUSE_FORMS: dict[WarehouseType, WarehouseForm] = {
+    WarehouseType.POSTGRESQL: WarehouseForm(required=(("url", URL_FORM),)),
+    WarehouseType.DUCKDB: WarehouseForm(
+        required=(("path", "a DuckDB file in the project such as warehouse.duckdb, or :memory:"),),
+    ),
+}
+
+
 def build_warehouse(
     view: SectionView, resolver: SecretResolver, project: Project
 ) -> Warehouse | None:
-    if not view.require("type", "postgresql or duckdb"):
+    if not view.require("type", " or ".join(WarehouseType)):
         return None
     kind = WarehouseType(view.filled_text("type"))
-    needed, unwanted = ("url", "path") if kind is WarehouseType.POSTGRESQL else ("path", "url")
-    if unwanted in view.values:
-        view.report(unwanted, f"is set, but a {kind} warehouse takes {needed}; remove {unwanted}")
+    form = WAREHOUSE_FORMS[kind]
+    taken = _COMMON_WAREHOUSE_KEYS | {key for key, _ in form.required} | set(form.optional)
+    unwanted = sorted(key for key in view.values if key not in taken)
+    if unwanted:
+        takes = ", ".join(sorted(taken - _COMMON_WAREHOUSE_KEYS))
+        view.report(
+            unwanted[0], f"is set, but a {kind} warehouse takes {takes}; remove {unwanted[0]}"
+        )
         return None
-    if not view.require(needed, _WAREHOUSE_EXPECTATIONS[kind]):
+    # Each missing key is reported, not only the first.
+    present = [view.require(key, expectation) for key, expectation in form.required]
+    if not all(present):
         return None
     path = view.text("path")
     if path is not None and path != MEMORY_DATABASE:
         path = str(project.resolve(path))
     url = view.resolved_url("url", resolver)
-    if kind is WarehouseType.POSTGRESQL and url is None:
+    if "url" in view.values and url is None:
         return None
+    plain = ("url", "path", *_COMMON_WAREHOUSE_KEYS)
+    options = {
+        key: str(value)
+        for key, value in view.values.items()
+        if key not in plain and not key.endswith(VARIABLE_SUFFIX)
+    }
+    secrets = {key.removesuffix(VARIABLE_SUFFIX): value for key, value in view.secrets.items()}
     return Warehouse(
         type=kind,
         url=url,
         path=path,
         ledger_schema=view.filled_text("ledger_schema"),
         max_queries=view.number("max_queries"),
+        options=options,
+        secrets=secrets,
     )
-
-
-_WAREHOUSE_EXPECTATIONS = {
-    WarehouseType.POSTGRESQL: URL_FORM,
-    WarehouseType.DUCKDB: "a DuckDB file in the project such as warehouse.duckdb, or :memory:",
-}
 
 
 def build_email(view: SectionView, project: Project) -> Email | None:
@@ -437,3 +488,16 @@ def build_logs(view: SectionView | None) -> Logs:
     tail_bytes = view.number("tail_bytes") if view else None
     default = DEFAULTS["Logs"]["tail_bytes"]
     return Logs(build_store(view), tail_bytes if tail_bytes is not None else int(str(default)))
+
+
+def build_cloning(view: SectionView | None) -> Cloning | None:
+    """None without a Cloning section: cloning is off until a project asks for it."""
+    if view is None:
+        return None
+    values = view.values
+    return Cloning(
+        schema=str(values["schema"]),
+        every_minutes=int(str(values["every_minutes"])),
+        lock_wait_seconds=int(str(values["lock_wait_seconds"])),
+        overlap_seconds=int(str(values["overlap_seconds"])),
+    )

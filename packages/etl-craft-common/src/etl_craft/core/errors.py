@@ -34,6 +34,7 @@ class ExitCode(IntEnum):
     SQL_GUARD = 21
     WRITE_GUARD = 22
     ORCHESTRATOR_UNSUPPORTED = 23
+    CLONING = 24
 
 
 class EtlCraftError(Exception):
@@ -136,3 +137,10 @@ class OrchestratorUnsupportedError(EtlCraftError):
 
     exit_code = ExitCode.ORCHESTRATOR_UNSUPPORTED
     retryable = False
+
+
+class CloningError(EtlCraftError):
+    """A clone could not copy the AUD_ tables into their warehouse mirror (by hand: its exit
+    code; on the overseer's schedule: logged, and the next turn tries again)."""
+
+    exit_code = ExitCode.CLONING

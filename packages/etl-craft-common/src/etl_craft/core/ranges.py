@@ -100,6 +100,7 @@ BODY_BYTES = Range("a number of bytes", 1, 2**31 - 1)
 RETENTION_DAYS = Range("a number of days", 1, 36_500)
 PURGE_BATCH_ROWS = Range("a number of rows per transaction", 1, 100_000)
 LOG_TAIL_BYTES = Range("a number of bytes", 256, 1024 * 1024)
+EVERY_MINUTES = Range("a number of minutes", 1, 7 * 24 * 60)
 INTEGER_PARAMETER = Range("an INT parameter", -(2**63), 2**63 - 1)
 
 # The ranges by name, as the spec schema's "range" keyword names them.

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sqlalchemy import RowMapping
+
 from etl_craft.enginedb.connection import EngineConnection
 
 
@@ -13,6 +15,8 @@ class AlertEvent(StrEnum):
     RUN_FAILED = "RUN_FAILED"
     SLA_MISSED = "SLA_MISSED"
     ATTEMPT_LOST = "ATTEMPT_LOST"
+    GATE_WAITING = "GATE_WAITING"  # a gate waiting for its upstream past Alerts.gate_wait_minutes
+    NO_WORKER = "NO_WORKER"  # a pool with due queued work and none of its workers alive
 
 
 class DeliveryOutcome(StrEnum):
@@ -49,7 +53,9 @@ class DueDelivery:
     error: str | None
 
 
-def occurrences(conn: EngineConnection, lookback_seconds: int) -> list[Occurrence]:
+def occurrences(
+    conn: EngineConnection, lookback_seconds: int, gate_wait_seconds: int, fresh_seconds: float
+) -> list[Occurrence]:
     return [
         Occurrence(
             AlertEvent(row["event"]),
@@ -57,7 +63,12 @@ def occurrences(conn: EngineConnection, lookback_seconds: int) -> list[Occurrenc
             None if row["attempt_id"] is None else int(row["attempt_id"]),
             str(row["pipeline_code"]),
         )
-        for row in conn.all("alert_events", lookback_seconds=lookback_seconds)
+        for row in conn.all(
+            "alert_events",
+            lookback_seconds=lookback_seconds,
+            gate_wait_seconds=gate_wait_seconds,
+            fresh_seconds=fresh_seconds,
+        )
     ]
 
 
@@ -90,6 +101,10 @@ def due_deliveries(conn: EngineConnection, most: int) -> list[DueDelivery]:
         )
         for row in conn.all("due_alert_deliveries", most=most)
     ]
+
+
+def recent_deliveries(conn: EngineConnection, most: int) -> list[RowMapping]:
+    return list(conn.all("recent_alert_deliveries", most=most))
 
 
 def record_try(

@@ -17,6 +17,7 @@ from etl_craft.core.errors import MigrationError
 from etl_craft.core.text import ROLE_RULE, is_role_name
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.named_statements import statement
+from etl_craft.enginedb.watermarks import MIRRORED, WATERMARK
 
 # Recorded history: never updated or deleted, even by etl-craft.
 APPEND_ONLY_TABLES = frozenset(
@@ -89,15 +90,37 @@ def install_guards(conn: EngineConnection, writer_role: str = DEFAULT_WRITER_ROL
             remedy=REMEDIES[table.prefix],
             writer_role=writer_role,
         )
+        stamps = _stamp_conditions(conn, table.name)
         if table.name in PURGEABLE_TABLES:
-            _apply(conn, "purgeable_template", table=table.name)
+            _apply(conn, "purgeable_template", table=table.name, **stamps)
         elif table.name in APPEND_ONLY_TABLES:
-            _apply(conn, "append_only_template", table=table.name)
+            _apply(conn, "append_only_template", table=table.name, **stamps)
         if table.name in TERMINAL_IMMUTABLE_TABLES:
-            _apply(conn, "terminal_immutable_template", table=table.name)
+            _apply(conn, "terminal_immutable_template", table=table.name, **stamps)
+        if table.name in MIRRORED:
+            _apply(conn, "stamp_insert_template", table=table.name)
+            if MIRRORED[table.name].changes:
+                _apply(conn, "stamp_update_template", table=table.name)
         if table.prefix == "CFG":
             _install_capture(conn, table)
     return [table.name for table in tables]
+
+
+def _stamp_conditions(conn: EngineConnection, table: str) -> dict[str, str]:
+    """SQLite's history guards let through the UPDATE that stamps a row's UPDATED_AT (its
+    triggers stamp after the write, where PostgreSQL's change the row being written): the first
+    stamp of a row just inserted, or the stamp of the change that ended an attempt, each
+    changing nothing but UPDATED_AT."""
+    if conn.dialect != "sqlite" or table not in MIRRORED:
+        return {"first_stamp": "0", "restamp": "0"}
+    others = [name for name in table_columns(conn, table) if name != WATERMARK]
+    for name in others:
+        _check_identifier(name)
+    unchanged = " AND ".join(f"NEW.{name} IS OLD.{name}" for name in others)
+    return {
+        "first_stamp": f"OLD.{WATERMARK} IS NULL AND NEW.{WATERMARK} IS NOT NULL AND {unchanged}",
+        "restamp": f"NEW.{WATERMARK} IS NOT OLD.{WATERMARK} AND {unchanged}",
+    }
 
 
 def _install_capture(conn: EngineConnection, table: ReservedTable) -> None:

@@ -93,7 +93,7 @@ class Leadership:
                 return False
             return True
         if self._file is not None:
-            return _same_file(self._file, _sqlite_lock_path(self.engine))
+            return _same_file(self._file, sqlite_lock_path(self.engine))
         return False
 
     def confirm(self, actor: Actor) -> None:
@@ -140,7 +140,7 @@ class Leadership:
                 return False
             self._session = session
             return True
-        path = _sqlite_lock_path(self.engine)
+        path = sqlite_lock_path(self.engine)
         handle = self._stack.enter_context(path.open("ab"))
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -173,8 +173,9 @@ def _same_file(handle: IO[bytes], path: Path) -> bool:
     return (found.st_dev, found.st_ino) == (held.st_dev, held.st_ino)
 
 
-def _sqlite_lock_path(engine: EngineDB) -> Path:
+def sqlite_lock_path(engine: EngineDB, holder: str = "overseer") -> Path:
+    """The lock file beside an SQLite Engine DB that ``holder`` locks."""
     database = engine.url.database
     if not database or database == ":memory:":
-        raise ValueError("an in-memory SQLite Engine DB can't be shared with an overseer")
-    return Path(f"{database}.overseer.lock")
+        raise ValueError(f"an in-memory SQLite Engine DB can't be shared with an {holder}")
+    return Path(f"{database}.{holder}.lock")

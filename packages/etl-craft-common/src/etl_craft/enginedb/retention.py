@@ -94,9 +94,10 @@ def expired_consumption(conn: EngineConnection, cutoffs: Cutoffs, batch: int) ->
 
 def dependent_ids(
     conn: EngineConnection, table: PurgedTable, run_ids: Sequence[int], batch: int
-) -> list[int]:
+) -> list[tuple[int, int]]:
+    """Up to ``batch`` rows of ``table`` that hang off ``run_ids``: (row id, run id) each."""
     rows = conn.all(f"purge_{table.stem}_ids", run_id_list=list(run_ids), batch=batch)
-    return [int(row["id"]) for row in rows]
+    return [(int(row["id"]), int(row["run_id"])) for row in rows]
 
 
 def delete_rows(

@@ -118,13 +118,13 @@ def change_entry(row: Any, names: SensitiveNames) -> MetadataChangeEntry:
         table_name=str(row["table_name"]),
         row_key=str(row["row_key"]),
         operation=str(row["operation"]),
-        before=_masked(_json(row["before_json"]), names),
-        after=_masked(_json(row["after_json"]), names),
+        before=mask_parameter_row(_json(row["before_json"]), names),
+        after=mask_parameter_row(_json(row["after_json"]), names),
         migration=row["migration"],
     )
 
 
-def _masked(row: dict[str, Any] | None, names: SensitiveNames) -> dict[str, Any] | None:
+def mask_parameter_row(row: dict[str, Any] | None, names: SensitiveNames) -> dict[str, Any] | None:
     """A parameter row with its value masked when the parameter's name looks secret (S7.C)."""
     if row is None or "parameter_name" not in row or "parameter_value" not in row:
         return row

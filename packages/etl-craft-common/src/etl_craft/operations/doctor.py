@@ -20,6 +20,7 @@ from etl_craft.core.errors import ConfigurationError, EtlCraftError
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations import doctor_checks as db_checks
 from etl_craft.operations.bundle_imports import bundle_imports_check
+from etl_craft.operations.cloning.doctor import cloning_check
 from etl_craft.operations.context import (
     ContextRequest,
     load_project_connector,
@@ -53,7 +54,8 @@ def doctor(request: ContextRequest, *, worker: bool = False) -> DoctorReport:
     config_check, target = _configuration(request, loaded)
     gates = _dependency_gates(loaded.connector)
     reached = reach_checks(loaded.connector)
-    checks = [_actor(), config_check, gates, *_database(target), *reached]
+    mirror = cloning_check(loaded.connector)
+    checks = [_actor(), config_check, gates, *_database(target), *reached, mirror]
     if worker:
         checks.append(bundle_imports_check(target.url, loaded.connector))
     return DoctorReport.of(checks)

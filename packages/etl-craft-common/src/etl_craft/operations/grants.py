@@ -32,12 +32,30 @@ SECRET_COLUMNS = {
 }
 
 
+# A login bound to a pool is a member of this role plus the pool's name in lower case: the
+# Engine DB then refuses its claims of any other pool's attempts (etl_craft_refuse_foreign_claim).
+POOL_ROLE_PREFIX = "etl_craft_pool_"
+_ROLE_NAME_LIMIT = 63
+
+
+@dataclass(frozen=True)
+class WorkerLogin:
+    login: str
+    pool: str
+
+    @property
+    def pool_role(self) -> str:
+        return POOL_ROLE_PREFIX + self.pool.lower()
+
+
 @dataclass(frozen=True)
 class GrantRequest:
     writer_role: str
     reader_role: str = READER_ROLE
     writer_logins: tuple[str, ...] = ()
     reader_logins: tuple[str, ...] = ()
+    # Logins of workers that may claim only their pool's attempts.
+    worker_logins: tuple[WorkerLogin, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,6 +72,8 @@ class GrantsReport:
 def grants(db: EngineDB, request: GrantRequest) -> GrantsReport:
     for role in (request.writer_role, request.reader_role):
         _check_role(role)
+    for worker in request.worker_logins:
+        _check_pool_role(worker)
     schema, owner = _table_owner(db)
     with db.read() as conn:
         readable = {table: table_columns(conn, table) for table in SECRET_COLUMNS}
@@ -75,6 +95,7 @@ def grants(db: EngineDB, request: GrantRequest) -> GrantsReport:
             *_without_secrets(request.reader_role, readable),
             *_memberships(request.writer_role, request.writer_logins),
             *_memberships(request.reader_role, request.reader_logins),
+            *_pool_bindings(request.writer_role, request.worker_logins),
         ),
     )
 
@@ -125,6 +146,26 @@ def _without_secrets(role: str, columns: dict[str, list[str]]) -> list[str]:
 
 def _memberships(role: str, logins: tuple[str, ...]) -> list[str]:
     return [f"GRANT {role} TO {quoted_identifier(login)};" for login in logins]
+
+
+def _pool_bindings(writer_role: str, workers: tuple[WorkerLogin, ...]) -> list[str]:
+    """A worker login writes as a writer, and claims only from the pools whose roles it has."""
+    statements: list[str] = []
+    for role in sorted({worker.pool_role for worker in workers}):
+        statements.append(f"CREATE ROLE {role} NOLOGIN;")
+    for worker in workers:
+        login = quoted_identifier(worker.login)
+        statements += [f"GRANT {writer_role} TO {login};", f"GRANT {worker.pool_role} TO {login};"]
+    return statements
+
+
+def _check_pool_role(worker: WorkerLogin) -> None:
+    if not is_role_name(worker.pool_role) or len(worker.pool_role) > _ROLE_NAME_LIMIT:
+        raise ConfigurationError(
+            f"pool {worker.pool!r} of worker login {worker.login!r} can't name a PostgreSQL role "
+            f"({worker.pool_role!r}: expected {ROLE_RULE}, at most {_ROLE_NAME_LIMIT} "
+            "characters); bind the login to a pool with a shorter plain name"
+        )
 
 
 def _check_role(role: str) -> None:

@@ -23,7 +23,7 @@ from etl_craft.lineage.sources import task_sql
 from etl_craft.operations.lineage import known_columns, read_warehouse_columns
 from etl_craft.operations.validate_findings import Finding, Subject
 from etl_craft.warehouse.audit import MANAGED_NAMES
-from etl_craft.warehouse.reach import reach
+from etl_craft.warehouse.kinds import reach
 
 REACH_SECONDS = 5
 _MANAGED = frozenset(name.lower() for name in MANAGED_NAMES)

@@ -53,6 +53,7 @@ from etl_craft.runtime.launcher import INVOCATION_VARIABLE
 from etl_craft.runtime.logfile import tail
 from etl_craft.runtime.masked_output import masked_output
 from etl_craft.runtime.starter import GO, START_FD_VARIABLE
+from etl_craft.runtime.statement_cancel import interrupt_statements_on
 from etl_craft.runtime.tracing import TRACEPARENT, configure_tracing, flush_traces, span
 
 LOG_PATH_VARIABLE = "ETL_CRAFT_LOG_PATH"
@@ -94,6 +95,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _stop)
+    interrupt_statements_on(signal.SIGTERM)
     code = run(args)
     _exit(code)
 

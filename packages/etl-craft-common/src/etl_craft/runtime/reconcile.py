@@ -26,7 +26,6 @@ from etl_craft.runtime.identity import ProcessIdentity, alive_here, owner_id, pa
 from etl_craft.runtime.metrics import LEASE_EXPIRIES
 from etl_craft.runtime.processes import stop_group
 from etl_craft.warehouse import connect
-from etl_craft.warehouse.ledger import applied
 
 log = logging.getLogger(__name__)
 LedgerLookup = Callable[[int], Counts | None]
@@ -40,7 +39,7 @@ def warehouse_ledger(warehouse: Warehouse) -> LedgerLookup:
 
     def lookup(attempt_id: int) -> Counts | None:
         with connect(warehouse) as conn:
-            return applied(conn, attempt_id, warehouse.ledger_schema)
+            return conn.publisher.applied(conn, attempt_id, warehouse.ledger_schema)
 
     return lookup
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.dialect import Column, Dialect
 
 TIMESTAMP = "TIMESTAMP WITH TIME ZONE"
 HASH_TYPE = "VARCHAR(32)"  # MD5 in hex
@@ -41,6 +41,11 @@ STAGE_COLUMNS = ("etl_craft_hash", "etl_craft_rank", "etl_craft_row_hash", "etl_
 def written_columns(*, history: bool) -> tuple[Column, ...]:
     """The columns etl-craft adds to a target it creates; an SCD2 target keeps its history too."""
     return AUDIT_COLUMNS + (HISTORY_COLUMNS if history else ())
+
+
+def declared(dialect: Dialect, columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """etl-craft's own columns with their types in the warehouse's spelling."""
+    return tuple(Column(column.name, dialect.render_type(column.type)) for column in columns)
 
 
 MANAGED_NAMES = frozenset(

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.dialect import Column, Comments, Dialect
 from etl_craft.warehouse.targets import TargetObject
+
+if TYPE_CHECKING:
+    from etl_craft.warehouse.publication import Publisher
 
 log = logging.getLogger("etl_craft.warehouse")
 
@@ -20,19 +24,22 @@ Row = tuple[Any, ...]
 
 class WarehouseConnection(ABC):
     dialect: Dialect
+    publisher: ClassVar[Publisher]
 
     def execute(self, purpose: str, sql: str, params: Sequence[object] = ()) -> int:
         """Run one statement; return its row count (-1 where the warehouse reports none)."""
         started = time.perf_counter()
         log.debug("%s:\n%s", purpose, sql)
-        count = self._execute(sql, params)
+        with _in_flight(self):
+            count = self._execute(sql, params)
         log.info("%s: %s row(s) in %.1f ms", purpose, count, _elapsed_ms(started))
         return count
 
     def fetch_all(self, purpose: str, sql: str, params: Sequence[object] = ()) -> list[Row]:
         started = time.perf_counter()
         log.debug("%s:\n%s", purpose, sql)
-        rows = self._fetch_all(sql, params)
+        with _in_flight(self):
+            rows = self._fetch_all(sql, params)
         log.info("%s: %d row(s) read in %.1f ms", purpose, len(rows), _elapsed_ms(started))
         return rows
 
@@ -109,6 +116,17 @@ class WarehouseConnection(ABC):
             )
         return target
 
+    def interrupt(self) -> str:
+        """From another thread: stop the statement this connection runs now, in the warehouse.
+
+        Returns what was done, for the attempt's log. Dialects that can't cancel say so, and
+        that the statement may run on.
+        """
+        return (
+            f"the {self.dialect.name} warehouse has no way to cancel a running statement: the "
+            "statement this attempt sent may still run there until it ends"
+        )
+
     @abstractmethod
     def current_database(self) -> str: ...
 
@@ -138,6 +156,29 @@ class WarehouseConnection(ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+# The connections of this process with a statement running now: what a cancel interrupts.
+_RUNNING: set[WarehouseConnection] = set()
+_RUNNING_GUARD = threading.Lock()
+
+
+@contextmanager
+def _in_flight(conn: WarehouseConnection) -> Iterator[None]:
+    with _RUNNING_GUARD:
+        _RUNNING.add(conn)
+    try:
+        yield
+    finally:
+        with _RUNNING_GUARD:
+            _RUNNING.discard(conn)
+
+
+def interrupt_running() -> list[str]:
+    """From any thread: stop every warehouse statement this process runs now; what was done."""
+    with _RUNNING_GUARD:
+        running = list(_RUNNING)
+    return [conn.interrupt() for conn in running]
 
 
 class _Undo(Exception):  # noqa: N818 - a signal, not an error

@@ -9,19 +9,50 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from sqlglot import exp
+
 from etl_craft.core.errors import SqlGuardError
 from etl_craft.warehouse.targets import TargetObject
 
 
 class UpdateStrategy(StrEnum):
+    """How rows of an existing target change."""
+
     UPDATE_FROM = "UPDATE_FROM"  # UPDATE target t SET ... FROM stage s WHERE ...
     MERGE = "MERGE"  # MERGE INTO target t USING stage s ... WHEN MATCHED THEN UPDATE
+    # No UPDATE or DELETE on the table format: the target's whole new state is computed by one
+    # set-based SELECT into a candidate, which the publication then puts in the target's place.
+    REWRITE = "REWRITE"
 
 
 class ReplaceStrategy(StrEnum):
-    TRANSACTIONAL = "TRANSACTIONAL"  # drop/delete and refill inside one transaction
-    CREATE_OR_REPLACE = "CREATE_OR_REPLACE"  # one atomic CREATE OR REPLACE ... AS
-    COPY_AND_RESTORE = "COPY_AND_RESTORE"  # keep a copy, restore it on failure
+    """How OVERWRITE_TABLE and CREATE_TABLE replace a target's rows so no reader sees a half."""
+
+    TRANSACTIONAL = "TRANSACTIONAL"  # delete and refill inside one transaction
+    SWAP = "SWAP"  # fill a candidate table, then swap it with the target in one operation
+
+
+class Publication(StrEnum):
+    """What makes an attempt's writes visible at once, and where its fence is checked."""
+
+    # One warehouse transaction holds the fence row, the data and the ledger row (PostgreSQL,
+    # DuckDB, Snowflake): a refused fence rolls everything back.
+    TRANSACTION = "TRANSACTION"
+    # One table snapshot carries the data and the attempt id (Iceberg): the commit checks the
+    # fence against the snapshots already there and is refused if a later attempt committed.
+    SNAPSHOT = "SNAPSHOT"
+    # A candidate table published by one catalog operation (Spark): the fence is checked just
+    # before that operation, which leaves a window the warehouse's guide describes.
+    CATALOG_SWAP = "CATALOG_SWAP"
+
+
+class QueryCancel(StrEnum):
+    """How a running statement is stopped in the warehouse when its attempt is cancelled."""
+
+    NONE = "NONE"  # the statement may run on after the process ends
+    CONNECTION = "CONNECTION"  # the driver cancels its connection's statement from another thread
+    QUERY_ID = "QUERY_ID"  # a second session cancels the recorded query id
+    TAG = "TAG"  # the session's operations carry a tag that is interrupted as one
 
 
 class IdentifierCase(StrEnum):
@@ -31,6 +62,9 @@ class IdentifierCase(StrEnum):
 
 @dataclass(frozen=True)
 class Capabilities:
+    """What a warehouse can do, as data: the SQL actions choose a strategy from these, never from
+    the warehouse's name."""
+
     transactions: bool
     update_strategy: UpdateStrategy
     replace_strategy: ReplaceStrategy
@@ -42,6 +76,11 @@ class Capabilities:
     index_stage: bool
     # Whether TARGET_OBJECT may name a database other than the connection's.
     cross_database: bool
+    publication: Publication = Publication.TRANSACTION
+    # Whether a new target's ROW_ID can be an identity column the warehouse numbers itself;
+    # otherwise etl-craft numbers new rows from MAX(ROW_ID) under the target's mutation lock.
+    identity_columns: bool = False
+    query_cancel: QueryCancel = QueryCancel.NONE
 
 
 @dataclass(frozen=True)
@@ -116,6 +155,11 @@ class Dialect(ABC):
     @abstractmethod
     def stage_columns_query(self, stage: str) -> tuple[str, list[object]]:
         """The same for a temporary table of this session."""
+
+    def render_type(self, generic: str) -> str:
+        """A type etl-craft declares itself (audit columns, bound values), written in PostgreSQL
+        terms, in this warehouse's own spelling."""
+        return exp.DataType.build(generic, dialect="postgres").sql(self.sqlglot_name)
 
     @abstractmethod
     def timestamp_text(self, expression: str, *, zoned: bool) -> str:

@@ -16,7 +16,14 @@ import duckdb
 from etl_craft.config.rules import MEMORY_DATABASE
 from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.connection import Row, WarehouseConnection, lock_key
-from etl_craft.warehouse.dialect import Capabilities, Dialect, ReplaceStrategy, UpdateStrategy
+from etl_craft.warehouse.dialect import (
+    Capabilities,
+    Dialect,
+    QueryCancel,
+    ReplaceStrategy,
+    UpdateStrategy,
+)
+from etl_craft.warehouse.fence import TransactionalPublisher
 from etl_craft.warehouse.targets import TargetObject
 
 _ISO = "'%Y-%m-%dT%H:%M:%S.%f'"
@@ -34,6 +41,7 @@ class DuckDBDialect(Dialect):
         identifier_case=None,
         index_stage=False,
         cross_database=True,
+        query_cancel=QueryCancel.CONNECTION,
     )
 
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:
@@ -61,6 +69,9 @@ class DuckDBDialect(Dialect):
     def stage_columns_query(self, stage: str) -> tuple[str, list[object]]:
         return self.columns_query(TargetObject("main", stage, "temp"))
 
+    def render_type(self, generic: str) -> str:
+        return generic  # etl-craft's own types are written in this warehouse's terms
+
     def timestamp_text(self, expression: str, *, zoned: bool) -> str:
         value = f"timezone('UTC', {expression})" if zoned else f"CAST({expression} AS TIMESTAMP)"
         return f"strftime({value}, {_ISO})"
@@ -71,6 +82,7 @@ class DuckDBDialect(Dialect):
 
 class DuckDBConnection(WarehouseConnection):
     dialect = DuckDBDialect()
+    publisher = TransactionalPublisher()
 
     def __init__(self, path: str) -> None:
         self._open_lock = None if path == MEMORY_DATABASE else _acquire_file(Path(path))
@@ -86,6 +98,12 @@ class DuckDBConnection(WarehouseConnection):
 
     def current_database(self) -> str:
         return str(self._conn.execute("SELECT current_database()").fetchall()[0][0])
+
+    def interrupt(self) -> str:
+        # DuckDB runs in this process: the interrupted statement ends before this returns its
+        # error to the thread that sent it.
+        self._conn.interrupt()
+        return "interrupted the DuckDB statement running in this process"
 
     def close(self) -> None:
         self._conn.close()

@@ -16,11 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from etl_craft.core.counts import Counts
 from etl_craft.core.errors import StaleTransitionError
 from etl_craft.core.time import utc_now
+from etl_craft.warehouse import ledger
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.ledger import DEFAULT_LEDGER_SCHEMA, ensure_ledger, fence_table
+from etl_craft.warehouse.ledger import (
+    DEFAULT_LEDGER_SCHEMA,
+    LedgerEntry,
+    ensure_ledger,
+    fence_table,
+)
+from etl_craft.warehouse.publication import Fence, Publisher
 from etl_craft.warehouse.statements import bound
+from etl_craft.warehouse.targets import TargetObject
 
 
 def take_fence(
@@ -66,6 +75,27 @@ def take_fence(
     )
 
 
+class TransactionalPublisher(Publisher):
+    """Publication.TRANSACTION: the fence row, the data and the ledger row in one transaction."""
+
+    @contextmanager
+    def publishing(
+        self, conn: WarehouseConnection, target: TargetObject | None, fence: Fence
+    ) -> Iterator[None]:
+        ensure_ledger(conn, fence.ledger_schema)
+        with conn.mutation(target) if target is not None else conn.transaction():
+            take_fence(conn, fence.task_run_id, fence.attempt_id, fence.ledger_schema)
+            yield
+
+    def record(self, conn: WarehouseConnection, entry: LedgerEntry, fence: Fence) -> None:
+        ledger.record(conn, entry, fence.ledger_schema)
+
+    def applied(
+        self, conn: WarehouseConnection, attempt_id: int, ledger_schema: str
+    ) -> Counts | None:
+        return ledger.applied(conn, attempt_id, ledger_schema)
+
+
 @contextmanager
 def fenced_transaction(
     conn: WarehouseConnection,
@@ -73,8 +103,6 @@ def fenced_transaction(
     attempt_id: int,
     schema: str = DEFAULT_LEDGER_SCHEMA,
 ) -> Iterator[WarehouseConnection]:
-    """A warehouse transaction holding the task run's fence from its first statement to commit."""
-    ensure_ledger(conn, schema)
-    with conn.transaction():
-        take_fence(conn, task_run_id, attempt_id, schema)
+    """Writes of a script's own, published as the warehouse publishes an action's, fenced alike."""
+    with conn.publisher.publishing(conn, None, Fence(task_run_id, attempt_id, schema)):
         yield conn

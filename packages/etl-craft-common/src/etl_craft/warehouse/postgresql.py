@@ -16,9 +16,11 @@ from etl_craft.warehouse.dialect import (
     Capabilities,
     Dialect,
     IdentifierCase,
+    QueryCancel,
     ReplaceStrategy,
     UpdateStrategy,
 )
+from etl_craft.warehouse.fence import TransactionalPublisher
 from etl_craft.warehouse.targets import TargetObject
 
 _ISO = "'YYYY-MM-DD\"T\"HH24:MI:SS.US'"
@@ -36,6 +38,7 @@ class PostgreSQLDialect(Dialect):
         identifier_case=IdentifierCase.LOWER,
         index_stage=True,
         cross_database=False,
+        query_cancel=QueryCancel.CONNECTION,
     )
 
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:
@@ -79,6 +82,9 @@ class PostgreSQLDialect(Dialect):
         )
         return sql, [f"pg_temp.{stage}"]
 
+    def render_type(self, generic: str) -> str:
+        return generic  # etl-craft's own types are written in this warehouse's terms
+
     def timestamp_text(self, expression: str, *, zoned: bool) -> str:
         value = f"({expression}) AT TIME ZONE 'UTC'" if zoned else expression
         return f"to_char({value}, {_ISO})"
@@ -89,6 +95,7 @@ class PostgreSQLDialect(Dialect):
 
 class PostgreSQLConnection(WarehouseConnection):
     dialect = PostgreSQLDialect()
+    publisher = TransactionalPublisher()
 
     def __init__(self, url: str) -> None:
         plain = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
@@ -101,6 +108,19 @@ class PostgreSQLConnection(WarehouseConnection):
 
     def current_database(self) -> str:
         return str(self._conn.info.dbname)
+
+    def interrupt(self) -> str:
+        backend = self._conn.info.backend_pid
+        try:
+            # The cancel request travels on a connection of its own, so it reaches a server
+            # whose session is busy with the statement it stops.
+            self._conn.cancel_safe(timeout=5.0)
+        except psycopg.Error as error:
+            return (
+                f"couldn't ask PostgreSQL to cancel the statement of backend {backend} ({error}): "
+                "it may still run; pg_cancel_backend({backend}) stops it"
+            )
+        return f"asked PostgreSQL to cancel the statement of backend {backend}"
 
     def close(self) -> None:
         self._conn.close()

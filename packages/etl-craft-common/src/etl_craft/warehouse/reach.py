@@ -14,8 +14,7 @@ import duckdb
 import psycopg
 from sqlalchemy.engine import make_url
 
-from etl_craft.config.rules import MEMORY_DATABASE, WarehouseType
-from etl_craft.config.sections import Warehouse
+from etl_craft.config.rules import MEMORY_DATABASE
 from etl_craft.core.errors import WarehouseError
 
 
@@ -26,16 +25,7 @@ class Reached:
     busy: bool = False
 
 
-def reach(warehouse: Warehouse, timeout_seconds: int) -> Reached:
-    """What answered; WarehouseError naming where it looked and the driver's reason."""
-    if warehouse.type is WarehouseType.POSTGRESQL and warehouse.url:
-        return Reached(_postgresql(warehouse.url, timeout_seconds))
-    if warehouse.type is WarehouseType.DUCKDB and warehouse.path:
-        return _duckdb(warehouse.path)
-    raise WarehouseError(f"the {warehouse.type} warehouse has neither url nor path")
-
-
-def _postgresql(url: str, timeout_seconds: int) -> str:
+def reach_postgresql(url: str, timeout_seconds: int) -> Reached:
     parsed = make_url(url)
     where = f"host {parsed.host or 'localhost'}, port {parsed.port or 5432}"
     plain = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -49,10 +39,10 @@ def _postgresql(url: str, timeout_seconds: int) -> str:
             f"within {timeout_seconds} s: {reason}"
         ) from error
     shown = version[0] if version else "?"
-    return f"PostgreSQL {shown} at {where}, database {parsed.database}"
+    return Reached(f"PostgreSQL {shown} at {where}, database {parsed.database}")
 
 
-def _duckdb(path: str) -> Reached:
+def reach_duckdb(path: str) -> Reached:
     if path == MEMORY_DATABASE:
         return Reached("DuckDB in memory: each process has its own, empty at start")
     file = Path(path)

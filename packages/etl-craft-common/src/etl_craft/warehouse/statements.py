@@ -33,7 +33,9 @@ class Value:
 
 def bound(dialect: Dialect, value: object, sql_type: str) -> Value:
     # Cast, because a bare parameter in a SELECT list has no type to insert with.
-    return Value(f"CAST({dialect.placeholder} AS {sql_type})", value, bound=True)
+    return Value(
+        f"CAST({dialect.placeholder} AS {dialect.render_type(sql_type)})", value, bound=True
+    )
 
 
 def _render(values: Sequence[Value]) -> tuple[list[str], list[object]]:

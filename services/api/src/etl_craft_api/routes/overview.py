@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
+from etl_craft.operations.alerts.deliveries import alert_deliveries
 from etl_craft.operations.health.project import project_health
 from etl_craft.operations.intervention_log import intervention_log
 from etl_craft.operations.pools import pools
@@ -46,3 +47,11 @@ def get_interventions(
 @router.get("/pools", summary="each pool's capacity, slots in use and queue; each worker")
 def get_pools(ctx: Viewer) -> JSONResponse:
     return document(ctx, pools(ctx))
+
+
+@router.get(
+    "/alerts",
+    summary="the alerts the server raised, newest first, and how each delivery went",
+)
+def get_alerts(ctx: Viewer, limit: Limit = 100) -> JSONResponse:
+    return document(ctx, alert_deliveries(ctx, limit))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from etl_craft_ui.pages import (
+    alerts,
     attempts,
     backfills,
     health,
@@ -25,6 +26,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     pipelines.router,
     interventions.router,
     workers.router,
+    alerts.router,
     metadata.router,
     runs.router,
     run_actions.router,

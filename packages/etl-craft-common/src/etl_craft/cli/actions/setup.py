@@ -7,7 +7,7 @@ import argparse
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.grants import GrantRequest, GrantsReport, grants
+from etl_craft.operations.grants import GrantRequest, GrantsReport, WorkerLogin, grants
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -23,12 +23,23 @@ def handle(args: argparse.Namespace) -> int:
             reader_role=args.reader_role,
             writer_logins=tuple(args.writer_login),
             reader_logins=tuple(args.reader_login),
+            worker_logins=tuple(_worker_login(text) for text in args.worker_login),
         )
         report = grants(ctx.engine, request)
     finally:
         ctx.close()
     emit(report, args.format, render(report))
     return 0
+
+
+def _worker_login(text: str) -> WorkerLogin:
+    login, equals, pool = text.partition("=")
+    if not equals or not login or not pool:
+        raise UsageError(
+            f"--worker-login {text!r} names no pool; expected LOGIN=POOL, such as "
+            "--worker-login etl_worker_gpu=gpu"
+        )
+    return WorkerLogin(login, pool)
 
 
 def render(report: GrantsReport) -> str:

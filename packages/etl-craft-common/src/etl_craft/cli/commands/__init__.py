@@ -4,6 +4,7 @@ is in cli/actions, imported when the command runs."""
 from __future__ import annotations
 
 from etl_craft.cli.commands import bundle as bundle_command
+from etl_craft.cli.commands import clone as clone_command
 from etl_craft.cli.commands import (
     control,
     demo,
@@ -58,4 +59,5 @@ BUILT_IN: list[Command] = [
     rehash_command.COMMAND,
     purge_command.COMMAND,
     bundle_command.COMMAND,
+    clone_command.COMMAND,
 ]

@@ -33,6 +33,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="a login etl-craft's services connect as, made a writer role member; repeatable",
     )
     parser.add_argument(
+        "--worker-login",
+        action="append",
+        default=[],
+        metavar="LOGIN=POOL",
+        help="a worker's login, made a writer that the Engine DB lets claim only POOL's "
+        "attempts; repeatable",
+    )
+    parser.add_argument(
         "--reader-login",
         action="append",
         default=[],

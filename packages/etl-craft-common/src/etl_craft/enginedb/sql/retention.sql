@@ -52,8 +52,8 @@ SELECT c.CONSUMPTION_ID AS id
  LIMIT :batch;
 
 -- name: purge_consumption_ids --
--- Up to :batch consumption records of the purged runs, oldest first.
-SELECT CONSUMPTION_ID AS id FROM AUD_DEPENDENCY_CONSUMPTION
+-- Up to :batch consumption records of the purged runs, oldest first, each with its run.
+SELECT CONSUMPTION_ID AS id, PIPELINE_RUN_ID AS run_id FROM AUD_DEPENDENCY_CONSUMPTION
  WHERE PIPELINE_RUN_ID IN :run_id_list
  ORDER BY CONSUMPTION_ID
  LIMIT :batch;
@@ -64,7 +64,7 @@ DELETE FROM AUD_DEPENDENCY_CONSUMPTION WHERE CONSUMPTION_ID IN :id_list RETURNIN
 
 -- name: purge_interventions_ids --
 -- Up to :batch interventions on the purged runs, oldest first.
-SELECT INTERVENTION_ID AS id FROM AUD_RUN_INTERVENTIONS
+SELECT INTERVENTION_ID AS id, PIPELINE_RUN_ID AS run_id FROM AUD_RUN_INTERVENTIONS
  WHERE PIPELINE_RUN_ID IN :run_id_list
  ORDER BY INTERVENTION_ID
  LIMIT :batch;
@@ -75,7 +75,7 @@ DELETE FROM AUD_RUN_INTERVENTIONS WHERE INTERVENTION_ID IN :id_list RETURNING *;
 
 -- name: purge_gate_decisions_ids --
 -- Up to :batch gate decisions of the purged runs that no consumption record still references, oldest first.
-SELECT g.DECISION_ID AS id FROM AUD_GATE_DECISIONS g
+SELECT g.DECISION_ID AS id, g.PIPELINE_RUN_ID AS run_id FROM AUD_GATE_DECISIONS g
  WHERE g.PIPELINE_RUN_ID IN :run_id_list
    AND NOT EXISTS (SELECT 1 FROM AUD_DEPENDENCY_CONSUMPTION c WHERE c.DECISION_ID = g.DECISION_ID)
  ORDER BY g.DECISION_ID
@@ -87,7 +87,7 @@ DELETE FROM AUD_GATE_DECISIONS WHERE DECISION_ID IN :id_list RETURNING *;
 
 -- name: purge_gate_waits_ids --
 -- Up to :batch gate waits of the purged runs, oldest first.
-SELECT GATE_WAIT_ID AS id FROM AUD_GATE_WAITS
+SELECT GATE_WAIT_ID AS id, PIPELINE_RUN_ID AS run_id FROM AUD_GATE_WAITS
  WHERE PIPELINE_RUN_ID IN :run_id_list
  ORDER BY GATE_WAIT_ID
  LIMIT :batch;
@@ -98,7 +98,7 @@ DELETE FROM AUD_GATE_WAITS WHERE GATE_WAIT_ID IN :id_list RETURNING *;
 
 -- name: purge_downstream_reruns_ids --
 -- Up to :batch downstream rerun requests of the purged runs, oldest first.
-SELECT RERUN_ID AS id FROM AUD_DOWNSTREAM_RERUNS
+SELECT RERUN_ID AS id, PIPELINE_RUN_ID AS run_id FROM AUD_DOWNSTREAM_RERUNS
  WHERE PIPELINE_RUN_ID IN :run_id_list
  ORDER BY RERUN_ID
  LIMIT :batch;
@@ -109,7 +109,7 @@ DELETE FROM AUD_DOWNSTREAM_RERUNS WHERE RERUN_ID IN :id_list RETURNING *;
 
 -- name: purge_attempts_ids --
 -- Up to :batch ended attempts of the purged runs that no gate decision or stored offset references, oldest first.
-SELECT a.ATTEMPT_ID AS id
+SELECT a.ATTEMPT_ID AS id, t.PIPELINE_RUN_ID AS run_id
   FROM AUD_TASK_ATTEMPTS a
   JOIN AUD_TASK_RUN_LOG t ON t.TASK_RUN_ID = a.TASK_RUN_ID
  WHERE t.PIPELINE_RUN_ID IN :run_id_list
@@ -125,7 +125,7 @@ DELETE FROM AUD_TASK_ATTEMPTS WHERE ATTEMPT_ID IN :id_list RETURNING *;
 
 -- name: purge_task_runs_ids --
 -- Up to :batch task runs of the purged runs with no attempt or intervention left, oldest first.
-SELECT t.TASK_RUN_ID AS id FROM AUD_TASK_RUN_LOG t
+SELECT t.TASK_RUN_ID AS id, t.PIPELINE_RUN_ID AS run_id FROM AUD_TASK_RUN_LOG t
  WHERE t.PIPELINE_RUN_ID IN :run_id_list
    AND NOT EXISTS (SELECT 1 FROM AUD_TASK_ATTEMPTS a WHERE a.TASK_RUN_ID = t.TASK_RUN_ID)
    AND NOT EXISTS (SELECT 1 FROM AUD_RUN_INTERVENTIONS i WHERE i.TASK_RUN_ID = t.TASK_RUN_ID)
@@ -138,7 +138,7 @@ DELETE FROM AUD_TASK_RUN_LOG WHERE TASK_RUN_ID IN :id_list RETURNING *;
 
 -- name: purge_runs_ids --
 -- Up to :batch of the purged runs that nothing references any more, oldest first.
-SELECT r.PIPELINE_RUN_ID AS id FROM AUD_PIPELINES_RUN_LOG r
+SELECT r.PIPELINE_RUN_ID AS id, r.PIPELINE_RUN_ID AS run_id FROM AUD_PIPELINES_RUN_LOG r
  WHERE r.PIPELINE_RUN_ID IN :run_id_list
    AND NOT EXISTS (SELECT 1 FROM AUD_TASK_RUN_LOG t WHERE t.PIPELINE_RUN_ID = r.PIPELINE_RUN_ID)
    AND NOT EXISTS (SELECT 1 FROM AUD_GATE_DECISIONS g WHERE g.PIPELINE_RUN_ID = r.PIPELINE_RUN_ID)

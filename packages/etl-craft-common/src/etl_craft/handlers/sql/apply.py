@@ -25,9 +25,9 @@ from etl_craft.handlers.sql.writers import (
 )
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.fence import take_fence
-from etl_craft.warehouse.ledger import LedgerEntry, ensure_ledger, record
+from etl_craft.warehouse.ledger import LedgerEntry
 from etl_craft.warehouse.parsing import parse_select
+from etl_craft.warehouse.publication import Fence
 
 log = logging.getLogger("etl_craft.handlers.sql")
 
@@ -44,26 +44,20 @@ ACTIONS: dict[Action, Callable[[Context], Counts]] = {
 
 
 def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
-    """Apply the action; its data and its ledger row commit together or not at all.
+    """Apply the action; its data and its ledger entry are published together or not at all.
 
-    The transaction takes the task run's fence first, so a later attempt that already published
-    refuses this one before it writes anything.
+    The warehouse's publication checks the task run's fence, so a later attempt that already
+    published refuses this one with nothing of it visible.
     """
-    if not conn.dialect.capabilities.transactions:
-        raise WarehouseError(
-            f"the {conn.dialect.name} warehouse has no transactions, which {spec.action} needs "
-            "here; use a PostgreSQL or DuckDB warehouse"
-        )
     select = None
     if spec.source_sql is not None:
         select = parse_select(spec.source_sql, conn.dialect.sqlglot_name)
-    ensure_ledger(conn, spec.ledger_schema)
     ctx = Context(conn, spec, utc_now(), secrets.token_hex(3), select)
+    fence = Fence(spec.task_run_id, spec.attempt_id, spec.ledger_schema)
     log.info("%s into %s (attempt %s)", spec.action, spec.target, spec.attempt_id)
     fault_point("sql_before_target_lock")
     try:
-        with conn.mutation(spec.target):
-            take_fence(conn, spec.task_run_id, spec.attempt_id, spec.ledger_schema)
+        with conn.publisher.publishing(conn, spec.target, fence):
             fault_point("sql_after_target_lock")
             counts = ACTIONS[spec.action](ctx)
             entry = LedgerEntry(
@@ -74,7 +68,7 @@ def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
                 counts,
                 utc_now(),
             )
-            record(conn, entry, spec.ledger_schema)
+            conn.publisher.record(conn, entry, fence)
             _drop_scratch(ctx)
             ctx.phases.enter(Phase.COMMIT)
     except BaseException:

@@ -111,7 +111,7 @@ def _starts(ctx: Context, stage: Stage) -> str:
     if ctx.spec.valid_from is ValidFrom.COLUMN:
         column = str(ctx.spec.valid_from_column)
         stage.require("SCD2_VALID_FROM_COLUMN", (column,))
-        return f"CAST(etl_src.{column} AS {TIMESTAMP})"
+        return f"CAST(etl_src.{column} AS {ctx.conn.dialect.render_type(TIMESTAMP)})"
     return statements.instant(ctx.conn.dialect, _run_start(ctx))
 
 

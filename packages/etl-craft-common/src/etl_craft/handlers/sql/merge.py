@@ -40,9 +40,10 @@ class Merge:
         stage.require("MERGE_DEDUPE_ORDER", ctx.spec.dedupe_order.columns)
         names = self._compared(stage)
         change_hash = ctx.conn.dialect.change_hash("etl_src", typed(target, stage, names))
-        computed = {"etl_craft_hash": (HASH_TYPE, change_hash)}
+        dialect = ctx.conn.dialect
+        computed = {"etl_craft_hash": (dialect.render_type(HASH_TYPE), change_hash)}
         if starts is not None:
-            computed[VALID_FROM] = (TIMESTAMP, starts(stage))
+            computed[VALID_FROM] = (dialect.render_type(TIMESTAMP), starts(stage))
         self.stage: Stage = fill_stage(ctx, stage, computed)
         with ctx.phases.of(Phase.CHECKS):
             self.kept, most = self._check_keys()

@@ -11,7 +11,7 @@ from etl_craft.handlers.sql.phases import Phase
 from etl_craft.handlers.sql.spec import DeleteMode
 from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys
 from etl_craft.warehouse import statements
-from etl_craft.warehouse.audit import HISTORY_COLUMNS, written_columns
+from etl_craft.warehouse.audit import HISTORY_COLUMNS, declared, written_columns
 from etl_craft.warehouse.dialect import Column
 from etl_craft.warehouse.statements import Value
 
@@ -68,7 +68,9 @@ def _plain_hash(ctx: Context, stage: Stage, target: tuple[Column, ...]) -> str:
 
 
 def _table_columns(ctx: Context, stage: Stage) -> tuple[Column, ...]:
-    return stage.columns + written_columns(history=ctx.spec.history_columns)
+    return stage.columns + declared(
+        ctx.conn.dialect, written_columns(history=ctx.spec.history_columns)
+    )
 
 
 def _create(ctx: Context, stage: Stage) -> set[str]:
@@ -93,13 +95,16 @@ def setup_table(ctx: Context) -> Counts:
         _create(ctx, stage)
     elif ctx.spec.history_columns:
         # A history table of an older etl-craft gets the columns an SCD2_MERGE now writes.
-        add_missing(ctx, {column.key for column in ctx.target_columns()}, HISTORY_COLUMNS)
+        present = {column.key for column in ctx.target_columns()}
+        add_missing(ctx, present, HISTORY_COLUMNS)
     return counts(ctx, 0)
 
 
 def add_missing(ctx: Context, present: set[str], managed: tuple[Column, ...]) -> set[str]:
     """Add the columns etl-craft writes itself that the target lacks; the new set of names."""
-    missing = tuple(column for column in managed if column.key not in present)
+    missing = declared(
+        ctx.conn.dialect, tuple(column for column in managed if column.key not in present)
+    )
     if missing:
         log.info("adding %s to %s", ", ".join(column.name for column in missing), ctx.target)
         add_columns(ctx, missing)

@@ -22,6 +22,11 @@ HEADLINES = {
     "RUN_FAILED": "run {run} of {pipeline} failed",
     "SLA_MISSED": "run {run} of {pipeline} missed its SLA",
     "ATTEMPT_LOST": "attempt {attempt} of task {task} in run {run} of {pipeline} was LOST",
+    "GATE_WAITING": "run {run} of {pipeline} has waited too long for an upstream pipeline",
+    "NO_WORKER": (
+        "attempt {attempt} of task {task} in run {run} of {pipeline} waits in a pool that has "
+        "no live worker"
+    ),
 }
 
 
@@ -90,6 +95,8 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
 
 def send(channel: Channel, delivery: DueDelivery, alerts: Alerts) -> None:
     """POST the alert once; DeliveryError unless the channel answers 2xx."""
+    if channel.url is None:
+        raise DeliveryError(f"channel {channel.name} has no URL to POST to")
     shaped = (
         slack_body(delivery, alerts)
         if channel.kind is ChannelKind.SLACK

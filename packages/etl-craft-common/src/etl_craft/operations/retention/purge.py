@@ -101,6 +101,7 @@ class _Purge:
     batch: Batch
     counts: dict[str, int] = field(default_factory=dict)
     action_ids: list[int] = field(default_factory=list)
+    reopened: set[int] = field(default_factory=set)
 
     def run(self) -> None:
         self._drain(lambda conn: expired_consumption(conn, self.cutoffs, self._size), CONSUMPTION)
@@ -120,7 +121,23 @@ class _Purge:
         return self.request.retention.batch_rows
 
     def _dependents(self, conn: EngineConnection, table: PurgedTable, runs: list[int]) -> list[int]:
-        return dependent_ids(conn, table, lock_runs(conn, runs), self._size)
+        """A batch of ``table``'s rows of ``runs``, their runs locked still ended.
+
+        Only the runs of the rows found are locked: locking every run of the walk's batch for
+        each table and batch costs more than the deletes. A run reopened since it was found is
+        left out of this purge with its rows.
+        """
+        while True:
+            kept = [run for run in runs if run not in self.reopened]
+            found = dependent_ids(conn, table, kept, self._size)
+            if not found:
+                return []
+            wanted = sorted({run for _, run in found})
+            locked = set(lock_runs(conn, wanted))
+            self.reopened.update(run for run in wanted if run not in locked)
+            rows = [row for row, run in found if run in locked]
+            if rows:
+                return rows
 
     def _drain(self, find: Callable[[EngineConnection], list[int]], table: PurgedTable) -> None:
         """Delete what ``find`` finds, a batch per transaction, until it finds nothing."""

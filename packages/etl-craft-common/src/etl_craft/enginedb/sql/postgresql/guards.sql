@@ -47,6 +47,16 @@ CREATE OR REPLACE TRIGGER etl_craft_history BEFORE UPDATE OR DELETE ON {table}
 CREATE OR REPLACE TRIGGER etl_craft_history_truncate BEFORE TRUNCATE ON {table}
     FOR EACH STATEMENT EXECUTE FUNCTION etl_craft_refuse_change();
 
+-- name: stamp_insert_template --
+-- Stamp UPDATED_AT of a row inserted into {table}: the watermark etl-craft clone copies from.
+CREATE OR REPLACE TRIGGER etl_craft_stamp_inserted BEFORE INSERT ON {table}
+    FOR EACH ROW EXECUTE FUNCTION etl_craft_stamp_updated_at();
+
+-- name: stamp_update_template --
+-- Stamp UPDATED_AT of a row of {table} that changed.
+CREATE OR REPLACE TRIGGER etl_craft_stamp_updated BEFORE UPDATE ON {table}
+    FOR EACH ROW EXECUTE FUNCTION etl_craft_stamp_updated_at();
+
 -- name: metadata_template --
 -- Stamp {table} rows with the actor and record each change in AUD_METADATA_CHANGES.
 CREATE OR REPLACE TRIGGER etl_craft_stamp BEFORE INSERT OR UPDATE ON {table}

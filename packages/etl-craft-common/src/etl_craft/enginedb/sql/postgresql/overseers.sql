@@ -22,3 +22,11 @@ SELECT EPOCH AS epoch FROM AUD_LEADERSHIP WHERE LEADER_ROLE = 'overseer' AND EPO
 -- name: leadership_session_alive --
 -- The leader's lock session still answers: PostgreSQL frees a session's advisory locks only when it ends.
 SELECT 1 AS alive;
+
+-- name: try_clone_lock --
+-- The clone lock: at most one clone copies into the mirror at a time, whichever process runs it.
+SELECT pg_try_advisory_lock(hashtextextended('etl_craft.clone', 0)) AS locked;
+
+-- name: clone_unlock --
+-- Release the clone lock before its session goes back to the pool.
+SELECT pg_advisory_unlock(hashtextextended('etl_craft.clone', 0)) AS released;

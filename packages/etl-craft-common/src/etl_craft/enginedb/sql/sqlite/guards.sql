@@ -29,9 +29,11 @@ WHEN etl_craft_actor() IS NULL
 BEGIN SELECT RAISE(ABORT, '{table} is written only by etl-craft; {remedy}'); END;
 
 -- name: append_only_template --
--- Refuse UPDATE and DELETE of recorded history in {table}, even from etl-craft.
+-- Refuse UPDATE and DELETE of recorded history in {table}, even from etl-craft; the one UPDATE let
+-- through stamps UPDATED_AT of a row just inserted ({first_stamp}) and changes nothing else.
 DROP TRIGGER IF EXISTS etl_craft_history_update_{table};
 CREATE TRIGGER etl_craft_history_update_{table} BEFORE UPDATE ON {table}
+WHEN NOT ({first_stamp})
 BEGIN SELECT RAISE(ABORT, '{table} is append-only: UPDATE of a recorded row is refused, even from etl-craft'); END;
 DROP TRIGGER IF EXISTS etl_craft_history_delete_{table};
 CREATE TRIGGER etl_craft_history_delete_{table} BEFORE DELETE ON {table}
@@ -39,9 +41,10 @@ BEGIN SELECT RAISE(ABORT, '{table} is append-only: DELETE of a recorded row is r
 
 -- name: purgeable_template --
 -- Refuse UPDATE and DELETE of recorded history in {table}, except a DELETE by etl-craft purge,
--- whose connection names the AUD_ACTIONS row that records it.
+-- whose connection names the AUD_ACTIONS row that records it, and the stamp of a row just inserted.
 DROP TRIGGER IF EXISTS etl_craft_history_update_{table};
 CREATE TRIGGER etl_craft_history_update_{table} BEFORE UPDATE ON {table}
+WHEN NOT ({first_stamp})
 BEGIN SELECT RAISE(ABORT, '{table} is append-only: UPDATE of a recorded row is refused, even from etl-craft'); END;
 DROP TRIGGER IF EXISTS etl_craft_history_delete_{table};
 CREATE TRIGGER etl_craft_history_delete_{table} BEFORE DELETE ON {table}
@@ -49,16 +52,30 @@ WHEN NOT EXISTS (SELECT 1 FROM AUD_ACTIONS WHERE ACTION_ID = etl_craft_purge() A
 BEGIN SELECT RAISE(ABORT, '{table} is append-only: DELETE of a recorded row is refused, even from etl-craft; only etl-craft purge removes history past its retention'); END;
 
 -- name: terminal_immutable_template --
--- Refuse UPDATE and DELETE of an attempt in {table} once it has ended, except a purge's DELETE.
+-- Refuse UPDATE and DELETE of an attempt in {table} once it has ended, except a purge's DELETE and
+-- the stamp of the change that ended it ({restamp}: only UPDATED_AT changes).
 DROP TRIGGER IF EXISTS etl_craft_history_update_{table};
 CREATE TRIGGER etl_craft_history_update_{table} BEFORE UPDATE ON {table}
-WHEN OLD.STATUS NOT IN ('QUEUED', 'CLAIMED', 'RUNNING')
+WHEN OLD.STATUS NOT IN ('QUEUED', 'CLAIMED', 'RUNNING') AND NOT ({restamp})
 BEGIN SELECT RAISE(ABORT, '{table} is append-only once an attempt ends: UPDATE of an ended attempt is refused, even from etl-craft'); END;
 DROP TRIGGER IF EXISTS etl_craft_history_delete_{table};
 CREATE TRIGGER etl_craft_history_delete_{table} BEFORE DELETE ON {table}
 WHEN OLD.STATUS NOT IN ('QUEUED', 'CLAIMED', 'RUNNING')
  AND NOT EXISTS (SELECT 1 FROM AUD_ACTIONS WHERE ACTION_ID = etl_craft_purge() AND COMMAND = 'purge')
 BEGIN SELECT RAISE(ABORT, '{table} is append-only once an attempt ends: DELETE of an ended attempt is refused, even from etl-craft'); END;
+
+-- name: stamp_insert_template --
+-- Stamp UPDATED_AT of a row inserted into {table}: the watermark etl-craft clone copies from.
+DROP TRIGGER IF EXISTS etl_craft_stamp_insert_{table};
+CREATE TRIGGER etl_craft_stamp_insert_{table} AFTER INSERT ON {table}
+BEGIN UPDATE {table} SET UPDATED_AT = etl_craft_now() WHERE rowid = NEW.rowid; END;
+
+-- name: stamp_update_template --
+-- Stamp UPDATED_AT of a row of {table} that changed (the stamp itself is no change of its own).
+DROP TRIGGER IF EXISTS etl_craft_stamp_update_{table};
+CREATE TRIGGER etl_craft_stamp_update_{table} AFTER UPDATE ON {table}
+WHEN NEW.UPDATED_AT IS OLD.UPDATED_AT
+BEGIN UPDATE {table} SET UPDATED_AT = etl_craft_now() WHERE rowid = NEW.rowid; END;
 
 -- name: metadata_template --
 -- Stamp {table} rows with the actor and record each change in AUD_METADATA_CHANGES.

@@ -1,0 +1,86 @@
+"""The warehouse types etl-craft writes, as a registry: how to connect, how to check one answers,
+and sqlglot's name for its SQL. A new warehouse adds one entry here and its own module.
+
+Drivers other than PostgreSQL's and DuckDB's are optional extras: their modules are imported
+only when a connection of that type is opened, and a missing one says which extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+from etl_craft.config.rules import WarehouseType
+from etl_craft.config.sections import Warehouse
+from etl_craft.core.errors import ConfigurationError
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.duckdb import DuckDBConnection
+from etl_craft.warehouse.postgresql import PostgreSQLConnection
+from etl_craft.warehouse.reach import Reached, reach_duckdb, reach_postgresql
+
+
+@dataclass(frozen=True)
+class WarehouseKind:
+    type: WarehouseType
+    sqlglot_name: str  # sqlglot's name for the warehouse's SQL
+    connect: Callable[[Warehouse], WarehouseConnection]
+    # Whether it answers, asked once within the timeout in seconds (doctor's check).
+    reach: Callable[[Warehouse, int], Reached]
+
+
+def optional_driver(module: str, extra: str, warehouse: WarehouseType) -> ModuleType:
+    """Import a warehouse driver that comes with an optional extra, naming the extra if absent."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ConfigurationError(
+            f"the {warehouse} warehouse needs the Python package {module.partition('.')[0]}, "
+            f"which isn't installed ({error}); install etl-craft-common[{extra}] "
+            f"(for example: uv pip install 'etl-craft-common[{extra}]')"
+        ) from error
+
+
+def _connect_postgresql(warehouse: Warehouse) -> WarehouseConnection:
+    return PostgreSQLConnection(_required(warehouse, warehouse.url, "url"))
+
+
+def _connect_duckdb(warehouse: Warehouse) -> WarehouseConnection:
+    return DuckDBConnection(_required(warehouse, warehouse.path, "path"))
+
+
+def _reach_postgresql(warehouse: Warehouse, timeout_seconds: int) -> Reached:
+    return reach_postgresql(_required(warehouse, warehouse.url, "url"), timeout_seconds)
+
+
+def _reach_duckdb(warehouse: Warehouse, timeout_seconds: int) -> Reached:
+    return reach_duckdb(_required(warehouse, warehouse.path, "path"))
+
+
+def _required(warehouse: Warehouse, value: str | None, key: str) -> str:
+    if value is None:
+        raise ConfigurationError(
+            f"the {warehouse.type} warehouse has no {key}; set Warehouse.{key} in "
+            "craft-connector.yml"
+        )
+    return value
+
+
+KINDS: dict[WarehouseType, WarehouseKind] = {
+    WarehouseType.POSTGRESQL: WarehouseKind(
+        WarehouseType.POSTGRESQL, "postgres", _connect_postgresql, _reach_postgresql
+    ),
+    WarehouseType.DUCKDB: WarehouseKind(
+        WarehouseType.DUCKDB, "duckdb", _connect_duckdb, _reach_duckdb
+    ),
+}
+
+
+def kind_of(warehouse: Warehouse) -> WarehouseKind:
+    return KINDS[warehouse.type]
+
+
+def reach(warehouse: Warehouse, timeout_seconds: int) -> Reached:
+    """What answered; WarehouseError naming where it looked and the driver's reason."""
+    return kind_of(warehouse).reach(warehouse, timeout_seconds)

@@ -1,0 +1,48 @@
+"""A real run history on each Engine DB dialect, and each real warehouse to mirror it into."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.duckdb import DuckDBConnection
+from etl_craft.warehouse.postgresql import PostgreSQLConnection
+from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.fixtures.run_history import RunHistory, run_history
+
+TEST_SETTINGS = ("ETL_CRAFT_TEST_DATABASE_URL", "ETL_CRAFT_REQUIRE_POSTGRES")
+
+
+@pytest.fixture(params=("sqlite", "postgresql"))
+def history(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunHistory]:
+    url = None if request.param == "sqlite" else str(request.getfixturevalue("pg_fresh_url"))
+    with pytest.MonkeyPatch.context() as env:
+        # The project's settings only; the test database settings stay for the warehouse.
+        for key in [key for key in os.environ if key.startswith("ETL_CRAFT_")]:
+            if key not in TEST_SETTINGS:
+                env.delenv(key)
+        env.setenv("ETL_CRAFT_POLL_SECONDS", "0.2")
+        made = run_history(tmp_path / "etl-craft", url)
+        yield made
+        made.ctx.close()
+        made.project.engine.dispose()
+
+
+@pytest.fixture(params=("duckdb", "postgresql"))
+def warehouse(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[WarehouseConnection]:
+    if request.param == "duckdb":
+        with DuckDBConnection(str(tmp_path / "mirror.duckdb")) as conn:
+            yield conn
+        return
+    admin = str(request.getfixturevalue("pg_admin_url"))
+    name = unique_name("etl_craft_mirror")
+    url = create_database(admin, name)
+    try:
+        with PostgreSQLConnection(url) as conn:
+            yield conn
+    finally:
+        drop_database(admin, name)
