@@ -19,7 +19,7 @@ from etl_craft.handlers.sql.spec import (
     ValidFrom,
 )
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.ledger import applied
+from etl_craft.warehouse.ledger import DEFAULT_LEDGER_SCHEMA
 from etl_craft.warehouse.substitution import TokenValues, substitute
 from etl_craft.warehouse.targets import TargetObject
 
@@ -89,7 +89,7 @@ def run(
     """Run an action and check the ledger recorded exactly the counts it returned."""
     request = spec(action, target, sql, **options)
     counts = run_sql_action(conn, request)
-    assert applied(conn, request.attempt_id) == counts
+    assert conn.publisher.applied(conn, request.attempt_id, DEFAULT_LEDGER_SCHEMA) == counts
     return counts
 
 
