@@ -25,6 +25,7 @@ import duckdb
 import psycopg
 import sqlglot
 from pyiceberg.exceptions import CommitFailedException, NamespaceAlreadyExistsError
+from pyiceberg.io.pyarrow import _check_pyarrow_schema_compatible, _dataframe_to_data_files
 from pyiceberg.table import Table, TableProperties, Transaction
 from pyiceberg.table.snapshots import ancestors_of
 from sqlglot import exp
@@ -370,7 +371,7 @@ class IcebergConnection(WarehouseConnection):
                 return
             _evolve(transaction, schema, change)
             if change.created or change.rewritten:
-                transaction.overwrite(self._rows(key), snapshot_properties=properties)
+                _replace_rows(transaction, table, self._rows(key), properties)
             elif change.appended_after is not None:
                 where = f"rowid > {change.appended_after}"
                 transaction.append(self._rows(key, where), snapshot_properties=properties)
@@ -441,6 +442,34 @@ def _without_retries(table: Table) -> Transaction:
         table.catalog,
     )
     return local.transaction()
+
+
+def _replace_rows(
+    transaction: Transaction, table: Table, rows: Any, properties: dict[str, str]
+) -> None:
+    """One OVERWRITE snapshot: every current data file out, the new rows' files in.
+
+    pyiceberg's own overwrite commits a DELETE snapshot and then an APPEND one: readers of the
+    history (time travel, restore) would find a moment with an empty table.
+    """
+    _check_pyarrow_schema_compatible(
+        transaction.table_metadata.schema(),
+        provided_schema=rows.schema,
+        format_version=transaction.table_metadata.format_version,
+    )
+    snapshot = transaction.update_snapshot(snapshot_properties=properties)
+    with snapshot.overwrite() as overwrite:
+        for task in table.scan().plan_files():
+            overwrite.delete_data_file(task.file)
+        if rows.num_rows:
+            written = _dataframe_to_data_files(
+                table_metadata=transaction.table_metadata,
+                write_uuid=overwrite.commit_uuid,
+                df=rows,
+                io=table.io,
+            )
+            for data_file in written:
+                overwrite.append_data_file(data_file)
 
 
 def _replace_schema(transaction: Transaction, schema: Any) -> bool:

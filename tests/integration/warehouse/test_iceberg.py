@@ -1,0 +1,173 @@
+"""What is particular to Iceberg targets: every write is one snapshot carrying its attempt,
+readers outside etl-craft see the rows, and a commit over a base that moved is refused whole."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pyiceberg.table import Table
+
+from etl_craft.core.errors import SqlGuardError, WarehouseError
+from etl_craft.handlers.sql import Action, run_sql_action
+from etl_craft.warehouse.iceberg import IcebergConnection
+from etl_craft.warehouse.iceberg.catalog import load
+from etl_craft.warehouse.iceberg.publisher import ACTION, ATTEMPT_ID, TASK_RUN_ID
+from tests.integration.warehouse.conftest import open_warehouse
+from tests.integration.warehouse.helpers import applied, next_attempt, rows, run, spec
+
+SOURCE = "SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (3, 'c')) v(id, val)"
+
+
+@pytest.fixture(params=["iceberg-sqlite", "iceberg-postgresql"])
+def warehouse_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def iceberg(warehouse: Any) -> IcebergConnection:
+    assert isinstance(warehouse, IcebergConnection)
+    return warehouse
+
+
+def catalog_table(conn: IcebergConnection, target: str) -> Table:
+    schema, name = target.split(".")
+    found = load(conn.catalog, schema, name)
+    assert found is not None
+    return found
+
+
+def scanned(table: Table, columns: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    """The rows as pyiceberg itself reads them from the table's files: no etl-craft copy."""
+    found = table.scan(selected_fields=columns).to_arrow().to_pylist()
+    return sorted(tuple(row[name] for name in columns) for row in found)
+
+
+def test_each_action_commits_one_snapshot_carrying_its_attempt(
+    iceberg: IcebergConnection, schema: str
+) -> None:
+    target = f"{schema}.t"
+    run(iceberg, Action.SETUP_TABLE, target, SOURCE)
+    before = len(catalog_table(iceberg, target).snapshots())
+    operations = []
+    for action, options in (
+        (Action.APPEND_TABLE, {"task_run_id": 71}),
+        (Action.SCD1_MERGE, {"key": ("id",), "task_run_id": 72}),
+        (Action.OVERWRITE_TABLE, {"task_run_id": 73}),
+    ):
+        request = spec(action, target, SOURCE, **options)  # type: ignore[arg-type]
+        counts = run_sql_action(iceberg, request)
+        table = catalog_table(iceberg, target)
+        snapshot = table.current_snapshot()
+        assert snapshot is not None
+        assert snapshot.summary is not None
+        assert snapshot.summary[ATTEMPT_ID] == str(request.attempt_id)
+        assert snapshot.summary[TASK_RUN_ID] == str(request.task_run_id)
+        assert snapshot.summary[ACTION] == action.value
+        assert applied(iceberg, request.attempt_id) == counts
+        operations.append(snapshot.summary.operation.value)
+    assert len(catalog_table(iceberg, target).snapshots()) == before + 3
+    # Only added rows are appended; a merge that changed nothing still leaves its counts.
+    assert operations[0] == "append"
+    assert operations[2] == "overwrite"
+
+
+def test_rows_are_in_the_table_files_for_any_reader(
+    warehouse_kind: str, warehouse_location: str, iceberg: IcebergConnection, schema: str
+) -> None:
+    target = f"{schema}.t"
+    run(iceberg, Action.SETUP_TABLE, target, SOURCE)
+    run(iceberg, Action.SCD1_MERGE, target, SOURCE, key=("id",))
+    changed = "SELECT * FROM (VALUES (1, 'A'), (2, 'b'), (4, 'd')) v(id, val)"
+    run(iceberg, Action.SCD1_MERGE, target, changed, key=("id",))
+    want = [(1, "A"), (2, "b"), (3, "c"), (4, "d")]
+    assert scanned(catalog_table(iceberg, target), ("id", "val")) == want
+    # Another connection, with nothing copied yet, reads the same from the catalog.
+    other = open_warehouse(warehouse_kind, warehouse_location)
+    try:
+        assert rows(other, target, "id, val") == want
+        assert rows(other, target, "ROW_ID") == [(1,), (2,), (3,), (4,)]
+    finally:
+        other.close()
+
+
+def test_schema_evolution_adds_nullable_iceberg_columns(
+    iceberg: IcebergConnection, schema: str
+) -> None:
+    target = f"{schema}.t"
+    run(iceberg, Action.SETUP_TABLE, target, SOURCE)
+    run(iceberg, Action.APPEND_TABLE, target, SOURCE, task_run_id=1)
+    wider = "SELECT * FROM (VALUES (4, 'd', 7.5)) v(id, val, score)"
+    run(iceberg, Action.APPEND_TABLE, target, wider, evolve=True, task_run_id=2)
+    table = catalog_table(iceberg, target)
+    field = table.schema().find_field("score")
+    assert not field.required
+    assert scanned(table, ("id", "score")) == [(1, None), (2, None), (3, None), (4, 7.5)]
+
+    snapshots = len(table.snapshots())
+    narrower = "SELECT * FROM (VALUES ('x', 'e')) v(id, val)"
+    with pytest.raises(SqlGuardError, match="never changes a type"):
+        run(iceberg, Action.APPEND_TABLE, target, narrower, evolve=True, task_run_id=3)
+    assert len(catalog_table(iceberg, target).snapshots()) == snapshots
+
+
+@pytest.fixture
+def second(warehouse_kind: str, warehouse_location: str) -> Iterator[IcebergConnection]:
+    conn = open_warehouse(warehouse_kind, warehouse_location)
+    assert isinstance(conn, IcebergConnection)
+    yield conn
+    conn.close()
+
+
+def test_a_commit_whose_base_moved_is_refused_whole_and_its_retry_lands_once(
+    iceberg: IcebergConnection, second: IcebergConnection, schema: str
+) -> None:
+    """Another writer (outside etl-craft's locks) commits while the attempt runs: the attempt's
+    commit asserts the snapshot it read, is refused with nothing written, and its retry of the
+    same task run then appends its rows once."""
+    target = f"{schema}.t"
+    run(iceberg, Action.SETUP_TABLE, target, SOURCE)
+    run(iceberg, Action.APPEND_TABLE, target, SOURCE, task_run_id=1)
+
+    class OtherWriter(logging.Handler):
+        """Commits from another connection as soon as the attempt has written its rows."""
+
+        done = False
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if not self.done and record.getMessage().startswith("insert rows"):
+                self.done = True
+                second.execute("another writer", f"INSERT INTO {target} (id, val) VALUES (9, 'z')")
+
+    racing = "SELECT * FROM (VALUES (5, 'e')) v(id, val)"
+    handler = OtherWriter()
+    logger = logging.getLogger("etl_craft.warehouse")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    failing = next_attempt()
+    try:
+        with pytest.raises(WarehouseError, match="another writer committed"):
+            run_sql_action(
+                iceberg,
+                spec(Action.APPEND_TABLE, target, racing, task_run_id=2, attempt_id=failing),
+            )
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    assert handler.done
+    assert applied(iceberg, failing) is None
+    assert scanned(catalog_table(iceberg, target), ("id",)) == [(1,), (2,), (3,), (9,)]
+
+    again = "SELECT * FROM (VALUES (5, 'e')) v(id, val)"
+    run(iceberg, Action.APPEND_TABLE, target, again, task_run_id=2)
+    run(iceberg, Action.APPEND_TABLE, target, again, task_run_id=2)
+    assert rows(iceberg, target, "id, COUNT(*)", "1 = 1 GROUP BY id") == [
+        (1, 1),
+        (2, 1),
+        (3, 1),
+        (5, 1),
+        (9, 1),
+    ]
