@@ -57,7 +57,7 @@ def test_each_action_commits_one_snapshot_carrying_its_attempt(
         (Action.SCD1_MERGE, {"key": ("id",), "task_run_id": 72}),
         (Action.OVERWRITE_TABLE, {"task_run_id": 73}),
     ):
-        request = spec(action, target, SOURCE, **options)  # type: ignore[arg-type]
+        request = spec(action, target, SOURCE, **options)
         counts = run_sql_action(iceberg, request)
         table = catalog_table(iceberg, target)
         snapshot = table.current_snapshot()
