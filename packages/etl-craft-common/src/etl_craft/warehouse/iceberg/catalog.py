@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +17,8 @@ from sqlalchemy.engine import make_url
 
 from etl_craft.config.sections import Warehouse
 from etl_craft.core.errors import ConfigurationError, WarehouseError
+
+log = logging.getLogger("etl_craft.warehouse")
 
 DEFAULT_CATALOG_NAME = "etl_craft"
 # Beside a SQLite catalog file when no location is set.
@@ -31,13 +37,35 @@ class IcebergSettings:
     shown: str  # the catalog without secrets, for messages
 
     def open(self) -> Catalog:
-        try:
-            return SqlCatalog(self.catalog_name, uri=self.catalog_uri, warehouse=self.location)
-        except Exception as error:  # the driver's own errors differ per catalog database
-            raise WarehouseError(
-                f"can't open the Iceberg catalog {self.shown}: {error}; check Warehouse.url or "
-                "Warehouse.path in craft-connector.yml and that the database answers"
-            ) from error
+        # The first open creates the catalog's tables; task processes starting together would
+        # race to create them, so they queue on a lock, and a lost race is tried once more.
+        with self._opening():
+            try:
+                return self._open()
+            except Exception as error:  # tried again below, which reports its own error
+                log.debug("opening the Iceberg catalog %s once more: %s", self.shown, error)
+            try:
+                return self._open()
+            except Exception as error:  # the driver's own errors differ per catalog database
+                raise WarehouseError(
+                    f"can't open the Iceberg catalog {self.shown}: {error}; check Warehouse.url "
+                    "or Warehouse.path in craft-connector.yml and that the database answers"
+                ) from error
+
+    def _open(self) -> Catalog:
+        return SqlCatalog(self.catalog_name, uri=self.catalog_uri, warehouse=self.location)
+
+    @contextmanager
+    def _opening(self) -> Iterator[None]:
+        if self.lock_folder is None:
+            yield
+            return
+        with (self.lock_folder / ".etl-craft-iceberg-catalog.lock").open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def settings_of(warehouse: Warehouse) -> IcebergSettings:
