@@ -106,13 +106,16 @@ def table_rows(scene: Scene, sql: str) -> list[tuple[Any, ...]]:
 def last_attempt_of(scene: Scene, table: str, task_run: int) -> int:
     """The attempt id of the task run's newest snapshot of the table."""
     location = scene.project.connector.warehouse.options["location"]
-    with iceberg(scene.warehouse, Path(location)) as conn:
+    conn = iceberg(scene.warehouse, Path(location))
+    try:
         found = load(conn.catalog, "lnd", table)
-        assert found is not None
-        for snapshot in sorted(found.snapshots(), key=lambda s: -s.sequence_number):
-            summary = snapshot.summary
-            if summary is not None and summary.get(TASK_RUN_ID) == str(task_run):
-                return int(summary[ATTEMPT_ID])
+    finally:
+        conn.close()
+    assert found is not None
+    for snapshot in sorted(found.snapshots(), key=lambda s: -(s.sequence_number or 0)):
+        summary = snapshot.summary
+        if summary is not None and summary.get(TASK_RUN_ID) == str(task_run):
+            return int(str(summary[ATTEMPT_ID]))
     raise AssertionError(f"no snapshot of lnd.{table} carries task run {task_run}")
 
 
