@@ -34,7 +34,8 @@ def test_the_demo_runs_on_iceberg_with_the_duckdb_demos_rows_and_lands_each_batc
 
     documents = []
     for _ in range(2):
-        done = run_etl_craft(*arguments, cwd=tmp_path, env={})
+        # Each task process also imports pyiceberg and pyarrow: slower on a loaded machine.
+        done = run_etl_craft(*arguments, cwd=tmp_path, env={}, timeout=900)
         assert done.returncode == 0, done.stderr
         documents.append(json.loads(done.stdout))
 

@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 from pyiceberg.table import Table
 
-from etl_craft.core.errors import SqlGuardError, WarehouseError
+from etl_craft.core.errors import NotFoundError, SqlGuardError, WarehouseError
 from etl_craft.handlers.sql import Action, run_sql_action
 from etl_craft.warehouse.iceberg import IcebergConnection
 from etl_craft.warehouse.iceberg.catalog import load
 from etl_craft.warehouse.iceberg.publisher import ACTION, ATTEMPT_ID, TASK_RUN_ID
+from etl_craft.warehouse.iceberg.restore import RESTORED_FROM, restore_snapshot
+from etl_craft.warehouse.targets import TargetObject
 from tests.integration.warehouse.conftest import open_warehouse
 from tests.integration.warehouse.helpers import applied, next_attempt, rows, run, spec
 
@@ -171,3 +173,40 @@ def test_a_commit_whose_base_moved_is_refused_whole_and_its_retry_lands_once(
         (5, 1),
         (9, 1),
     ]
+
+
+def test_restore_puts_back_the_rows_an_earlier_run_left_as_a_new_snapshot(
+    iceberg: IcebergConnection, schema: str
+) -> None:
+    target = f"{schema}.t"
+    run(iceberg, Action.SETUP_TABLE, target, SOURCE, task_run_id=80)
+    run(iceberg, Action.SCD1_MERGE, target, SOURCE, key=("id",), task_run_id=81)
+    later = "SELECT * FROM (VALUES (1, 'A'), (4, 'd')) v(id, val)"
+    run(iceberg, Action.OVERWRITE_TABLE, target, later, task_run_id=82)
+    assert rows(iceberg, target, "id, val") == [(1, "A"), (4, "d")]
+    history = len(catalog_table(iceberg, target).snapshots())
+
+    done = restore_snapshot(iceberg, TargetObject.parse(target), {81, 999}, run=7, action_id=5)
+
+    assert done.task_run_id == 81
+    assert done.rows == 3
+    assert rows(iceberg, target, "id, val") == [(1, "a"), (2, "b"), (3, "c")]
+    table = catalog_table(iceberg, target)
+    assert scanned(table, ("id", "val")) == [(1, "a"), (2, "b"), (3, "c")]
+    assert len(table.snapshots()) == history + 1  # on top of the history, which stays
+    current = table.current_snapshot()
+    assert current is not None
+    assert current.snapshot_id == done.snapshot_to
+    assert current.summary is not None
+    assert current.summary[RESTORED_FROM] == str(done.snapshot_from)
+    # The overwritten state is still there to travel back to.
+    newest_before = sorted(table.snapshots(), key=lambda s: s.sequence_number or 0)[-2]
+    assert scanned_at(table, newest_before.snapshot_id) == [(1, "A"), (4, "d")]
+
+    with pytest.raises(NotFoundError, match="no snapshot of"):
+        restore_snapshot(iceberg, TargetObject.parse(target), {12345}, run=8, action_id=6)
+
+
+def scanned_at(table: Table, snapshot_id: int) -> list[tuple[Any, ...]]:
+    found = table.scan(snapshot_id=snapshot_id, selected_fields=("id", "val")).to_arrow()
+    return sorted((row["id"], row["val"]) for row in found.to_pylist())

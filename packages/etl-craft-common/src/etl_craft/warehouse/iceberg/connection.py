@@ -168,14 +168,14 @@ class IcebergConnection(WarehouseConnection):
 
     @contextmanager
     def _target_lock(self, target: TargetObject) -> Iterator[None]:
-        key = lock_key(self.resolve(target))
-        with self._writer_lock(key), self.transaction():
+        with self.writer_lock(target), self.transaction():
             yield
 
     @contextmanager
-    def _writer_lock(self, key: str) -> Iterator[None]:
+    def writer_lock(self, target: TargetObject) -> Iterator[None]:
         """Writers of one target queue here, so a merge's MAX(ROW_ID) and its base snapshot stay
         current until it commits; the commit still asserts its base (a writer elsewhere)."""
+        key = lock_key(self.resolve(target))
         digest = hashlib.sha256(key.encode()).hexdigest()[:16]
         if self.settings.lock_folder is not None:
             path = self.settings.lock_folder / f".etl-craft-iceberg-{digest}.lock"
@@ -361,7 +361,7 @@ class IcebergConnection(WarehouseConnection):
             transaction: Transaction = self.catalog.create_table_transaction(key, schema=schema)
             transaction.append(self._rows(key), snapshot_properties=properties)
         else:
-            transaction = _without_retries(table)
+            transaction = without_retries(table)
             if change.created and not _replace_schema(transaction, schema):
                 # No schema change turns the old columns into the new: replace the table. Readers
                 # between the drop and the create find no table.
@@ -430,7 +430,7 @@ def refuse_stale(table: Table, fence: Fence) -> None:
         return  # the newest snapshot of this task run decides
 
 
-def _without_retries(table: Table) -> Transaction:
+def without_retries(table: Table) -> Transaction:
     """A transaction whose commit is tried once: pyiceberg would otherwise retry it on top of
     a newer snapshot, past the base this write was computed from and past the fence."""
     properties = {**table.metadata.properties, TableProperties.COMMIT_NUM_RETRIES: "0"}
