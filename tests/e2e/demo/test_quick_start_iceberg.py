@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from etl_craft.config.rules import WarehouseType
 from etl_craft.config.sections import Warehouse
 from etl_craft.operations.demo_sources import CLIENTS
@@ -27,6 +29,8 @@ def query(data: Path, sql: str) -> list[tuple[Any, ...]]:
         return [tuple(row) for row in conn.fetch_all("read the demo's tables", sql)]
 
 
+# Two whole demo runs, each task process importing pyiceberg and pyarrow.
+@pytest.mark.timeout(1800)
 def test_the_demo_runs_on_iceberg_with_the_duckdb_demos_rows_and_lands_each_batch_once(
     tmp_path: Path,
 ) -> None:
