@@ -398,6 +398,8 @@ class IcebergConnection(WarehouseConnection):
         snapshot_id = snapshot.snapshot_id if snapshot else None
         self._copies[key] = _Copy(table.metadata_location, snapshot_id)
         self.committed[key] = snapshot_id
+        # The attempt's log names its snapshot: the one `etl-craft restore` and time travel use.
+        log.info("committed snapshot %s of the Iceberg table %s", snapshot_id, ".".join(key))
 
     def _assert_base(self, key: Key, table: Table, copy: _Copy | None) -> None:
         current = table.current_snapshot()
