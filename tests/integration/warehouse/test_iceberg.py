@@ -210,3 +210,17 @@ def test_restore_puts_back_the_rows_an_earlier_run_left_as_a_new_snapshot(
 def scanned_at(table: Table, snapshot_id: int) -> list[tuple[Any, ...]]:
     found = table.scan(snapshot_id=snapshot_id, selected_fields=("id", "val")).to_arrow()
     return sorted((row["id"], row["val"]) for row in found.to_pylist())
+
+
+def test_comments_are_kept_in_the_catalog(
+    iceberg: IcebergConnection, second: IcebergConnection, schema: str
+) -> None:
+    iceberg.execute("create", f"CREATE TABLE {schema}.t (id INTEGER, note VARCHAR(20))")
+    iceberg.execute("comment", f"COMMENT ON TABLE {schema}.t IS 'one row per order'")
+    iceberg.execute("comment", f"COMMENT ON COLUMN {schema}.t.id IS 'the order''s number'")
+    table = catalog_table(iceberg, f"{schema}.t")
+    assert table.properties["comment"] == "one row per order"
+    assert table.schema().find_field("id").doc == "the order's number"
+    # A connection that copies the table from the catalog reads them back.
+    found = second.comments(TargetObject(schema, "t"))
+    assert (found.table, dict(found.columns)) == ("one row per order", {"id": "the order's number"})
