@@ -1,7 +1,7 @@
 """Every SQL write action beside a hand-written SQL floor on the same engine, in the same run.
 
-    uv run python benchmarks/dataplane.py [--rows N] [--warehouse duckdb|postgresql] [--url URL]
-                                          [--repeat N]
+    uv run python benchmarks/dataplane.py [--rows N] [--warehouse duckdb|postgresql|iceberg]
+                                          [--url URL] [--repeat N]
 
 A customers table of N rows (default 1,000,000) is batch 1; batch 2 changes 10% of its rows,
 drops 1% and adds 1% new ones. Each action runs through run_sql_action, the code path of a real
@@ -13,6 +13,11 @@ while each ran (DuckDB runs inside it; a PostgreSQL server's memory is not count
 to the floor. DuckDB works in a temporary database file; PostgreSQL in a throwaway database
 created from the admin URL (default ETL_CRAFT_TEST_DATABASE_URL) and dropped. Run by hand on a
 quiet machine, never in CI.
+
+--warehouse iceberg runs the SCD2_MERGE cases on Apache Iceberg tables (a SQLite catalog and a
+folder of table files in a temporary folder) beside the same merges on DuckDB native tables, in
+one run: the wall time of each, its phases, and the ratio of Iceberg to DuckDB. The two targets
+are compared by a digest of their rows.
 """
 
 from __future__ import annotations
@@ -35,9 +40,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's t
 from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.integration.warehouse.helpers import spec
 
+from etl_craft.config.rules import WarehouseType
+from etl_craft.config.sections import Warehouse
 from etl_craft.handlers.sql import Action, SqlActionSpec, run_sql_action
 from etl_craft.handlers.sql.phases import Phase
 from etl_craft.handlers.sql.spec import DeleteMode, MissingKeys
+from etl_craft.warehouse import connect
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
@@ -69,7 +77,9 @@ class Measure:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--warehouse", choices=("duckdb", "postgresql"), default="duckdb")
+    parser.add_argument(
+        "--warehouse", choices=("duckdb", "postgresql", "iceberg"), default="duckdb"
+    )
     parser.add_argument("--url", default=os.environ.get("ETL_CRAFT_TEST_DATABASE_URL"))
     parser.add_argument(
         "--repeat", type=int, default=1, help="run each case N times and keep the fastest of each"
@@ -78,6 +88,10 @@ def main() -> None:
     args = parser.parse_args()
     _capture_phases()
     print(f"{args.rows:,} rows on {args.warehouse}; load average {os.getloadavg()}")
+    if args.warehouse == "iceberg":
+        with tempfile.TemporaryDirectory() as folder:
+            iceberg_beside_duckdb(Path(folder), args.rows, args.repeat, args.memory_limit)
+        return
     if args.warehouse == "duckdb":
         with tempfile.TemporaryDirectory() as folder:
             conn = DuckDBConnection(str(Path(folder) / "warehouse.duckdb"))
@@ -374,6 +388,74 @@ def compare(conn: WarehouseConnection, case: Case) -> None:
         sql = f"SELECT COUNT(*) - COUNT(DISTINCT ROW_ID) FROM {table}"
         if conn.fetch_value("check ROW_IDs", sql):
             raise SystemExit(f"{case.name}: {table} repeats a ROW_ID")
+
+
+# -- Iceberg beside DuckDB native ------------------------------------------------------------
+
+ICEBERG_CASES = tuple(case for case in CASES if case.action is Action.SCD2_MERGE)
+
+
+def iceberg_beside_duckdb(folder: Path, rows: int, repeat: int, memory_limit: str) -> None:
+    duck = DuckDBConnection(str(folder / "warehouse.duckdb"))
+    lake = connect(
+        Warehouse(
+            type=WarehouseType.ICEBERG,
+            url=None,
+            path=str(folder / "catalog.db"),
+            ledger_schema="etl_craft",
+            max_queries=None,
+            options={"location": str(folder / "lakehouse")},
+        )
+    )
+    with duck, lake:
+        for conn in (duck, lake):
+            conn.execute("cap DuckDB's memory", f"SET memory_limit = '{memory_limit}'")
+            started = time.perf_counter()
+            fill_sources(conn, rows)
+            build_bases(conn)
+            took = time.perf_counter() - started
+            print(f"{conn.dialect.name}: sources and starting targets built in {took:.1f} s")
+        print(
+            f"\n{'action':<22} {'iceberg':>9} {'duckdb':>8} {'ratio':>6}  "
+            + " ".join(f"{phase.value:>11}" for phase in Phase)
+            + f"  {'peak MiB':>13}"
+        )
+        for case in ICEBERG_CASES:
+            lakes, ducks = [], []
+            for _ in range(repeat):
+                lakes.append(run_action(lake, case))
+                ducks.append(run_action(duck, case))
+            if digest(lake) != digest(duck):
+                raise SystemExit(f"{case.name}: the Iceberg target's rows differ from DuckDB's")
+            best = min(lakes, key=lambda measure: measure.seconds)
+            native = min(ducks, key=lambda measure: measure.seconds)
+            phases = " ".join(f"{floor_phase(best, phase):>11}" for phase in Phase)
+            print(
+                f"{case.name:<22} {best.seconds:>8.3f}s {native.seconds:>7.3f}s "
+                f"{best.seconds / native.seconds:>5.1f}x  {phases}  "
+                f"{best.peak_mib:>6.0f}/{native.peak_mib:<6.0f}",
+                flush=True,
+            )
+
+
+def run_action(conn: WarehouseConnection, case: Case) -> Measure:
+    conn.execute("reset", f"DROP TABLE IF EXISTS {TARGET}")
+    if case.base is not None:
+        conn.execute("reset", f"CREATE TABLE {TARGET} AS SELECT * FROM {case.base}")
+    request = attempt(case.action, case.source, **case.options)
+    with sampled() as measure:
+        run_sql_action(conn, request)
+    measure.phases = dict(_PHASES)
+    return measure
+
+
+def digest(conn: WarehouseConnection) -> object:
+    """The target's rows in one value; both engines are DuckDB, so hash() agrees."""
+    listed = ", ".join([*BUSINESS, "HASH_KEY", "DELETE_FLAG", "ACTIVE_FLAG", "VALID_TO IS NULL"])
+    return conn.fetch_all(
+        "digest the target",
+        f"SELECT COUNT(*), COUNT(DISTINCT ROW_ID), bit_xor(hash({listed})) FROM {TARGET}",
+    )
 
 
 _PHASES: dict[str, float] = {}

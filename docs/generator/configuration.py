@@ -73,10 +73,16 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "the guards by `init-db` and `migrate`; `setup --print-grants` prints its GRANTs.",
     },
     "Warehouse": {
-        "type": "`postgresql` or `duckdb`.",
-        "url": "With `type: postgresql`: its SQLAlchemy URL, the password as `${VARIABLE}`.",
+        "type": "`postgresql`, `duckdb` or `iceberg`.",
+        "url": "With `type: postgresql`: its SQLAlchemy URL, the password as `${VARIABLE}`. "
+        "With `type: iceberg`: the PostgreSQL database of the Iceberg catalog.",
         "path": "With `type: duckdb`: a DuckDB file in the project, such as "
-        "`data/warehouse.duckdb`, or `:memory:`.",
+        "`data/warehouse.duckdb`, or `:memory:`. With `type: iceberg`: a SQLite file for the "
+        "Iceberg catalog, such as `data/lakehouse.db`.",
+        "location": "With `type: iceberg`: the folder for the table files; relative to the "
+        "catalog file's folder with `path`, absolute with `url`.",
+        "catalog_name": "With `type: iceberg`: the catalog's name in its database (default "
+        "`etl_craft`).",
         "ledger_schema": "The warehouse schema holding etl-craft's attempt ledger, its fence "
         "table and the `rejected__*` tables of REJECT rules: a code.",
         "max_queries": "Most attempts of warehouse tasks (SQL, BUSINESS_RULES, EMAIL_ALERT) "

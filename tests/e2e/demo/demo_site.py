@@ -38,7 +38,7 @@ def quick_start_arguments() -> list[str]:
 
 
 def run_etl_craft(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:
     clean = clean_env()
     return subprocess.run(
@@ -48,7 +48,7 @@ def run_etl_craft(
         capture_output=True,
         text=True,
         check=False,
-        timeout=240,
+        timeout=timeout,
     )
 
 

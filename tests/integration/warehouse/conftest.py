@@ -1,4 +1,6 @@
-"""Real warehouses: a throwaway PostgreSQL database per test module and a DuckDB file per test."""
+"""Real warehouses: a throwaway PostgreSQL database per test module, a DuckDB file per test, and
+Iceberg tables in a SQL catalog (a SQLite file per test, or the module's PostgreSQL database)
+with their files in a folder per test."""
 
 from __future__ import annotations
 
@@ -7,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from etl_craft.config.rules import WarehouseType
+from etl_craft.config.sections import Warehouse
+from etl_craft.warehouse import connect
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.databases import create_database, drop_database, unique_name
 
-WAREHOUSES = ("postgresql", "duckdb")
+WAREHOUSES = ("postgresql", "duckdb", "iceberg-sqlite", "iceberg-postgresql")
 
 
 @pytest.fixture(scope="module")
@@ -30,16 +35,36 @@ def warehouse_kind(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def warehouse_location(warehouse_kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A PostgreSQL URL or a DuckDB file path, for opening more connections to one warehouse."""
+    """A PostgreSQL URL, a DuckDB file path, or an Iceberg catalog and its folder (joined by a
+    space), for opening more connections to one warehouse."""
     if warehouse_kind == "postgresql":
         return str(request.getfixturevalue("pg_warehouse_url"))
+    if warehouse_kind == "iceberg-sqlite":
+        return f"{tmp_path / 'catalog.db'} {tmp_path / 'lakehouse'}"
+    if warehouse_kind == "iceberg-postgresql":
+        return f"{request.getfixturevalue('pg_warehouse_url')} {tmp_path / 'lakehouse'}"
     return str(tmp_path / "warehouse.duckdb")
 
 
 def open_warehouse(kind: str, location: str) -> WarehouseConnection:
     if kind == "postgresql":
         return PostgreSQLConnection(location)
+    if kind.startswith("iceberg"):
+        return connect(iceberg_warehouse(location))
     return DuckDBConnection(location)
+
+
+def iceberg_warehouse(location: str) -> Warehouse:
+    catalog, folder = location.split(" ")
+    url, path = (catalog, None) if "://" in catalog else (None, catalog)
+    return Warehouse(
+        type=WarehouseType.ICEBERG,
+        url=url,
+        path=path,
+        ledger_schema="etl_craft",
+        max_queries=None,
+        options={"location": folder},
+    )
 
 
 @pytest.fixture

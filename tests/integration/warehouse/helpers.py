@@ -8,6 +8,8 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from etl_craft.core.counts import Counts
 from etl_craft.handlers.sql import Action, SqlActionSpec, run_sql_action
 from etl_craft.handlers.sql.spec import (
@@ -19,7 +21,8 @@ from etl_craft.handlers.sql.spec import (
     ValidFrom,
 )
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.ledger import applied
+from etl_craft.warehouse.dialect import Publication
+from etl_craft.warehouse.ledger import DEFAULT_LEDGER_SCHEMA
 from etl_craft.warehouse.substitution import TokenValues, substitute
 from etl_craft.warehouse.targets import TargetObject
 
@@ -91,6 +94,23 @@ def run(
     counts = run_sql_action(conn, request)
     assert applied(conn, request.attempt_id) == counts
     return counts
+
+
+def applied(
+    conn: WarehouseConnection, attempt_id: int, ledger_schema: str = DEFAULT_LEDGER_SCHEMA
+) -> Counts | None:
+    """What the warehouse's publication says the attempt committed."""
+    return conn.publisher.applied(conn, attempt_id, ledger_schema)
+
+
+def requires_ledger_table(conn: WarehouseConnection) -> None:
+    """Skip where the attempt ledger is not a table of its own beside the data."""
+    publication = conn.dialect.capabilities.publication
+    if publication is not Publication.TRANSACTION:
+        pytest.skip(
+            f"{conn.dialect.name} publishes by {publication}: its ledger is the snapshot summary, "
+            "not a ledger table (tests/integration/warehouse/test_iceberg.py covers it)"
+        )
 
 
 def rows(

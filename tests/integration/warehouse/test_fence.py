@@ -17,10 +17,17 @@ from etl_craft.handlers.scripts.contract import ScriptContext
 from etl_craft.handlers.sql import Action, run_sql_action
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.fence import fenced_transaction
-from etl_craft.warehouse.ledger import applied, ensure_ledger, fence_table
+from etl_craft.warehouse.ledger import ensure_ledger, fence_table
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.waiting import wait_for
-from tests.integration.warehouse.helpers import next_attempt, rows, run, spec
+from tests.integration.warehouse.helpers import (
+    applied,
+    next_attempt,
+    requires_ledger_table,
+    rows,
+    run,
+    spec,
+)
 
 SOURCE = "SELECT * FROM (VALUES (1), (2), (3)) v(n)"
 BATCH = 10
@@ -57,6 +64,7 @@ def test_an_older_attempt_is_refused_once_a_later_one_published(
 def test_a_ledger_without_its_fence_table_gets_one(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
+    requires_ledger_table(warehouse)
     ensure_ledger(warehouse)
     fence = fence_table()
     with warehouse.transaction():

@@ -9,8 +9,7 @@ import pytest
 from etl_craft.core.errors import SqlGuardError
 from etl_craft.handlers.sql import Action, run_sql_action
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.ledger import applied
-from tests.integration.warehouse.helpers import definition, rows, run, spec
+from tests.integration.warehouse.helpers import applied, definition, rows, run, spec
 
 WRITERS = [a for a in Action if a is not Action.DROP_TABLE]
 KEYED = (Action.SCD1_MERGE, Action.SCD2_MERGE, Action.DELETE_ROWS)

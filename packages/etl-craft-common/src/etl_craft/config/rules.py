@@ -39,6 +39,7 @@ VARIABLE_SUFFIX = "_variable"
 class WarehouseType(StrEnum):
     POSTGRESQL = "postgresql"
     DUCKDB = "duckdb"
+    ICEBERG = "iceberg"
 
 
 class OrchestrationMode(StrEnum):
@@ -294,6 +295,8 @@ KEYS: dict[str, dict[str, Parser]] = {
         "path": database_path,
         "ledger_schema": code,
         "max_queries": bounded(ranges.CONNECTIONS),
+        "location": text,
+        "catalog_name": code,
     },
     "Email": {
         "host": text,

@@ -277,6 +277,10 @@ WAREHOUSE_FORMS: dict[WarehouseType, WarehouseForm] = {
     WarehouseType.DUCKDB: WarehouseForm(
         required=(("path", "a DuckDB file in the project such as warehouse.duckdb, or :memory:"),),
     ),
+    # The catalog is a PostgreSQL database (url) or a SQLite file (path): one of them.
+    WarehouseType.ICEBERG: WarehouseForm(
+        required=(), optional=("url", "path", "location", "catalog_name")
+    ),
 }
 
 

@@ -58,6 +58,20 @@ def _reach_duckdb(warehouse: Warehouse, timeout_seconds: int) -> Reached:
     return reach_duckdb(_required(warehouse, warehouse.path, "path"))
 
 
+def _connect_iceberg(warehouse: Warehouse) -> WarehouseConnection:
+    optional_driver("pyiceberg", "iceberg", WarehouseType.ICEBERG)
+    iceberg = importlib.import_module("etl_craft.warehouse.iceberg")
+    connection: WarehouseConnection = iceberg.IcebergConnection(iceberg.settings_of(warehouse))
+    return connection
+
+
+def _reach_iceberg(warehouse: Warehouse, timeout_seconds: int) -> Reached:
+    optional_driver("pyiceberg", "iceberg", WarehouseType.ICEBERG)
+    reach_module = importlib.import_module("etl_craft.warehouse.iceberg.reach")
+    reached: Reached = reach_module.reach_iceberg(warehouse, timeout_seconds)
+    return reached
+
+
 def _required(warehouse: Warehouse, value: str | None, key: str) -> str:
     if value is None:
         raise ConfigurationError(
@@ -73,6 +87,10 @@ KINDS: dict[WarehouseType, WarehouseKind] = {
     ),
     WarehouseType.DUCKDB: WarehouseKind(
         WarehouseType.DUCKDB, "duckdb", _connect_duckdb, _reach_duckdb
+    ),
+    # DuckDB runs every statement on Iceberg tables: their SQL is DuckDB's.
+    WarehouseType.ICEBERG: WarehouseKind(
+        WarehouseType.ICEBERG, "duckdb", _connect_iceberg, _reach_iceberg
     ),
 }
 

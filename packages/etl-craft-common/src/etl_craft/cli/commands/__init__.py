@@ -27,6 +27,7 @@ from etl_craft.cli.commands import (
 from etl_craft.cli.commands import list as list_command
 from etl_craft.cli.commands import purge as purge_command
 from etl_craft.cli.commands import rehash as rehash_command
+from etl_craft.cli.commands import restore as restore_command
 from etl_craft.cli.registry import Command
 
 BUILT_IN: list[Command] = [
@@ -57,6 +58,7 @@ BUILT_IN: list[Command] = [
     control.REOPEN,
     control.AUDIT,
     rehash_command.COMMAND,
+    restore_command.COMMAND,
     purge_command.COMMAND,
     bundle_command.COMMAND,
     clone_command.COMMAND,
