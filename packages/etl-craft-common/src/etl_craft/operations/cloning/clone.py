@@ -93,6 +93,9 @@ class _Clone:
     cloning: Cloning
     mask: RowMask
     watermarks: dict[str, Watermark]
+    # Rows written after the clone started wait for the next: a clone slower than the
+    # writers would otherwise chase them and never end.
+    until: datetime = field(default_factory=utc_now)
     counts: dict[str, _Counts] = field(default_factory=dict)
     purged: list[PurgedRange] = field(default_factory=list)
     columns: dict[str, tuple[Column, ...]] = field(default_factory=dict)
@@ -116,7 +119,7 @@ class _Clone:
         after = self._start(known)
         while True:
             with self.engine.read() as conn:
-                rows = changed_rows(conn, table, after, PAGE_ROWS)
+                rows = changed_rows(conn, table, after, self.until, PAGE_ROWS)
                 columns = copy_columns(conn, table.name, self.columns)
             if not rows:
                 return
