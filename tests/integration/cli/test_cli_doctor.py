@@ -139,6 +139,7 @@ def test_doctor_warns_when_dependency_gates_are_not_enforced(site: Site, policy:
 def test_doctor_fails_naming_a_dropped_write_guard(sqlite_site: Site) -> None:
     sqlite_site.run("init-db")
     sqlite_site.execute("DROP TRIGGER etl_craft_guard_insert_AUD_ACTIONS")
+    sqlite_site.execute("DROP TRIGGER etl_craft_watermark_update_AUD_TASK_ATTEMPTS")
 
     code, document = sqlite_site.json("doctor")
 
@@ -146,6 +147,8 @@ def test_doctor_fails_naming_a_dropped_write_guard(sqlite_site: Site) -> None:
     guards = checks_by_name(document)["write-guards"]
     assert guards["status"] == "FAIL"
     assert "AUD_ACTIONS has 2 of 3 enabled guard triggers" in guards["detail"]
+    # A clone would miss every change of an attempt after its insert.
+    assert "AUD_TASK_ATTEMPTS has 1 of 2 enabled watermark triggers" in guards["detail"]
     assert sqlite_site.run("init-db").returncode == 0
     assert sqlite_site.json("doctor")[0] == 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -10,6 +11,7 @@ from etl_craft.config.sections import Cloning
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.watermarks import MirroredTable
+from etl_craft.operations.cloning.clone import WarehouseOpener
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.targets import TargetObject
 from tests.fixtures.metadata import execute
@@ -19,6 +21,11 @@ SCHEMA = "aud_mirror"
 
 def cloning(*, overlap_seconds: int = 0, lock_wait_seconds: int = 60) -> Cloning:
     return Cloning(SCHEMA, 15, lock_wait_seconds, overlap_seconds)
+
+
+def reuse(warehouse: WarehouseConnection) -> WarehouseOpener:
+    """The test's own connection as the clone's opener, left open when a page is done."""
+    return lambda: nullcontext(warehouse)
 
 
 def engine_rows(engine: EngineDB, table: MirroredTable) -> dict[int, dict[str, Any]]:

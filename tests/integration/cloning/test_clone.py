@@ -20,12 +20,12 @@ from etl_craft.operations.retention.purge import PurgeRequest, purge
 from etl_craft.warehouse.connection import WarehouseConnection
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.run_history import SECRET_VALUE, RunHistory
-from tests.integration.cloning.mirror_rows import cloning, engine_rows, mirror_rows
+from tests.integration.cloning.mirror_rows import cloning, engine_rows, mirror_rows, reuse
 
 
 def _clone(history: RunHistory, warehouse: WarehouseConnection, **options: int) -> CloneView:
     engine = history.project.engine
-    return clone(engine, warehouse, cloning(**options), row_mask(engine, None))
+    return clone(engine, reuse(warehouse), cloning(**options), row_mask(engine, None))
 
 
 def _copied(view: CloneView) -> dict[str, int]:

@@ -26,7 +26,7 @@ from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import ProjectOnDisk, make_project
-from tests.integration.cloning.mirror_rows import cloning, mirror_rows
+from tests.integration.cloning.mirror_rows import cloning, mirror_rows, reuse
 from tests.integration.running.test_ready_set import QUICK, tasks_sql
 
 TEST_SETTINGS = ("ETL_CRAFT_TEST_DATABASE_URL", "ETL_CRAFT_REQUIRE_POSTGRES")
@@ -60,14 +60,14 @@ def test_a_run_goes_on_while_a_clone_holds_the_lock_and_a_second_clone_skips(
             assert held
             # A run writes the AUD_ tables from start to end: nothing of it waits on the lock.
             run = run_pipeline(ctx, RunRequest("solo"))
-            view = clone(engine, wh, cloning(lock_wait_seconds=1), row_mask(engine, None))
+            view = clone(engine, reuse(wh), cloning(lock_wait_seconds=1), row_mask(engine, None))
 
             assert run.status is RunStatus.SUCCESS
             assert view.skipped
             assert view.tables == ()
             assert not mirror_rows(wh, MIRRORED["AUD_PIPELINES_RUN_LOG"])
         with DuckDBConnection(str(tmp_path / "m.duckdb")) as wh:
-            done = clone(engine, wh, cloning(lock_wait_seconds=1), row_mask(engine, None))
+            done = clone(engine, reuse(wh), cloning(lock_wait_seconds=1), row_mask(engine, None))
             assert not done.skipped
             assert mirror_rows(wh, MIRRORED["AUD_PIPELINES_RUN_LOG"]).keys() == {run.run_id}
     finally:
@@ -100,13 +100,13 @@ def test_the_overlap_copies_a_row_committed_after_the_last_clone_read_past_it(
                     project_code=None,
                 )
                 early_id = _action(engine, "early")
-                clone(engine, wh, cloning(), mask)
+                clone(engine, reuse(wh), cloning(), mask)
             assert early_id in mirror_rows(wh, actions)
 
-            clone(engine, wh, cloning(), mask)
+            clone(engine, reuse(wh), cloning(), mask)
             assert late_id not in mirror_rows(wh, actions)  # past the watermark, without overlap
 
-            view = clone(engine, wh, cloning(overlap_seconds=600), mask)
+            view = clone(engine, reuse(wh), cloning(overlap_seconds=600), mask)
             assert late_id in mirror_rows(wh, actions)
             assert {t.table: t.reread for t in view.tables}["AUD_ACTIONS"] >= 2
     finally:
@@ -119,6 +119,6 @@ def test_a_mirror_in_the_engine_dbs_own_schema_is_refused(pg_fresh_url: str) -> 
         with PostgreSQLConnection(pg_fresh_url) as wh:
             own = dataclasses.replace(cloning(), schema="public")
             with pytest.raises(CloningError, match="Engine DB's own schema"):
-                clone(engine, wh, own, row_mask(engine, None))
+                clone(engine, reuse(wh), own, row_mask(engine, None))
     finally:
         engine.dispose()

@@ -28,12 +28,20 @@ def _stem(table: MirroredTable) -> str:
 
 
 def changed_rows(
-    conn: EngineConnection, table: MirroredTable, after: tuple[datetime | str, int], batch: int
+    conn: EngineConnection,
+    table: MirroredTable,
+    after: tuple[datetime | str, int],
+    until: datetime,
+    batch: int,
 ) -> list[dict[str, Any]]:
-    """Up to ``batch`` rows of ``table`` past the watermark ``after`` (UPDATED_AT, key), in
-    watermark order, columns named in lower case."""
+    """Up to ``batch`` rows of ``table`` past the watermark ``after`` (UPDATED_AT, key) and
+    written by ``until``, in watermark order, columns named in lower case."""
     rows = conn.all(
-        f"clone_{_stem(table)}_changed", after_at=after[0], after_key=after[1], batch=batch
+        f"clone_{_stem(table)}_changed",
+        after_at=after[0],
+        after_key=after[1],
+        until_at=until,
+        batch=batch,
     )
     return [{str(key).lower(): value for key, value in row.items()} for row in rows]
 

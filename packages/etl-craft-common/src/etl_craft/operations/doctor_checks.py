@@ -27,6 +27,7 @@ from etl_craft.enginedb.server_checks import (
     guard_triggers,
     server_version,
 )
+from etl_craft.enginedb.watermarks import MIRRORED
 from etl_craft.operations.blocking import describe, project_blocking_findings
 
 
@@ -91,6 +92,7 @@ _CAPTURE_TRIGGERS = {"postgresql": 2, "sqlite": 3}
 _TRIGGER_KINDS = (
     ("etl_craft_guard", "guard"),
     ("etl_craft_history", "history"),
+    ("etl_craft_watermark", "watermark"),
     ("etl_craft_stamp", "capture"),
     ("etl_craft_capture", "capture"),
 )
@@ -267,6 +269,9 @@ def _expected_triggers(dialect: str, table: str) -> dict[str, int]:
         expected["history"] = _HISTORY_TRIGGERS
     if table.startswith("CFG_"):
         expected["capture"] = _CAPTURE_TRIGGERS[dialect]
+    if table in MIRRORED:
+        # Insert, and update where rows change: what a clone's watermark is read from.
+        expected["watermark"] = 2 if MIRRORED[table].changes else 1
     return expected
 
 

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any, ClassVar
 
 from etl_craft.config.connector import Connector
@@ -27,6 +30,7 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.watermarks import MIRRORED, MIRRORED_TABLES, MirroredTable
 from etl_craft.operations.cloning.masking import RowMask, row_mask
 from etl_craft.operations.cloning.mirror import Mirror, Watermark
+from etl_craft.operations.retention.copies import copy_columns
 from etl_craft.warehouse import connect
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import Column
@@ -38,6 +42,8 @@ PURGE = "purge"
 PAGE_ROWS = 5_000
 # Before any row: where a table never cloned starts.
 BEFORE_ALL = datetime(1900, 1, 1, tzinfo=UTC)
+
+WarehouseOpener = Callable[[], AbstractContextManager[WarehouseConnection]]
 
 
 @dataclass(frozen=True)
@@ -83,12 +89,23 @@ class _Counts:
 @dataclass
 class _Clone:
     engine: EngineDB
-    mirror: Mirror
+    open_warehouse: WarehouseOpener
     cloning: Cloning
     mask: RowMask
     watermarks: dict[str, Watermark]
+    # Rows written after the clone started wait for the next: a clone slower than the
+    # writers would otherwise chase them and never end.
+    until: datetime = field(default_factory=utc_now)
     counts: dict[str, _Counts] = field(default_factory=dict)
     purged: list[PurgedRange] = field(default_factory=list)
+    columns: dict[str, tuple[Column, ...]] = field(default_factory=dict)
+
+    @contextmanager
+    def _mirror(self) -> Iterator[Mirror]:
+        # Opened for each page: a DuckDB warehouse is one writing process at a time, and the
+        # task processes of a run queue for its file while a clone holds it.
+        with self.open_warehouse() as warehouse:
+            yield Mirror(warehouse, self.cloning.schema, self.columns)
 
     def run(self) -> None:
         for table in MIRRORED_TABLES:
@@ -102,8 +119,8 @@ class _Clone:
         after = self._start(known)
         while True:
             with self.engine.read() as conn:
-                rows = changed_rows(conn, table, after, PAGE_ROWS)
-                columns = self.mirror.copies.table_columns(conn, table.name)
+                rows = changed_rows(conn, table, after, self.until, PAGE_ROWS)
+                columns = copy_columns(conn, table.name, self.columns)
             if not rows:
                 return
             last = rows[-1]
@@ -130,49 +147,54 @@ class _Clone:
         after: tuple[datetime | str, int],
     ) -> None:
         masked = [self.mask(table.name, row) for row in rows]
-        copies = self.mirror.copies
-        target, key = copies.target(table.name), Column(table.key, "BIGINT")
-        with self.mirror.warehouse.mutation(target):
-            copies.prepare(table.name, columns)
-            copies.replace(target, columns, key, masked)
-            self.mirror.save_watermark(table.name, *after)
+        key = Column(table.key, "BIGINT")
+        with self._mirror() as mirror:
+            copies = mirror.copies
+            target = copies.target(table.name)
+            with mirror.warehouse.mutation(target):
+                copies.prepare(table.name, columns)
+                copies.replace(target, columns, key, masked)
+                mirror.save_watermark(table.name, *after)
 
     def _forget(self, purged: PurgedRange) -> None:
         """Delete the mirror's rows of a purged range that the Engine DB no longer has."""
-        table = purged.table
-        target = self.mirror.copies.target(table.name)
-        if not self.mirror.warehouse.exists(target):
-            return
+        table, key = purged.table, Column(purged.table.key, "BIGINT")
         with self.engine.read() as conn:
             kept = kept_ids(conn, table, purged.first_id, purged.last_id)
-        key = Column(table.key, "BIGINT")
-        with self.mirror.warehouse.mutation(target):
-            mirrored = self.mirror.warehouse.fetch_all(
-                f"read the keys of {target} a purge may have deleted",
-                f"SELECT {key.name} FROM {target.sql} WHERE {key.name} BETWEEN "
-                f"{self.mirror.warehouse.dialect.placeholder} AND "
-                f"{self.mirror.warehouse.dialect.placeholder}",
-                [purged.first_id, purged.last_id],
-            )
-            gone = sorted(int(row[0]) for row in mirrored if int(row[0]) not in kept)
-            if gone:
-                self.mirror.copies.delete(target, key, gone)
+        with self._mirror() as mirror:
+            target = mirror.copies.target(table.name)
+            if not mirror.warehouse.exists(target):
+                return
+            with mirror.warehouse.mutation(target):
+                mark = mirror.warehouse.dialect.placeholder
+                mirrored = mirror.warehouse.fetch_all(
+                    f"read the keys of {target} a purge may have deleted",
+                    f"SELECT {key.name} FROM {target.sql} "
+                    f"WHERE {key.name} BETWEEN {mark} AND {mark}",
+                    [purged.first_id, purged.last_id],
+                )
+                gone = sorted(int(row[0]) for row in mirrored if int(row[0]) not in kept)
+                if gone:
+                    mirror.copies.delete(target, key, gone)
         self.counts[table.name].deleted += len(gone)
 
 
 def clone(
-    engine: EngineDB, warehouse: WarehouseConnection, cloning: Cloning, mask: RowMask
+    engine: EngineDB, open_warehouse: WarehouseOpener, cloning: Cloning, mask: RowMask
 ) -> CloneView:
     """Copy what changed since the last clone into the mirror; skipped when another clone
-    holds the clone lock longer than Cloning.lock_wait_seconds."""
+    holds the clone lock longer than Cloning.lock_wait_seconds. ``open_warehouse`` opens a
+    warehouse connection, closed when its block ends."""
     started = utc_now()
-    mirror = Mirror(warehouse, cloning.schema)
     with clone_lock(engine, cloning.lock_wait_seconds) as taken:
         if not taken:
             return CloneView(cloning.schema, True, started, utc_now(), ())
         try:
-            mirror.refuse_engine_schema()
-            work = _Clone(engine, mirror, cloning, mask, mirror.watermarks())
+            with open_warehouse() as warehouse:
+                mirror = Mirror(warehouse, cloning.schema)
+                mirror.refuse_engine_schema()
+                marks = mirror.watermarks()
+            work = _Clone(engine, open_warehouse, cloning, mask, marks)
             work.run()
         except CloningError:
             raise
@@ -216,5 +238,6 @@ def clone_project(engine: EngineDB, connector: Connector) -> CloneView:
             f"{connector.path} has no Cloning section, so cloning is off; add one (Cloning: "
             "{schema: aud_mirror}) to mirror the AUD_ tables into the warehouse"
         )
-    with connect(connector.warehouse) as warehouse:
-        return clone(engine, warehouse, cloning, row_mask(engine, connector))
+    return clone(
+        engine, partial(connect, connector.warehouse), cloning, row_mask(engine, connector)
+    )

@@ -36,8 +36,13 @@ class Watermark:
 
 
 class Mirror:
-    def __init__(self, warehouse: WarehouseConnection, schema: str) -> None:
-        self.copies = HistoryCopies(warehouse, schema, "Cloning.schema")
+    def __init__(
+        self,
+        warehouse: WarehouseConnection,
+        schema: str,
+        columns: dict[str, tuple[Column, ...]] | None = None,
+    ) -> None:
+        self.copies = HistoryCopies(warehouse, schema, "Cloning.schema", columns)
         self.warehouse, self.schema = warehouse, schema
         self.watermarks_target = TargetObject(schema, WATERMARKS)
 

@@ -25,27 +25,28 @@ ROWS_PER_INSERT = 200
 
 
 class HistoryCopies:
-    def __init__(self, warehouse: WarehouseConnection, schema: str, setting: str) -> None:
+    def __init__(
+        self,
+        warehouse: WarehouseConnection,
+        schema: str,
+        setting: str,
+        columns: dict[str, tuple[Column, ...]] | None = None,
+    ) -> None:
         if not is_identifier(schema):
             raise ConfigurationError(
                 f"{setting} {schema!r} is not a plain identifier; expected a warehouse "
                 "schema name of letters, digits and underscores, such as etl_archive"
             )
         self.warehouse, self.schema = warehouse, schema
-        self.columns: dict[str, tuple[Column, ...]] = {}
+        # Each Engine DB table's copy columns, read once: shared by the copies of one clone.
+        self.columns = {} if columns is None else columns
         self.prepared: set[str] = set()
 
     def target(self, table: str) -> TargetObject:
         return TargetObject(self.schema, table.lower())
 
     def table_columns(self, conn: EngineConnection, table: str) -> tuple[Column, ...]:
-        """The copy's columns of Engine DB ``table``, in its order, typed portably."""
-        if table not in self.columns:
-            self.columns[table] = tuple(
-                Column(name, _portable_type(declared))
-                for name, declared in table_types(conn, table)
-            )
-        return self.columns[table]
+        return copy_columns(conn, table, self.columns)
 
     def prepare(self, table: str, columns: tuple[Column, ...]) -> None:
         """Inside the copy's mutation: create it when missing, add the columns it lacks."""
@@ -96,6 +97,18 @@ class HistoryCopies:
                 f"INSERT INTO {target.sql} ({names})\nVALUES {tuples}",
                 [v.param for row in values for v in row],
             )
+
+
+def copy_columns(
+    conn: EngineConnection, table: str, known: dict[str, tuple[Column, ...]]
+) -> tuple[Column, ...]:
+    """The copy's columns of Engine DB ``table``, in its order, typed portably; read once into
+    ``known``."""
+    if table not in known:
+        known[table] = tuple(
+            Column(name, _portable_type(declared)) for name, declared in table_types(conn, table)
+        )
+    return known[table]
 
 
 def _portable_type(declared: str) -> str:

@@ -49,12 +49,12 @@ CREATE OR REPLACE TRIGGER etl_craft_history_truncate BEFORE TRUNCATE ON {table}
 
 -- name: stamp_insert_template --
 -- Stamp UPDATED_AT of a row inserted into {table}: the watermark etl-craft clone copies from.
-CREATE OR REPLACE TRIGGER etl_craft_stamp_inserted BEFORE INSERT ON {table}
+CREATE OR REPLACE TRIGGER etl_craft_watermark_insert BEFORE INSERT ON {table}
     FOR EACH ROW EXECUTE FUNCTION etl_craft_stamp_updated_at();
 
 -- name: stamp_update_template --
 -- Stamp UPDATED_AT of a row of {table} that changed.
-CREATE OR REPLACE TRIGGER etl_craft_stamp_updated BEFORE UPDATE ON {table}
+CREATE OR REPLACE TRIGGER etl_craft_watermark_update BEFORE UPDATE ON {table}
     FOR EACH ROW EXECUTE FUNCTION etl_craft_stamp_updated_at();
 
 -- name: metadata_template --

@@ -66,14 +66,14 @@ BEGIN SELECT RAISE(ABORT, '{table} is append-only once an attempt ends: DELETE o
 
 -- name: stamp_insert_template --
 -- Stamp UPDATED_AT of a row inserted into {table}: the watermark etl-craft clone copies from.
-DROP TRIGGER IF EXISTS etl_craft_stamp_insert_{table};
-CREATE TRIGGER etl_craft_stamp_insert_{table} AFTER INSERT ON {table}
+DROP TRIGGER IF EXISTS etl_craft_watermark_insert_{table};
+CREATE TRIGGER etl_craft_watermark_insert_{table} AFTER INSERT ON {table}
 BEGIN UPDATE {table} SET UPDATED_AT = etl_craft_now() WHERE rowid = NEW.rowid; END;
 
 -- name: stamp_update_template --
 -- Stamp UPDATED_AT of a row of {table} that changed (the stamp itself is no change of its own).
-DROP TRIGGER IF EXISTS etl_craft_stamp_update_{table};
-CREATE TRIGGER etl_craft_stamp_update_{table} AFTER UPDATE ON {table}
+DROP TRIGGER IF EXISTS etl_craft_watermark_update_{table};
+CREATE TRIGGER etl_craft_watermark_update_{table} AFTER UPDATE ON {table}
 WHEN NEW.UPDATED_AT IS OLD.UPDATED_AT
 BEGIN UPDATE {table} SET UPDATED_AT = etl_craft_now() WHERE rowid = NEW.rowid; END;
 
