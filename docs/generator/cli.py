@@ -19,8 +19,14 @@ SOURCE = "the argparse parsers of etl_craft.cli.main and the services' commands"
 INTRO = (
     "Every command of `etl-craft` with every option, as `etl-craft COMMAND --help` gives them. "
     "The global options go before the command; `--format` is accepted after it too. "
-    "Options that name a pipeline or task accept both spellings: `--pipeline_code` and "
-    "`--pipeline-code`. Exit codes are listed in [Exit codes](exit-codes.md)."
+    "Every command names the same things the same way: `--pipeline`, `--task`, `--run` (a run "
+    "by id), `--run-key` and `--run-date`. The spellings of earlier releases (`--pipeline_code`, "
+    "`--pipeline-code`, `--task_code`, `--task-code`, `--run-id`, and `run --rerun` and "
+    "`run --backfill`) still work for one minor release, with a deprecation warning on stderr. "
+    "A mistyped command, option or choice is refused with the command's own usage and a "
+    '"did you mean"; with `--format json` the refusal is also a JSON document on stdout '
+    "(`etl-craft/error/1`, with its `exit_code`). Exit codes are listed in "
+    "[Exit codes](exit-codes.md)."
 )
 SubParsers = argparse._SubParsersAction
 
