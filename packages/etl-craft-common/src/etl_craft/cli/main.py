@@ -13,7 +13,7 @@ from etl_craft import __version__
 from etl_craft.cli.commands import BUILT_IN
 from etl_craft.cli.logs import configure_logging
 from etl_craft.cli.registry import contributed, resolve
-from etl_craft.cli.vocabulary import CommandLineError, CraftParser
+from etl_craft.cli.vocabulary import CraftParser, on_refusal
 from etl_craft.core.errors import ConfigurationError, EtlCraftError, ExitCode
 from etl_craft.runtime.stopping import SignalStop
 
@@ -97,12 +97,13 @@ def main(argv: Sequence[str] | None = None, *, prepend: Sequence[str] = ()) -> N
 
 def run(argv: Sequence[str]) -> int:
     parser = build_parser(command_named(argv))
+    reporting = on_refusal.set(_refused if json_wanted(argv) else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
-    except CommandLineError as refused:
-        return _refused(refused, json_wanted(argv))
+    finally:
+        on_refusal.reset(reporting)
     configure_logging(args.log_level, args.log_format or _log_format())
     try:
         if args.prepare is not None:
@@ -158,10 +159,5 @@ def _failed(args: argparse.Namespace, message: str, exit_code: int, error: str) 
     return int(exit_code)
 
 
-def _refused(refused: CommandLineError, as_json: bool) -> int:
-    name = f"etl-craft {refused.command}" if refused.command else "etl-craft"
-    sys.stderr.write(f"{refused.usage}{name}: error: {refused}\n")
-    if as_json:
-        document = error_document(refused.command, ExitCode.USAGE, "UsageError", str(refused))
-        sys.stdout.write(document + "\n")
-    return int(ExitCode.USAGE)
+def _refused(command: str | None, message: str) -> None:
+    sys.stdout.write(error_document(command, ExitCode.USAGE, "UsageError", message) + "\n")

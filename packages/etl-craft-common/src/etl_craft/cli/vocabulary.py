@@ -13,7 +13,8 @@ import difflib
 import re
 import sys
 from calendar import monthrange
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from datetime import date
 from typing import Any, NoReturn
 
@@ -180,13 +181,11 @@ class CraftFormatter(argparse.HelpFormatter):
         return super()._format_action_invocation(clone)
 
 
-class CommandLineError(Exception):
-    """A command line argparse refused: the parser it was refused by says how to use it."""
-
-    def __init__(self, message: str, usage: str, command: str | None) -> None:
-        super().__init__(message)
-        self.usage = usage
-        self.command = command
+# Called with (command, message) when a command line is refused, before the exit: the
+# entry point sets it under --format json to print the refusal as a document too.
+on_refusal: ContextVar[Callable[[str | None, str], None] | None] = ContextVar(
+    "on_refusal", default=None
+)
 
 
 class CraftParser(argparse.ArgumentParser):
@@ -199,8 +198,13 @@ class CraftParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         for old in DEPRECATED:  # argparse names an option by all its strings: show the current
             message = message.replace(f"/{old}", "")
-        words = self.prog.split()
-        raise CommandLineError(message, self.format_usage(), " ".join(words[1:]) or None)
+        command = " ".join(self.prog.split()[1:]) or None
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        report = on_refusal.get()
+        if report is not None:
+            report(command, message)
+        sys.exit(2)
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
