@@ -90,6 +90,11 @@ def handle_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def handle_rerun(args: argparse.Namespace) -> int:
+    args.task_codes = [args.task_code]
+    return handle_run(args)
+
+
 def handle_backfill(args: argparse.Namespace) -> int:
     if args.date_from > args.date_to:
         raise UsageError(

@@ -124,7 +124,7 @@ _RUN_DEFAULTS: dict[str, object] = {
 
 def configure_rerun(parser: argparse.ArgumentParser) -> None:
     _pipeline(parser)
-    vocabulary.task(parser, required=True, repeatable=True, help="the task to run again")
+    vocabulary.task(parser, required=True, help="the task to run again")
     _run_id(parser)
     _with_downstream(parser, help="also rerun every downstream task that ran")
     _plan(
@@ -184,7 +184,7 @@ RERUN = Command(
     "rerun",
     "run a recorded task again (--with-downstream: and what ran after it); --plan shows it",
     configure_rerun,
-    "etl_craft.cli.actions.control:handle_run",
+    "etl_craft.cli.actions.control:handle_rerun",
     prepare_run,
 )
 
