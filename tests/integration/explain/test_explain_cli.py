@@ -40,8 +40,8 @@ def explain(cli: Cli, run_id: int, task: str) -> dict[str, Any]:
 
 def rerun_command(run_id: int, task: str) -> str:
     return (
-        f"etl-craft run --pipeline_code orders --run-id {run_id} --task_code {task} "
-        "--rerun --reason ..."
+        f"etl-craft rerun --pipeline orders --run {run_id} --task {task} "
+        "--reason ..."
     )
 
 
