@@ -39,10 +39,7 @@ def explain(cli: Cli, run_id: int, task: str) -> dict[str, Any]:
 
 
 def rerun_command(run_id: int, task: str) -> str:
-    return (
-        f"etl-craft rerun --pipeline orders --run {run_id} --task {task} "
-        "--reason ..."
-    )
+    return f"etl-craft rerun --pipeline orders --run {run_id} --task {task} --reason ..."
 
 
 def test_explain_of_a_skipped_task_names_the_failure_and_the_rerun(

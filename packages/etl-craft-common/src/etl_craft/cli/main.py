@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from typing import NoReturn, cast
 
 from etl_craft import __version__
+from etl_craft.cli.banner import SUPPRESS_VARIABLE
+from etl_craft.cli.banner import show as show_banner
 from etl_craft.cli.commands import BUILT_IN
 from etl_craft.cli.logs import configure_logging
 from etl_craft.cli.registry import contributed, resolve
@@ -49,6 +51,12 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", dest="format")
     parser.add_argument(
         "--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR")
+    )
+    parser.add_argument(
+        "--no-banner",
+        action="store_true",
+        help=f"print no banner (also: {SUPPRESS_VARIABLE}=1); it shows only on a terminal, "
+        "for demo, new, server, ui and api",
     )
     parser.add_argument(
         "--log-format",
@@ -105,6 +113,7 @@ def run(argv: Sequence[str]) -> int:
     finally:
         on_refusal.reset(reporting)
     configure_logging(args.log_level, args.log_format or _log_format())
+    show_banner(args.command, args.format, args.no_banner, sys.stdout, __version__)
     try:
         if args.prepare is not None:
             args.prepare(args)
