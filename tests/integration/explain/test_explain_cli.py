@@ -199,7 +199,7 @@ def test_explain_without_a_run_id_refuses_when_no_run_is_live(cli: Cli, failed_r
     done = cli("explain", "--pipeline_code", "orders", "--task_code", "summary")
 
     assert done.code == ExitCode.RUN_STATE
-    assert "has 0 runs in progress, so no run is implied; name one with --run-id" in done.err
+    assert "has 0 runs in progress, so no run is implied; name one with --run." in done.err
     assert f"run {failed_run} (FAILED" in done.err
 
 
