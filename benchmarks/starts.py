@@ -100,7 +100,7 @@ def main() -> None:
         (scripts / "noop.py").write_text(NOOP)
         project.migrate("0001_one.sql", PIPELINE)
         root = project.root
-        run = [ETL_CRAFT, "run", "--pipeline_code", "one"]
+        run = [ETL_CRAFT, "run", "--pipeline", "one"]
         subprocess.run([*run, "--run-key", "warm"], cwd=root, check=True, capture_output=True)
         with project.engine.read() as conn:
             warm = execute(
@@ -110,7 +110,7 @@ def main() -> None:
             "python -c pass": [sys.executable, "-c", "pass"],
             "etl-craft --version": [ETL_CRAFT, "--version"],
             "etl-craft status --format json": [
-                *(ETL_CRAFT, "status", "--pipeline_code", "one", "--run-id", str(warm)),
+                *(ETL_CRAFT, "status", "--pipeline", "one", "--run", str(warm)),
                 *("--format", "json"),
             ],
         }

@@ -12,6 +12,7 @@ from docs.generator.markdown import code, header, page, table
 
 from etl_craft.cli.main import build_parser
 from etl_craft.cli.registry import ENTRY_POINT_GROUP
+from etl_craft.cli.vocabulary import DEPRECATED
 from etl_craft.core.ranges import RangeArgument
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,8 +20,14 @@ SOURCE = "the argparse parsers of etl_craft.cli.main and the services' commands"
 INTRO = (
     "Every command of `etl-craft` with every option, as `etl-craft COMMAND --help` gives them. "
     "The global options go before the command; `--format` is accepted after it too. "
-    "Options that name a pipeline or task accept both spellings: `--pipeline_code` and "
-    "`--pipeline-code`. Exit codes are listed in [Exit codes](exit-codes.md)."
+    "Every command names the same things the same way: `--pipeline`, `--task`, `--run` (a run "
+    "by id), `--run-key` and `--run-date`. The spellings of earlier releases (`--pipeline_code`, "
+    "`--pipeline-code`, `--task_code`, `--task-code`, `--run-id`, and `run --rerun` and "
+    "`run --backfill`) still work for one minor release, with a deprecation warning on stderr. "
+    "A mistyped command, option or choice is refused with the command's own usage and a "
+    '"did you mean"; with `--format json` the refusal is also a JSON document on stdout '
+    "(`etl-craft/error/1`, with its `exit_code`). Exit codes are listed in "
+    "[Exit codes](exit-codes.md)."
 )
 SubParsers = argparse._SubParsersAction
 
@@ -79,13 +86,16 @@ def _documented(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
         # The command-level --format repeats the global one (see the page's introduction).
         if action.dest == "format" and action.default is argparse.SUPPRESS:
             continue
+        if action.help is argparse.SUPPRESS:  # a deprecated option, kept working, not taught
+            continue
         yield action
 
 
 def _names(action: argparse.Action) -> str:
     if not action.option_strings:
         return code(_metavar(action))
-    return ", ".join(code(name) for name in action.option_strings)
+    shown = [name for name in action.option_strings if name not in DEPRECATED]
+    return ", ".join(code(name) for name in shown)
 
 
 def _value(action: argparse.Action) -> str:
@@ -139,7 +149,11 @@ def _usage(parser: argparse.ArgumentParser, prog: str) -> str:
             parts.append(_usage_part(action, optional=not action.required))
         elif id(group) not in shown:
             shown.add(id(group))
-            choices = " | ".join(_usage_part(a, optional=False) for a in group._group_actions)
+            choices = " | ".join(
+                _usage_part(a, optional=False)
+                for a in group._group_actions
+                if a.help is not argparse.SUPPRESS
+            )
             parts.append(f"({choices})" if group.required else f"[{choices}]")
     nested = _subcommands(parser)
     if nested is not None:

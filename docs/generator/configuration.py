@@ -115,7 +115,7 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "project": "The project code (CFG_PROJECTS.PROJECT_CODE) this folder's metadata and "
         "commands belong to.",
         "mode": "local: etl-craft schedules and gates its runs; remote: an external orchestrator "
-        "(Airflow, through generate-yml) decides, and run --init-only, --task_code and "
+        "(Airflow, through generate-yml) decides, and run --init-only, --task and "
         "--finalize-only do as told; mark and cancel refuse (guides/airflow.md).",
         "dependency_gates": "How a local run treats its dependencies on other pipelines. "
         "enforce (the default): wait for them, skip what they refuse. warn: judge each once "

@@ -53,7 +53,7 @@ MEANINGS: dict[ExitCode, str] = {
     ExitCode.INCOMPLETE: "The work is not finished: a run still QUEUED or IN-PROGRESS (paused, "
     "waiting), a backfill that stopped early, or an INCOMPLETE business rule still flagging "
     "keys.",
-    ExitCode.WAITING: "`run --task_code` named tasks whose dependencies are not met yet; "
+    ExitCode.WAITING: "`run --task` named tasks whose dependencies are not met yet; "
     "nothing was recorded.",
     ExitCode.SQL_GUARD: "A SQL task's SELECT or its rows were refused before the target was "
     "touched: not one read-only SELECT, engine-managed or duplicate columns, NULL keys, new "

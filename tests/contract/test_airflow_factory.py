@@ -199,14 +199,14 @@ def test_each_step_runs_the_etl_craft_command_for_its_task_and_the_orchestrators
                 continue
             words = shlex.split(task["bash_command"])
             options = {"__init__": ["--init-only"], "__finalize__": ["--finalize-only"]}.get(
-                name, ["--task_code", name]
+                name, ["--task", name]
             )
             assert words == [
                 str(ETL_CRAFT),
                 "--config",
                 config,
                 "run",
-                "--pipeline_code",
+                "--pipeline",
                 pipeline_code,
                 *options,
                 "--run-key",

@@ -165,16 +165,16 @@ def test_supported_rules_become_trigger_rules_sensors_and_control_steps() -> Non
 
 def test_commands_quote_every_word_and_take_the_run_from_the_environment() -> None:
     command = Invocation("/opt/etl craft/bin/etl-craft", "/srv/it's/craft-connector.yml").command(
-        "orders", "--task_code", "load"
+        "orders", "--task", "load"
     )
     assert shlex.split(command) == [
         "/opt/etl craft/bin/etl-craft",
         "--config",
         "/srv/it's/craft-connector.yml",
         "run",
-        "--pipeline_code",
+        "--pipeline",
         "orders",
-        "--task_code",
+        "--task",
         "load",
         "--run-key",
         "$ETL_CRAFT_RUN_KEY",

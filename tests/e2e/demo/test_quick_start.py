@@ -76,7 +76,7 @@ def check_summary(out: str, batch: int) -> None:
         assert " SUCCESS " in line, line
     assert "dm      dm.customer_support_fact" in out
     assert "Next, try:" in out
-    assert "etl-craft status --pipeline_code si_transform --run-id" in out
+    assert "etl-craft status --pipeline si_transform --run" in out
 
 
 def test_the_quick_start_runs_every_pipeline_and_a_second_run_lands_only_the_new_batch(

@@ -75,7 +75,7 @@ def test_a_failed_date_stops_the_backfill_with_the_command_that_resumes_it(
     code, document = backfill(cli, "2026-01-01:2026-01-03")
 
     assert code == ExitCode.INCOMPLETE
-    resume = "etl-craft run --pipeline_code daily --backfill 2026-01-02:2026-01-03 --reason 'reload January'"
+    resume = "etl-craft backfill --pipeline daily --from 2026-01-02 --to 2026-01-03 --reason 'reload January'"
     assert document["resume_command"] == resume
     assert "1 of 3 date(s) finished" in str(document["message"])
     assert "ended FAILED" in str(document["message"])
@@ -104,10 +104,10 @@ def test_a_backfill_is_refused_while_a_manual_run_is_live(project: ProjectOnDisk
     assert code == ExitCode.INCOMPLETE
     message = str(document["message"])
     assert f"MANUAL run {manual} (key manual:live" in message
-    assert f"etl-craft cancel --pipeline_code daily --run-id {manual}" in message
+    assert f"etl-craft cancel --pipeline daily --run {manual}" in message
     assert "0 of 2 date(s) finished" in message
     assert document["resume_command"] == (
-        "etl-craft run --pipeline_code daily --backfill 2026-01-01:2026-01-02 "
+        "etl-craft backfill --pipeline daily --from 2026-01-01 --to 2026-01-02 "
         "--reason 'reload January'"
     )
     assert [run["kind"] for run in runs(project)] == ["MANUAL"]

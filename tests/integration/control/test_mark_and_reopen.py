@@ -185,7 +185,7 @@ def test_mark_without_a_run_id_refuses_two_live_runs_listing_both(
     assert done.code == ExitCode.RUN_STATE
     assert f"run {first} key manual:first" in done.err
     assert f"run {second} key manual:second" in done.err
-    assert "--run-id" in done.err
+    assert "name one with --run." in done.err
 
 
 def test_mark_needs_a_reason(orders: ProjectOnDisk, cli: Cli) -> None:

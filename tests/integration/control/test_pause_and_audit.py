@@ -87,7 +87,7 @@ def test_a_second_pause_and_resuming_nothing_are_refused_naming_the_state(
     assert again.code == ExitCode.RUN_STATE
     assert f"pipeline orders is paused already (by {ACTOR}" in again.err
     assert "first" in again.err
-    assert "etl-craft resume --pipeline_code orders" in again.err
+    assert "etl-craft resume --pipeline orders" in again.err
     assert nothing.code == ExitCode.RUN_STATE
     assert "pipeline orders is not paused" in nothing.err
     assert [a["outcome"] for a in actions(orders, "pause")] == ["REQUESTED", "REFUSED"]

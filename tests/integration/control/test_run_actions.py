@@ -49,7 +49,7 @@ def test_a_paused_pipelines_run_creates_nothing_and_says_how_to_resume(
     assert "pipeline orders" in ran.out
     assert "is paused" in ran.out
     assert "warehouse upgrade" in ran.out
-    assert "etl-craft resume --pipeline_code orders" in ran.out
+    assert "etl-craft resume --pipeline orders" in ran.out
     ((action),) = actions(orders, "run")
     assert (action["outcome"], action["pipeline"], action["run_id"]) == (
         "REQUESTED",

@@ -81,4 +81,4 @@ def test_plan_goes_with_rerun_or_backfill(project: ProjectOnDisk, cli: Cli) -> N
     failed_orders_run(project, cli)
     done = cli("run", "--pipeline_code", "orders", "--plan")
     assert done.code != 0
-    assert "--plan shows what --rerun or --backfill would do" in done.err
+    assert "--plan shows what rerun or backfill would do" in done.err

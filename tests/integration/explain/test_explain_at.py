@@ -130,8 +130,8 @@ def test_explain_at_before_during_and_after_a_retry(
         "NOT_RUN",
         None,
         0,
-        f"pull is ready to start: its dependencies are met; etl-craft run --pipeline_code "
-        f"ingest --run-id {run_id} starts it if no process supervises the run",
+        f"pull is ready to start: its dependencies are met; etl-craft run --pipeline "
+        f"ingest --run {run_id} starts it if no process supervises the run",
     )
     assert told(explain_at(cli, "ingest", "pull", run_id, first.started_at)) == (
         "RUNNING",

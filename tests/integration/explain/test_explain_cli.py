@@ -39,10 +39,7 @@ def explain(cli: Cli, run_id: int, task: str) -> dict[str, Any]:
 
 
 def rerun_command(run_id: int, task: str) -> str:
-    return (
-        f"etl-craft run --pipeline_code orders --run-id {run_id} --task_code {task} "
-        "--rerun --reason ..."
-    )
+    return f"etl-craft rerun --pipeline orders --run {run_id} --task {task} --reason ..."
 
 
 def test_explain_of_a_skipped_task_names_the_failure_and_the_rerun(
@@ -202,7 +199,7 @@ def test_explain_without_a_run_id_refuses_when_no_run_is_live(cli: Cli, failed_r
     done = cli("explain", "--pipeline_code", "orders", "--task_code", "summary")
 
     assert done.code == ExitCode.RUN_STATE
-    assert "has 0 runs in progress, so no run is implied; name one with --run-id" in done.err
+    assert "has 0 runs in progress, so no run is implied; name one with --run." in done.err
     assert f"run {failed_run} (FAILED" in done.err
 
 

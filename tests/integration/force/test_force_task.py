@@ -111,7 +111,7 @@ def test_force_names_one_task_and_a_reason(project: ProjectOnDisk, cli: Cli) -> 
     project.migrate("0001_one.sql", tasks_sql("one", [("only", "quick.py", "{}")], []))
     no_task = cli("run", "--pipeline_code", "one", "--force", "--reason", "r")
     assert no_task.code == ExitCode.USAGE
-    assert "--force runs one task; found 0 --task_code" in no_task.err
+    assert "--force runs one task; found 0 --task:" in no_task.err
     no_reason = cli("run", "--pipeline_code", "one", "--task_code", "only", "--force")
     assert no_reason.code == ExitCode.USAGE
     assert "run --force needs a reason" in no_reason.err

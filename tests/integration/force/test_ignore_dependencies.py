@@ -78,4 +78,4 @@ def test_ignore_dependencies_is_for_the_whole_pipeline(project: ProjectOnDisk, c
         "r",
     )
     assert done.code == ExitCode.USAGE
-    assert "use --force --task_code T" in done.err
+    assert "use --force --task T" in done.err

@@ -246,7 +246,7 @@ def test_a_task_preview_cannot_show_is_refused_with_its_reason(
     code, _, err = preview(site, capsys, "--task_code", "merge")
     assert code == ExitCode.USAGE
     assert "scd1, scd2, ties" in err
-    assert "--pipeline_code" in err
+    assert "--pipeline to say which one to preview" in err
 
     code, _, err = preview(site, capsys, "--pipeline_code", "scripts", "--task_code", "script")
     assert code == ExitCode.USAGE

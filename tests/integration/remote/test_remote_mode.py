@@ -1,4 +1,4 @@
-"""Remote mode's rules on both Engine DBs: --init-only, run --task_code as told, --finalize-only,
+"""Remote mode's rules on both Engine DBs: --init-only, run --task as told, --finalize-only,
 and mark and cancel refused (G5a)."""
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from etl_craft.cli.main import build_parser
+from etl_craft.cli.vocabulary import DEPRECATED
 from etl_craft.core.ranges import RangeArgument
 
 
@@ -63,7 +64,8 @@ def test_a_number_above_its_range_is_a_usage_error(
 
     assert stopped.value.code == 2
     error = capsys.readouterr().err
-    assert f"argument {'/'.join(action.option_strings)}: {too_large} is out of range" in error
+    shown = [string for string in action.option_strings if string not in DEPRECATED]
+    assert f"argument {'/'.join(shown)}: {too_large} is out of range" in error
     assert f"from {allowed.minimum} to {allowed.maximum}" in error
     assert "Traceback" not in error
 

@@ -143,7 +143,7 @@ RECORDS = ExplainRecords(
     gate_decisions=(),
     interventions=HISTORY.interventions,
 )
-RERUN = "etl-craft run --pipeline_code orders --run-id 7 --task_code load --rerun --reason ..."
+RERUN = "etl-craft rerun --pipeline orders --run 7 --task load --reason ..."
 
 
 def told(seconds: float) -> tuple[RunStatus, bool, str, str]:
@@ -157,8 +157,8 @@ def test_the_run_and_its_task_as_they_stood_at_each_moment() -> None:
         RunStatus.QUEUED,
         False,
         "NOT_RUN",
-        "load is ready to start: its dependencies are met; etl-craft run --pipeline_code "
-        "orders --run-id 7 starts it if no process supervises the run",
+        "load is ready to start: its dependencies are met; etl-craft run --pipeline "
+        "orders --run 7 starts it if no process supervises the run",
     )
     assert told(2.5) == (
         RunStatus.IN_PROGRESS,

@@ -32,7 +32,7 @@ from etl_craft.scheduling.plan import RetryPolicy
 
 T0 = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 RUN = RunHeader(7, "orders", "manual:nightly", RunStatus.IN_PROGRESS)
-RERUN = "etl-craft run --pipeline_code orders --run-id 7 --task_code {} --rerun --reason ..."
+RERUN = "etl-craft rerun --pipeline orders --run 7 --task {} --reason ..."
 
 
 def task_run(
@@ -242,7 +242,7 @@ def test_a_ready_task_of_a_paused_run_waits_for_resume() -> None:
     assert found.state is TaskState.PAUSED
     assert found.sentence == (
         "load has not started because pipeline orders is paused; etl-craft resume "
-        "--pipeline_code orders lets run 7 go on"
+        "--pipeline orders lets run 7 go on"
     )
     assert (found.paused, found.run_status) == (True, RunStatus.IN_PROGRESS)
     assert found.dependencies[0].met is True

@@ -417,8 +417,8 @@ class Overseer:
         elif self.unbuildable.get(run.pipeline_run_id) != blocked.reason:
             self.unbuildable[run.pipeline_run_id] = blocked.reason
             log.warning(
-                "run %s is not driven: %s. Cancel it (etl-craft cancel --pipeline_code %s "
-                "--run-id %s --reason ...) or fix the metadata and it goes on",
+                "run %s is not driven: %s. Cancel it (etl-craft cancel --pipeline %s "
+                "--run %s --reason ...) or fix the metadata and it goes on",
                 run.pipeline_run_id,
                 blocked.reason,
                 blocked.pipeline_code,

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from collections.abc import Sequence
 from typing import NoReturn, cast
 
 from etl_craft import __version__
+from etl_craft.cli.banner import SUPPRESS_VARIABLE
+from etl_craft.cli.banner import show as show_banner
 from etl_craft.cli.commands import BUILT_IN
 from etl_craft.cli.logs import configure_logging
 from etl_craft.cli.registry import contributed, resolve
+from etl_craft.cli.vocabulary import CraftParser, on_refusal
 from etl_craft.core.errors import ConfigurationError, EtlCraftError, ExitCode
 from etl_craft.runtime.stopping import SignalStop
 
@@ -22,7 +26,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser: every command's, or with ``command`` (a built-in command's name) only
     that one's, which is all a command's run needs: building the other thirty and the
     services' costs every start some 20 ms."""
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = CraftParser(
         prog="etl-craft", description="A metadata-driven ETL orchestrator."
     )
     parser.add_argument("--version", action="version", version=f"etl-craft {__version__}")
@@ -47,6 +51,12 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", dest="format")
     parser.add_argument(
         "--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR")
+    )
+    parser.add_argument(
+        "--no-banner",
+        action="store_true",
+        help=f"print no banner (also: {SUPPRESS_VARIABLE}=1); it shows only on a terminal, "
+        "for demo, new, server, ui and api",
     )
     parser.add_argument(
         "--log-format",
@@ -95,29 +105,68 @@ def main(argv: Sequence[str] | None = None, *, prepend: Sequence[str] = ()) -> N
 
 def run(argv: Sequence[str]) -> int:
     parser = build_parser(command_named(argv))
+    reporting = on_refusal.set(_refused if json_wanted(argv) else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
+    finally:
+        on_refusal.reset(reporting)
     configure_logging(args.log_level, args.log_format or _log_format())
+    show_banner(args.command, args.format, args.no_banner, sys.stdout, __version__)
     try:
         if args.prepare is not None:
             args.prepare(args)
         return int(resolve(args.handler)(args))
     except EtlCraftError as error:
         log.debug("command %s failed", args.command, exc_info=True)
-        sys.stderr.write(f"etl-craft {args.command}: {error}\n")
-        return int(error.exit_code)
+        return _failed(args, str(error), error.exit_code, type(error).__name__)
     except SignalStop as stop:
-        sys.stderr.write(f"etl-craft {args.command}: {stop}\n")
-        return stop.exit_code
+        return _failed(args, str(stop), stop.exit_code, "SignalStop")
     except KeyboardInterrupt:
-        sys.stderr.write(f"etl-craft {args.command}: interrupted\n")
-        return 130
+        return _failed(args, "interrupted", 130, "KeyboardInterrupt")
     except Exception as error:  # the last line of defence: report, never hide
         log.exception("command %s failed unexpectedly", args.command)
-        sys.stderr.write(
-            f"etl-craft {args.command}: unexpected {type(error).__name__}: {error}; "
-            "rerun with --log-level DEBUG and report the traceback\n"
+        message = (
+            f"unexpected {type(error).__name__}: {error}; "
+            "rerun with --log-level DEBUG and report the traceback"
         )
-        return int(ExitCode.UNEXPECTED)
+        return _failed(args, message, ExitCode.UNEXPECTED, type(error).__name__)
+
+
+ERROR_SCHEMA = "etl-craft/error/1"
+
+
+def json_wanted(argv: Sequence[str]) -> bool:
+    """--format json anywhere on the line: read before argparse, whose refusal it shapes."""
+    words = list(argv)
+    pairs = zip(words, [*words[1:], ""], strict=True)
+    return "--format=json" in words or any(a == "--format" and b == "json" for a, b in pairs)
+
+
+def error_document(command: str | None, exit_code: int, error: str, message: str) -> str:
+    """The JSON a failed command prints under --format json: scripts read the exit code and
+    the message from stdout as they read a success's document."""
+    name = ExitCode(exit_code).name if exit_code in ExitCode._value2member_map_ else None
+    return json.dumps(
+        {
+            "schema": ERROR_SCHEMA,
+            "command": command,
+            "exit_code": int(exit_code),
+            "exit_name": name,
+            "error": error,
+            "message": message,
+        },
+        indent=2,
+    )
+
+
+def _failed(args: argparse.Namespace, message: str, exit_code: int, error: str) -> int:
+    sys.stderr.write(f"etl-craft {args.command}: {message}\n")
+    if getattr(args, "format", "text") == "json":
+        sys.stdout.write(error_document(args.command, exit_code, error, message) + "\n")
+    return int(exit_code)
+
+
+def _refused(command: str | None, message: str) -> None:
+    sys.stdout.write(error_document(command, ExitCode.USAGE, "UsageError", message) + "\n")

@@ -111,7 +111,7 @@ class ProjectMetadata:
         known = ", ".join(p.code for p in self.pipelines if p.active) or "none"
         raise NotFoundError(
             f"pipeline {code!r} is not an active pipeline of project {self.project_code}; "
-            f"expected one of: {known}; check --pipeline_code or run etl-craft list"
+            f"expected one of: {known}; check --pipeline or run etl-craft list"
         )
 
     def pipeline_by_id(self, pipeline_id: int) -> PipelineRow:

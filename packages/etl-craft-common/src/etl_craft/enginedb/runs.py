@@ -110,7 +110,7 @@ def read_run(conn: EngineConnection, run_id: int) -> RunRow:
     row = conn.one("run_row", pipeline_run_id=run_id)
     if row is None:
         raise NotFoundError(
-            f"run {run_id} does not exist; list runs with etl-craft history --pipeline_code P"
+            f"run {run_id} does not exist; list runs with etl-craft history --pipeline P"
         )
     return RunRow(
         pipeline_run_id=int(row["pipeline_run_id"]),

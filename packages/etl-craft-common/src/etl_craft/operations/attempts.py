@@ -158,7 +158,7 @@ def latest_attempt(ctx: OperationContext, run_id: int, task_code: str) -> int:
     if found is None:
         raise NotFoundError(
             f"run {run_id} of project {ctx.project_code} has no attempt of task {task_code}; "
-            "etl-craft status --run-id shows the run's tasks, and a task that has not started "
+            "etl-craft status --run shows the run's tasks, and a task that has not started "
             "has no log yet"
         )
     return found

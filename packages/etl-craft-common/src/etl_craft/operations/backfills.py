@@ -199,7 +199,7 @@ def _stopped(
 ) -> Backfill:
     finished = sum(1 for view in views if view.status in FINISHED)
     resume = (
-        f"etl-craft run --pipeline_code {request.pipeline_code} --backfill {day}:{dates[-1]} "
+        f"etl-craft backfill --pipeline {request.pipeline_code} --from {day} --to {dates[-1]} "
         f"--reason {_quoted(reason)}"
     )
     message = (

@@ -80,7 +80,7 @@ def refusal_text(pipeline_code: str, findings: Iterable[Finding]) -> str:
     listed = "; ".join(describe(finding) for finding in findings)
     return (
         f"pipeline {pipeline_code} cannot run, its metadata has blocking findings: {listed}. "
-        f"Fix them in a new migration (etl-craft validate --pipeline_code {pipeline_code} lists "
+        f"Fix them in a new migration (etl-craft validate --pipeline {pipeline_code} lists "
         "every finding); the other pipelines are not affected"
     )
 

@@ -68,7 +68,7 @@ class Invocation:
             words += ["--config", self.config]
         if self.profile:
             words += ["--profile", self.profile]
-        words += ["run", "--pipeline_code", pipeline_code, *options]
+        words += ["run", "--pipeline", pipeline_code, *options]
         quoted = " ".join(shlex.quote(word) for word in words)
         return f'{quoted} --run-key "${RUN_KEY_ENV}" --run-date "${RUN_DATE_ENV}"'
 
@@ -204,7 +204,7 @@ def _task_steps(
     step = {
         "task_id": task.code,
         "kind": "task",
-        "bash_command": invocation.command(pipeline_code, "--task_code", task.code),
+        "bash_command": invocation.command(pipeline_code, "--task", task.code),
         "trigger_rule": TRIGGER_RULES[(kind, condition)],
         "upstream": upstream,
     }

@@ -158,12 +158,12 @@ def next_steps(folder: Path, request: DemoRequest, runs: tuple[RunView, ...]) ->
     if request.profile is not None:
         cli += f" --profile {request.profile}"
     transform = next((run for run in runs if run.pipeline_code == "si_transform"), None)
-    run_id = f" --run-id {transform.run_id}" if transform else ""
+    run_id = f" --run {transform.run_id}" if transform else ""
     return (
         f"cd {shlex.quote(str(folder))}",
-        f"{cli} status --pipeline_code si_transform{run_id}",
-        f"{cli} explain --pipeline_code si_transform --task_code notify_failure{run_id}",
-        f"{cli} history --pipeline_code si_client_gamma",
+        f"{cli} status --pipeline si_transform{run_id}",
+        f"{cli} explain --pipeline si_transform --task notify_failure{run_id}",
+        f"{cli} history --pipeline si_client_gamma",
         f"{cli} demo --folder .",
         f"{cli} server",
         f"{cli} token create --name me --role operator && {cli} ui",

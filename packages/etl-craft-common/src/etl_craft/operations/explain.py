@@ -134,8 +134,8 @@ class _Facts:
     def rerun(self, task: str) -> str:
         run = self.snap.run
         return (
-            f"etl-craft run --pipeline_code {run.pipeline_code} --run-id {run.run_id} "
-            f"--task_code {task} --rerun --reason ..."
+            f"etl-craft rerun --pipeline {run.pipeline_code} --run {run.run_id} "
+            f"--task {task} --reason ..."
         )
 
 
@@ -258,13 +258,13 @@ def _not_run(facts: _Facts) -> tuple[TaskState, str]:
     if run.status.terminal:
         return TaskState.NOT_RUN, (
             f"{code} never ran: run {run.run_id} ended {run.status}; reopen it with etl-craft "
-            f"reopen --pipeline_code {run.pipeline_code} --run-id {run.run_id} --reason ... "
+            f"reopen --pipeline {run.pipeline_code} --run {run.run_id} --reason ... "
             "and run it again"
         )
     if run.cancel_pending:
         return TaskState.NOT_RUN, (
             f"{code} will not start: run {run.run_id} has a cancellation pending; start a new "
-            f"run with etl-craft run --pipeline_code {run.pipeline_code}"
+            f"run with etl-craft run --pipeline {run.pipeline_code}"
         )
     if facts.blocked:
         return _blocked(facts, f"{code} cannot run because {_because(facts)}")
@@ -274,13 +274,13 @@ def _not_run(facts: _Facts) -> tuple[TaskState, str]:
     if run.paused:
         return TaskState.PAUSED, (
             f"{code} has not started because pipeline {run.pipeline_code} is paused; "
-            f"etl-craft resume --pipeline_code {run.pipeline_code} lets run {run.run_id} go on"
+            f"etl-craft resume --pipeline {run.pipeline_code} lets run {run.run_id} go on"
         )
     if facts.met < facts.needed:
         return TaskState.NOT_RUN, _waiting_sentence(facts)
     return TaskState.NOT_RUN, (
-        f"{code} is ready to start: its dependencies are met; etl-craft run --pipeline_code "
-        f"{run.pipeline_code} --run-id {run.run_id} starts it if no process supervises the run"
+        f"{code} is ready to start: its dependencies are met; etl-craft run --pipeline "
+        f"{run.pipeline_code} --run {run.run_id} starts it if no process supervises the run"
     )
 
 

@@ -161,7 +161,7 @@ def _task(pipeline: PipelineShape, pipeline_code: str, task_code: str) -> TaskRo
         codes = ", ".join(sorted(t.task_code for t in pipeline.tasks)) or "none"
         raise NotFoundError(
             f"pipeline {pipeline_code} has no active task {task_code!r}; its tasks are "
-            f"{codes}: check --task_code"
+            f"{codes}: check --task"
         )
     return task
 

@@ -57,27 +57,39 @@ def history(
     return History(pipeline_code, runs)
 
 
-def run_status(ctx: OperationContext, pipeline_code: str, run_id: int | None) -> RunView:
-    """The named run, else the pipeline's single run in progress; never the latest by guess."""
+def run_status(
+    ctx: OperationContext, pipeline_code: str, run_id: int | None, *, or_latest: bool = False
+) -> RunView:
+    """The named run, else the pipeline's single run in progress; with ``or_latest``, when none
+    is in progress, its newest run (what `status` shows: reading is no guess that acts)."""
     with ctx.engine.read() as conn:
         pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code, inactive=True)
         if run_id is None:
             live = live_runs(conn, pipeline_id)
-            if len(live) != 1:
+            latest = newest_runs(conn, pipeline_id, limit=1) if not live and or_latest else ()
+            if not live and or_latest and not latest:
+                raise NotFoundError(
+                    f"pipeline {pipeline_code} has no runs yet; etl-craft run --pipeline "
+                    f"{pipeline_code} starts one"
+                )
+            if latest:
+                run_id = latest[0].pipeline_run_id
+            elif len(live) != 1:
                 recent = newest_runs(conn, pipeline_id, limit=5)
                 listed = "; ".join(
                     f"run {row.pipeline_run_id} ({row.status}, {row.run_key})" for row in recent
                 )
                 raise RunStateError(
                     f"pipeline {pipeline_code} has {len(live)} runs in progress, so no run is "
-                    f"implied; name one with --run-id. Recent runs: {listed or 'none'}"
+                    f"implied; name one with --run. Recent runs: {listed or 'none'}"
                 )
-            run_id = live[0].pipeline_run_id
+            else:
+                run_id = live[0].pipeline_run_id
         view = read_run_view(conn, run_id)
     if view.pipeline_code != pipeline_code:
         raise RunStateError(
             f"run {run_id} belongs to pipeline {view.pipeline_code}, not {pipeline_code}; "
-            "check the --run-id"
+            "check the --run"
         )
     return view
 
@@ -89,7 +101,7 @@ def pipeline_of_run(ctx: OperationContext, run_id: int) -> str:
     if code is None:
         raise NotFoundError(
             f"project {ctx.project_code} has no run {run_id}; list a pipeline's runs with "
-            "etl-craft history --pipeline_code P"
+            "etl-craft history --pipeline P"
         )
     return code
 

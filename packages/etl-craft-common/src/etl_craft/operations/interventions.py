@@ -154,7 +154,7 @@ def select_run(
         if run.pipeline_id != pipeline_id:
             raise RunStateError(
                 f"run {run_id} belongs to pipeline {run.pipeline_code}, not {pipeline_code}; "
-                "check the --run-id"
+                "check the --run"
             )
         return run
     live = live_runs(conn, pipeline_id)
@@ -163,7 +163,7 @@ def select_run(
     candidates: Sequence[ListedRun] = live or newest_runs(conn, pipeline_id, limit=5)
     raise RunStateError(
         f"pipeline {pipeline_code} has {len(live)} runs in progress, so no run is implied; "
-        f"name one with --run-id. Candidates: {_listed(candidates)}"
+        f"name one with --run. Candidates: {_listed(candidates)}"
     )
 
 
@@ -185,7 +185,7 @@ def refuse_live_attempt(row: TaskRunRow | None, task_code: str, what: str) -> No
     raise RunStateError(
         f"{what} refused: task {task_code} has attempt {row.attempt_id} {row.attempt_status}"
         f"{owner} (task run {row.task_run_id}); wait for it to end, or stop it with "
-        "etl-craft cancel --pipeline_code P --reason ..."
+        "etl-craft cancel --pipeline P --reason ..."
     )
 
 
@@ -233,6 +233,11 @@ def mark(ctx: OperationContext, request: MarkRequest) -> Intervention:
 
 def _mark_run(acting: Acting, run: RunRow, request: MarkRequest, reason: str) -> str:
     status = RunStatus(request.status)
+    if run.status is status:
+        raise RunStateError(
+            f"mark of run {run.pipeline_run_id} of {run.pipeline_code} refused: it is already "
+            f"{status}, so there is nothing to change; nothing was recorded"
+        )
     codes = task_codes(acting.conn, run)
     for row in read_task_runs(acting.conn, run.pipeline_run_id).values():
         refuse_live_attempt(row, codes.get(row.task_id, "?"), f"mark of run {run.pipeline_run_id}")
@@ -254,6 +259,11 @@ def _mark_task(acting: Acting, run: RunRow, request: MarkRequest, reason: str) -
         raise RunStateError(
             f"mark of task {request.task_code} refused: its task run {row.task_run_id} is "
             f"{row.status} with no live attempt; settle it with etl-craft reconcile first"
+        )
+    if row is not None and row.status is status and request.rows in (None, row.rows_written):
+        raise RunStateError(
+            f"mark of task {request.task_code} in run {run.pipeline_run_id} refused: it is "
+            f"already {status}, so there is nothing to change; nothing was recorded"
         )
     reopen_for_change(acting, run, reason)
     message = f"marked {status} by {acting.ctx.actor.name}: {reason}"
@@ -374,7 +384,7 @@ def reopen(
     done, action_id = perform(
         ctx, "reopen", {"pipeline_code": pipeline_code, "run_id": run_id, "reason": why}, body
     )
-    message = f"run {done} reopened; etl-craft run --pipeline_code {pipeline_code} continues it"
+    message = f"run {done} reopened; etl-craft run --pipeline {pipeline_code} continues it"
     return Intervention("reopen", action_id, message, view_of(ctx, done))
 
 

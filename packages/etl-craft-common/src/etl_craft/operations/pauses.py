@@ -141,9 +141,7 @@ def _named(ctx: OperationContext, request: PauseRequest) -> str:
 
 
 def _flag(request: PauseRequest) -> str:
-    return (
-        "--project" if request.pipeline_code is None else f"--pipeline_code {request.pipeline_code}"
-    )
+    return "--project" if request.pipeline_code is None else f"--pipeline {request.pipeline_code}"
 
 
 def _arguments(request: PauseRequest, reason: str | None) -> dict[str, object]:

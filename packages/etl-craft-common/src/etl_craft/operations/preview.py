@@ -138,14 +138,13 @@ def _task(metadata: ProjectMetadata, task_code: str, pipeline_code: str | None) 
         where = f"pipeline {pipeline_code}" if pipeline_code else f"project {metadata.project_code}"
         codes = ", ".join(sorted({task.code for task in candidates})) or "none"
         raise NotFoundError(
-            f"{where} has no active task {task_code!r}; its active tasks are {codes}: "
-            "check --task_code"
+            f"{where} has no active task {task_code!r}; its active tasks are {codes}: check --task"
         )
     if len(found) > 1:
         names = ", ".join(sorted(metadata.pipeline_by_id(t.pipeline_id).code for t in found))
         raise UsageError(
             f"task code {task_code!r} names a task in each of the pipelines {names}; add "
-            "--pipeline_code to say which one to preview"
+            "--pipeline to say which one to preview"
         )
     (task,) = found
     if task.handler is not Handler.SQL:

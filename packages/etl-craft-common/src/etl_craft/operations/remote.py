@@ -1,6 +1,6 @@
 """Remote mode (G5a): an external orchestrator decides, etl-craft executes and records.
 
-The orchestrator's DAG runs `run --init-only` first, then `run --task_code T` for each task its
+The orchestrator's DAG runs `run --init-only` first, then `run --task T` for each task its
 trigger rules start, then `run --finalize-only`; every command names the run by the key
 `orchestrator:<its run id>`. Nothing here judges a dependency, a run condition or a gate: the
 orchestrator already did. What stays etl-craft's is execution: the run each command binds to,
@@ -112,7 +112,7 @@ def run_task(ctx: OperationContext, request: RemoteRequest) -> RunView:
     """Run the task the orchestrator started, as a new attempt, whatever its dependencies."""
     task_code = request.task_code
     assert task_code is not None
-    _run_key(request, "--task_code")
+    _run_key(request, "--task")
     bypass = Bypass(REMOTE_BYPASS)
 
     def body(acting: Acting) -> tuple[int, int]:

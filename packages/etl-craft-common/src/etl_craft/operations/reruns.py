@@ -142,8 +142,8 @@ def _first_stage(
     if row is None:
         raise RunStateError(
             f"task {request.task_code} has not run in run {run.pipeline_run_id}, so there is "
-            f"nothing to rerun; etl-craft run --pipeline_code {request.pipeline_code} "
-            f"--run-id {run.pipeline_run_id} runs it (reopen the run first if it has ended)"
+            f"nothing to rerun; etl-craft run --pipeline {request.pipeline_code} "
+            f"--run {run.pipeline_run_id} runs it (reopen the run first if it has ended)"
         )
     refuse_live_attempt(row, request.task_code, f"rerun of task {request.task_code}")
     shape = build_shape(read_pipeline_shape(acting.conn, run.pipeline_id), 0)
@@ -284,8 +284,8 @@ def _message(
     if not left:
         return said
     remedy = (
-        f"etl-craft run --pipeline_code {request.pipeline_code} --run-id {view.run_id} "
-        f"--rerun --task_code {left[0]} --reason ..."
+        f"etl-craft rerun --pipeline {request.pipeline_code} --run {view.run_id} "
+        f"--task {left[0]} --reason ..."
     )
     listed = ", ".join(left)
     if view.status is RunStatus.IN_PROGRESS:

@@ -54,7 +54,7 @@ def run_detail(ctx: OperationContext, run_id: int) -> RunDetail:
     if view.project_code != ctx.project_code:
         raise NotFoundError(
             f"project {ctx.project_code} has no run {run_id}; list its runs on the runs page "
-            "or with etl-craft history --pipeline_code P"
+            "or with etl-craft history --pipeline P"
         )
     by_task: dict[str, list[AttemptSummary]] = {task.task_code: [] for task in view.tasks}
     for row in rows:

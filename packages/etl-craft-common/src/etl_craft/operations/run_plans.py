@@ -1,4 +1,4 @@
-"""`run --rerun ... --plan` and `run --backfill ... --plan`: what the action would run, and the
+"""`rerun ... --plan` and `backfill ... --plan`: what the action would run, and the
 tables and columns it would change, read without doing anything (nothing is recorded either).
 
 A rerun runs the named task again and then the task runs reruns select (reruns.to_redo: the
@@ -66,8 +66,8 @@ def rerun_plan(ctx: OperationContext, request: RerunRequest) -> RunActionPlan:
         if task_id not in rows:
             raise RunStateError(
                 f"task {request.task_code} has not run in run {run.pipeline_run_id}, so there "
-                "is nothing to rerun; etl-craft run --pipeline_code "
-                f"{request.pipeline_code} --run-id {run.pipeline_run_id} runs it"
+                "is nothing to rerun; etl-craft run --pipeline "
+                f"{request.pipeline_code} --run {run.pipeline_run_id} runs it"
             )
         shape = build_shape(read_pipeline_shape(conn, run.pipeline_id), 0)
         redo = to_redo(acting, run.pipeline_run_id, shape, task_id, request.with_downstream)

@@ -82,7 +82,7 @@ def _pause_blocking_a_new_run(
 
 
 def _paused(request: RunRequest, action_id: int, pause: PauseRow, scope: str) -> PausedPipeline:
-    flag = f"--pipeline_code {request.pipeline_code}" if scope == "pipeline" else "--project"
+    flag = f"--pipeline {request.pipeline_code}" if scope == "pipeline" else "--project"
     resume = f"etl-craft resume {flag}"
     what = f"pipeline {request.pipeline_code}" if scope == "pipeline" else "its project"
     message = (

@@ -47,7 +47,7 @@ class RunRequest:
     run_id: int | None = None
     run_key: str | None = None
     run_date: date | None = None
-    task_codes: tuple[str, ...] = ()  # run only these tasks (run --task_code)
+    task_codes: tuple[str, ...] = ()  # run only these tasks (run --task)
     trigger_kind: TriggerKind = TriggerKind.MANUAL
 
 
@@ -182,7 +182,7 @@ def _run_to_supervise(ctx: OperationContext, request: RunRequest) -> RunRow:
     if run.status.terminal:
         raise RunStateError(
             f"run {run.pipeline_run_id} of {run.pipeline_code} has ended {run.status}; to run it "
-            "again reopen it (etl-craft reopen) or rerun a task (etl-craft run --rerun)"
+            "again reopen it (etl-craft reopen) or rerun a task (etl-craft rerun)"
         )
     return run
 
@@ -261,9 +261,9 @@ def _refuse_other_kind(
             f"pipeline {request.pipeline_code} has {other.trigger_kind} run "
             f"{other.pipeline_run_id} (key {other.run_key}, run date {other.run_date}, {since}) "
             f"in progress; {what} waits until it ends. Let it finish (etl-craft run "
-            f"--pipeline_code {request.pipeline_code} --run-id {other.pipeline_run_id} continues "
-            f"it), or cancel it (etl-craft cancel --pipeline_code {request.pipeline_code} "
-            f"--run-id {other.pipeline_run_id} --reason ...)"
+            f"--pipeline {request.pipeline_code} --run {other.pipeline_run_id} continues "
+            f"it), or cancel it (etl-craft cancel --pipeline {request.pipeline_code} "
+            f"--run {other.pipeline_run_id} --reason ...)"
         )
 
 
@@ -297,7 +297,7 @@ def _owned_run(conn: EngineConnection, run_id: int, pipeline_id: int, pipeline_c
     if run.pipeline_id != pipeline_id:
         raise RunStateError(
             f"run {run_id} belongs to pipeline {run.pipeline_code}, not {pipeline_code}; "
-            "check the --run-id"
+            "check the --run"
         )
     return run
 
@@ -306,5 +306,5 @@ def _ambiguous(pipeline_code: str, live: Sequence[LiveRun]) -> str:
     listed = "; ".join(row.listed() for row in live)
     return (
         f"pipeline {pipeline_code} has {len(live)} runs in progress: {listed}; "
-        "name the one to act on with --run-id or --run-key"
+        "name the one to act on with --run or --run-key"
     )

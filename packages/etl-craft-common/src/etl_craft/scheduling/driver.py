@@ -79,7 +79,7 @@ class RunDriver:
         settings: OwnerSettings,
         requested_by: Actor,
         bypass: Bypass | None = None,  # run --ignore-dependencies: outcomes don't matter
-        only: frozenset[int] | None = None,  # run --task_code: only these tasks
+        only: frozenset[int] | None = None,  # run --task: only these tasks
     ) -> None:
         self.engine, self.run_id, self.settings = engine, run_id, settings
         self.requested_by, self.bypass, self.only = requested_by, bypass, only

@@ -50,7 +50,7 @@ class ForegroundSupervisor:
         only: frozenset[int] | None = None,
         taken: Callable[[], None] | None = None,  # told once its heartbeat holds the run
     ) -> RunRow:
-        """Run ``run_id`` to its end, or only the tasks in ``only`` (run --task_code)."""
+        """Run ``run_id`` to its end, or only the tasks in ``only`` (run --task)."""
         stop = active()  # a stop signal is acted on in the loop, between transactions
         with self.engine.read() as conn:
             limit = read_run(conn, run_id).max_parallel_tasks
@@ -117,7 +117,7 @@ class ForegroundSupervisor:
             pipeline_code = read_run(conn, run_id).pipeline_code
         pool.release(
             f"stopped by signal {name}: the foreground etl-craft run (pid {os.getpid()}) was "
-            f"asked to stop; etl-craft run --pipeline_code {pipeline_code} --run-id {run_id} "
+            f"asked to stop; etl-craft run --pipeline {pipeline_code} --run {run_id} "
             "continues the run"
         )
         self._requeue(runs, run_id, stopped)

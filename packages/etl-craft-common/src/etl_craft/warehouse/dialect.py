@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
-from sqlglot import exp
-
 from etl_craft.core.errors import SqlGuardError
 from etl_craft.warehouse.targets import TargetObject
 
@@ -159,6 +157,10 @@ class Dialect(ABC):
     def render_type(self, generic: str) -> str:
         """A type etl-craft declares itself (audit columns, bound values), written in PostgreSQL
         terms, in this warehouse's own spelling."""
+        # Imported here: a dialect's names and columns (a file spec read by `etl-craft list`)
+        # need no SQL parser.
+        from sqlglot import exp  # noqa: PLC0415
+
         return exp.DataType.build(generic, dialect="postgres").sql(self.sqlglot_name)
 
     @abstractmethod

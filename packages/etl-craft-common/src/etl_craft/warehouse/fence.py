@@ -21,15 +21,10 @@ from etl_craft.core.errors import StaleTransitionError
 from etl_craft.core.time import utc_now
 from etl_craft.warehouse import ledger
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.ledger import (
-    DEFAULT_LEDGER_SCHEMA,
-    LedgerEntry,
-    ensure_ledger,
-    fence_table,
-)
+from etl_craft.warehouse.ledger import LedgerEntry, ensure_ledger, fence_table
 from etl_craft.warehouse.publication import Fence, Publisher
 from etl_craft.warehouse.statements import bound
-from etl_craft.warehouse.targets import TargetObject
+from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject
 
 
 def take_fence(

@@ -15,9 +15,8 @@ from etl_craft.core.errors import ConfigurationError
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import Column
 from etl_craft.warehouse.statements import add_column, bound, create_schema, create_table
-from etl_craft.warehouse.targets import TargetObject, is_identifier
+from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject, is_identifier
 
-DEFAULT_LEDGER_SCHEMA = "etl_craft"
 LEDGER_TABLE = "attempt_ledger"
 FENCE_TABLE = "task_run_fence"
 _COUNT_COLUMNS = (

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
-
-from sqlglot import exp
-from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
+from typing import TYPE_CHECKING
 
 from etl_craft.core.ranges import INTEGER_PARAMETER
 from etl_craft.warehouse.targets import IDENTIFIER
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 
 class ParameterKind(StrEnum):
@@ -134,6 +135,10 @@ def sql_identifier(name: str, dialect: str) -> str:
     unquoted name, then quoted, so it names the same table and can never read as SQL."""
     if not _is_name(name):
         raise ValueError(f"{name!r} is not {EXPECTED[ParameterKind.IDENTIFIER]}")
+    # sqlglot is imported when SQL is written: validating values (etl-craft list) needs none.
+    from sqlglot import exp  # noqa: PLC0415
+    from sqlglot.optimizer.normalize_identifiers import normalize_identifiers  # noqa: PLC0415
+
     parts = (normalize_identifiers(exp.to_identifier(p), dialect=dialect) for p in name.split("."))
     return ".".join(part.sql(dialect=dialect, identify=True) for part in parts)
 
@@ -144,6 +149,8 @@ def _is_name(text: str) -> bool:
 
 
 def _expression(kind: ParameterKind, value: Value | JsonText) -> exp.Expression:
+    from sqlglot import exp  # noqa: PLC0415
+
     if value is None:
         return exp.cast(exp.null(), exp.DataType.build(_TYPES[kind]))
     if isinstance(value, bool):

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from etl_craft.core.counts import Counts
-from etl_craft.warehouse.ledger import DEFAULT_LEDGER_SCHEMA, LedgerEntry
-from etl_craft.warehouse.targets import TargetObject
+from etl_craft.warehouse.ledger import LedgerEntry
+from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject
 
 if TYPE_CHECKING:
     from etl_craft.warehouse.connection import WarehouseConnection

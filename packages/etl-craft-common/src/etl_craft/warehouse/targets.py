@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 from etl_craft.core.errors import MetadataError
 
+# The warehouse schema of the write ledger and fence tables (etl_craft.warehouse.ledger); here,
+# light to import, for the specs that name it.
+DEFAULT_LEDGER_SCHEMA = "etl_craft"
+
 # Plain identifiers need no quoting on any warehouse, so SQL can name them as written.
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TARGET_FORM = "schema.table or database.schema.table, such as sales.customers"

@@ -1,5 +1,5 @@
-"""etl-craft mark, cancel, pause, resume, reopen and audit; run --rerun, --skip, --force,
---ignore-dependencies and --backfill."""
+"""etl-craft mark, cancel, pause, resume, reopen, audit, rerun and backfill; run --skip,
+--force and --ignore-dependencies."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from etl_craft.runtime.stopping import stop_on_signals
 
 def handle_mark(args: argparse.Namespace) -> int:
     if args.rows is not None and args.task_code is None:
-        raise UsageError("--rows applies to a task; add --task_code, or leave --rows out")
+        raise UsageError("--rows applies to a task; add --task, or leave --rows out")
     request = MarkRequest(
         args.pipeline_code, args.status, args.reason, args.run_id, args.task_code, args.rows
     )
@@ -90,6 +90,20 @@ def handle_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def handle_rerun(args: argparse.Namespace) -> int:
+    args.task_codes = [args.task_code]
+    return handle_run(args)
+
+
+def handle_backfill(args: argparse.Namespace) -> int:
+    if args.date_from > args.date_to:
+        raise UsageError(
+            f"--from {args.date_from} is after --to {args.date_to}; give the earlier date first"
+        )
+    args.backfill = f"{args.date_from}:{args.date_to}"
+    return handle_run(args)
+
+
 def handle_run(args: argparse.Namespace) -> int:
     # Every way of running stops its task processes and releases its run on these signals.
     with stop_on_signals():
@@ -98,7 +112,7 @@ def handle_run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.with_downstream and not args.rerun:
-        raise UsageError("--with-downstream goes with --rerun; add --rerun or leave it out")
+        raise UsageError("--with-downstream goes with rerun: use etl-craft rerun, or leave it out")
     if args.plan:
         return _planned(args)
     if args.backfill is not None:
@@ -109,11 +123,9 @@ def _run(args: argparse.Namespace) -> int:
         return _forced(args)
     if not (args.rerun or args.skip):
         return run_command.handle_run(args)
-    flag = "--rerun" if args.rerun else "--skip"
+    flag = "rerun" if args.rerun else "--skip"
     if len(args.task_codes) != 1:
-        raise UsageError(
-            f"{flag} acts on one task; found {len(args.task_codes)} --task_code: name one"
-        )
+        raise UsageError(f"{flag} acts on one task; found {len(args.task_codes)} --task: name one")
     (task_code,) = args.task_codes
     ctx = operation_context(args)
     try:
@@ -132,11 +144,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def _planned(args: argparse.Namespace) -> int:
     if not (args.rerun or args.backfill):
-        raise UsageError("--plan shows what --rerun or --backfill would do; add one of them")
-    if args.rerun and len(args.task_codes) != 1:
         raise UsageError(
-            f"--rerun acts on one task; found {len(args.task_codes)} --task_code: name one"
+            "--plan shows what rerun or backfill would do: use etl-craft rerun --plan or etl-craft "
+            "backfill --plan"
         )
+    if args.rerun and len(args.task_codes) != 1:
+        raise UsageError(f"rerun acts on one task; found {len(args.task_codes)} --task: name one")
     ctx = operation_context(args)
     try:
         if args.backfill:
@@ -172,7 +185,7 @@ def _orchestrator_step(args: argparse.Namespace) -> int:
     if args.task_codes or args.run_id is not None:
         raise UsageError(
             f"{option} acts on the orchestrator's whole run, named by --run-key; leave out "
-            "--task_code and --run-id"
+            "--task and --run"
         )
     request = RemoteRequest(args.pipeline_code, args.run_key, args.run_date)
     ctx = operation_context(args)
@@ -188,17 +201,16 @@ def _backfill(args: argparse.Namespace) -> int:
     chosen = [
         flag
         for flag, value in (
-            ("--run-id", args.run_id),
+            ("--run", args.run_id),
             ("--run-key", args.run_key),
             ("--run-date", args.run_date),
-            ("--task_code", args.task_codes or None),
+            ("--task", args.task_codes or None),
         )
         if value is not None
     ]
     if chosen:
         raise UsageError(
-            f"--backfill makes its own runs, one per date; found {', '.join(chosen)}: leave "
-            "them out"
+            f"backfill makes its own runs, one per date; found {', '.join(chosen)}: leave them out"
         )
     ctx = operation_context(args)
     try:
@@ -212,13 +224,11 @@ def _backfill(args: argparse.Namespace) -> int:
 
 def _forced(args: argparse.Namespace) -> int:
     if args.force and len(args.task_codes) != 1:
-        raise UsageError(
-            f"--force runs one task; found {len(args.task_codes)} --task_code: name one"
-        )
+        raise UsageError(f"--force runs one task; found {len(args.task_codes)} --task: name one")
     if args.ignore_dependencies and args.task_codes:
         raise UsageError(
             "--ignore-dependencies runs the whole pipeline; to run one task past its "
-            "dependencies use --force --task_code T"
+            "dependencies use --force --task T"
         )
     request = ForceRequest(
         args.pipeline_code,

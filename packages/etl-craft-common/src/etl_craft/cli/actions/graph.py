@@ -1,4 +1,4 @@
-"""etl-craft graph --pipeline_code P: the pipeline's tasks with their upstream edges."""
+"""etl-craft graph --pipeline P: the pipeline's tasks with their upstream edges."""
 
 from __future__ import annotations
 

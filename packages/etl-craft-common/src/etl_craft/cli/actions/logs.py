@@ -39,13 +39,13 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _attempt_id(ctx: OperationContext, args: argparse.Namespace) -> int:
-    if args.attempt is not None and args.run is None and args.task is None:
+    if args.attempt is not None and args.run_id is None and args.task_code is None:
         return int(args.attempt)
-    if args.attempt is None and args.run is not None and args.task is not None:
-        return latest_attempt(ctx, args.run, args.task)
+    if args.attempt is None and args.run_id is not None and args.task_code is not None:
+        return latest_attempt(ctx, args.run_id, args.task_code)
     raise UsageError(
         "etl-craft logs needs either --attempt N, or --run R with --task T (its newest "
-        "attempt); etl-craft status --run-id R lists a run's tasks"
+        "attempt); etl-craft status --run R lists a run's tasks"
     )
 
 

@@ -43,7 +43,7 @@ def handle_run(args: argparse.Namespace) -> int:
     view = found
     emit(view, args.format, render_run(view))
     if args.task_codes:
-        # run --task_code answers for its tasks; the run itself goes on.
+        # run --task answers for its tasks; the run itself goes on.
         chosen = [task for task in view.tasks if task.task_code in args.task_codes]
         settled = {TaskRunStatus.SUCCESS, TaskRunStatus.SKIPPED}
         return 0 if all(task.status in settled for task in chosen) else int(ExitCode.FAILURE)
@@ -53,7 +53,7 @@ def handle_run(args: argparse.Namespace) -> int:
 def _remote_tasks(ctx: OperationContext, args: argparse.Namespace) -> int:
     """Remote mode: each named task runs now, as the orchestrator decided (no gate, no wait)."""
     if args.run_id is not None:
-        raise UsageError("in remote mode a task names its run by --run-key, not --run-id")
+        raise UsageError("in remote mode a task names its run by --run-key, not --run")
     try:
         views = [
             run_task(ctx, RemoteRequest(args.pipeline_code, args.run_key, args.run_date, code))

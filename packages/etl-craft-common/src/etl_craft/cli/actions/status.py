@@ -15,7 +15,7 @@ from etl_craft.operations.run_views import RunView
 def handle_status(args: argparse.Namespace) -> int:
     ctx = operation_context(args)
     try:
-        view = run_status(ctx, args.pipeline_code, args.run_id)
+        view = run_status(ctx, args.pipeline_code, args.run_id, or_latest=True)
     finally:
         ctx.close()
     emit(view, args.format, render_run(view))

@@ -1,4 +1,4 @@
-"""etl-craft steps --pipeline_code P: the pipeline's tasks by wave, for display only."""
+"""etl-craft steps --pipeline P: the pipeline's tasks by wave, for display only."""
 
 from __future__ import annotations
 

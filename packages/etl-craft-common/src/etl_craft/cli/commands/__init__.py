@@ -45,6 +45,8 @@ BUILT_IN: list[Command] = [
     lineage.COMMAND,
     steps.COMMAND,
     control.RUN,
+    control.RERUN,
+    control.BACKFILL,
     run.STATUS,
     explain.COMMAND,
     preview.COMMAND,

@@ -1,11 +1,11 @@
-"""etl-craft mark, cancel, pause, resume, reopen and audit; run --rerun, --skip, --force,
---ignore-dependencies and --backfill."""
+"""etl-craft mark, cancel, pause, resume, reopen, audit, rerun and backfill; run --skip,
+--force and --ignore-dependencies."""
 
 from __future__ import annotations
 
 import argparse
-from datetime import date
 
+from etl_craft.cli import vocabulary
 from etl_craft.cli.commands import run as run_command
 from etl_craft.cli.registry import Command
 from etl_craft.core import ranges
@@ -15,29 +15,21 @@ STATUSES = ("SUCCESS", "FAILED", "SKIPPED")
 
 
 def _pipeline(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    parser.add_argument(
-        "--pipeline_code", "--pipeline-code", dest="pipeline_code", required=required
-    )
+    vocabulary.pipeline(parser, required=required)
 
 
 def _run_id(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
-    parser.add_argument(
-        "--run-id", type=ranges.ID.argument(), required=required, help="the run to act on, by id"
-    )
+    vocabulary.run(parser, required=required, help="the run to act on, by id")
 
 
 def _reason(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reason", help="why: recorded with the intervention and its actor")
 
 
-def _task(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--task_code", "--task-code", dest="task_code")
-
-
 def configure_mark(parser: argparse.ArgumentParser) -> None:
     _pipeline(parser)
     _run_id(parser)
-    _task(parser)
+    vocabulary.task(parser, help="the task to mark (default: the run itself)")
     parser.add_argument("--status", required=True, choices=STATUSES)
     parser.add_argument(
         "--rows", type=ranges.ROWS_WRITTEN.argument(), help="rows written, recorded on the task run"
@@ -59,14 +51,14 @@ def configure_reopen(parser: argparse.ArgumentParser) -> None:
 
 def configure_pause(parser: argparse.ArgumentParser) -> None:
     scope = parser.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--pipeline_code", "--pipeline-code", dest="pipeline_code")
+    vocabulary.pipeline(scope, required=False)
     scope.add_argument("--project", action="store_true", help="every pipeline of the project")
     _reason(parser)
 
 
 def configure_audit(parser: argparse.ArgumentParser) -> None:
     _pipeline(parser, required=False)
-    parser.add_argument("--since", type=date.fromisoformat, help="YYYY-MM-DD (UTC)")
+    parser.add_argument("--since", type=vocabulary.iso_date, help="YYYY-MM-DD (UTC)")
     parser.add_argument(
         "--limit",
         type=ranges.ROW_LIMIT.argument(),
@@ -78,7 +70,7 @@ def configure_audit(parser: argparse.ArgumentParser) -> None:
 def configure_run(parser: argparse.ArgumentParser) -> None:
     run_command.configure_run(parser)
     what = parser.add_mutually_exclusive_group()
-    what.add_argument("--rerun", action="store_true", help="run a recorded task again")
+    vocabulary.replaced(what, "--rerun", action="store_true")
     what.add_argument("--skip", action="store_true", help="record a task as SKIPPED")
     what.add_argument(
         "--force", action="store_true", help="run one task now, whatever its dependencies say"
@@ -98,23 +90,77 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="remote mode: record the orchestrator's decisions and end its run (--run-key)",
     )
-    what.add_argument(
-        "--backfill",
-        metavar="FROM:TO",
-        help="one BACKFILL run per date, YYYY-MM-DD:YYYY-MM-DD, each to its end in turn",
-    )
-    parser.add_argument(
-        "--with-downstream",
-        action="store_true",
-        help="with --rerun: also rerun every downstream task that ran",
-    )
-    parser.add_argument(
-        "--plan",
-        action="store_true",
-        help="with --rerun or --backfill: show which task runs would run and which tables and "
-        "columns they would change, doing nothing",
+    vocabulary.replaced(what, "--backfill", metavar="FROM:TO")
+    _with_downstream(parser, help=argparse.SUPPRESS)
+    _plan(parser, help=argparse.SUPPRESS)
+    _reason(parser)
+
+
+def _with_downstream(parser: argparse.ArgumentParser, *, help: str) -> None:
+    parser.add_argument("--with-downstream", action="store_true", help=help)
+
+
+def _plan(parser: argparse.ArgumentParser, *, help: str) -> None:
+    parser.add_argument("--plan", action="store_true", help=help)
+
+
+# What `run` reads from its options, for the commands that reuse its handler.
+_RUN_DEFAULTS: dict[str, object] = {
+    "rerun": False,
+    "skip": False,
+    "force": False,
+    "ignore_dependencies": False,
+    "init_only": False,
+    "finalize_only": False,
+    "backfill": None,
+    "with_downstream": False,
+    "plan": False,
+    "run_key": None,
+    "run_date": None,
+    "run_id": None,
+    "task_codes": [],
+}
+
+
+def configure_rerun(parser: argparse.ArgumentParser) -> None:
+    _pipeline(parser)
+    vocabulary.task(parser, required=True, help="the task to run again")
+    _run_id(parser)
+    _with_downstream(parser, help="also rerun every downstream task that ran")
+    _plan(
+        parser,
+        help="show which task runs would run and which tables and columns they would change, "
+        "doing nothing",
     )
     _reason(parser)
+    parser.set_defaults(**{**_RUN_DEFAULTS, "rerun": True})
+
+
+def configure_backfill(parser: argparse.ArgumentParser) -> None:
+    _pipeline(parser)
+    parser.add_argument(
+        "--from",
+        dest="date_from",
+        type=vocabulary.iso_date,
+        required=True,
+        metavar="YYYY-MM-DD",
+        help="the first run date",
+    )
+    parser.add_argument(
+        "--to",
+        dest="date_to",
+        type=vocabulary.iso_date,
+        required=True,
+        metavar="YYYY-MM-DD",
+        help="the last run date, included",
+    )
+    _plan(
+        parser,
+        help="show which runs would be made and which tables and columns they would change, "
+        "doing nothing",
+    )
+    _reason(parser)
+    parser.set_defaults(**_RUN_DEFAULTS)
 
 
 def prepare_run(args: argparse.Namespace) -> None:
@@ -126,10 +172,28 @@ def prepare_run(args: argparse.Namespace) -> None:
 
 RUN = Command(
     "run",
-    "run a pipeline in the foreground until its run ends; --rerun, --skip or --force one "
-    "task; --ignore-dependencies; --backfill FROM:TO",
+    "run a pipeline in the foreground until its run ends; --skip or --force one task; "
+    "--ignore-dependencies",
     configure_run,
     "etl_craft.cli.actions.control:handle_run",
+    prepare_run,
+)
+
+
+RERUN = Command(
+    "rerun",
+    "run a recorded task again (--with-downstream: and what ran after it); --plan shows it",
+    configure_rerun,
+    "etl_craft.cli.actions.control:handle_rerun",
+    prepare_run,
+)
+
+
+BACKFILL = Command(
+    "backfill",
+    "one BACKFILL run per date from --from to --to, each to its end in turn; --plan shows it",
+    configure_backfill,
+    "etl_craft.cli.actions.control:handle_backfill",
     prepare_run,
 )
 

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from etl_craft.cli import vocabulary
 from etl_craft.cli.registry import Command
-from etl_craft.core import ranges
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pipeline_code", "--pipeline-code", dest="pipeline_code", required=True)
-    parser.add_argument("--task_code", "--task-code", dest="task_code", required=True)
-    parser.add_argument(
-        "--run-id",
-        type=ranges.ID.argument(),
-        help="the run, by id (default: the pipeline's single live run)",
-    )
+    vocabulary.pipeline(parser)
+    vocabulary.task(parser, required=True)
+    vocabulary.run(parser, help="the run, by id (default: the pipeline's single live run)")
     parser.add_argument(
         "--at",
         metavar="TIME",

@@ -5,17 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from etl_craft.cli import vocabulary
 from etl_craft.cli.registry import Command
 from etl_craft.core.defaults import AIRFLOW_RANGE
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--pipeline_code",
-        "--pipeline-code",
-        dest="pipeline_code",
-        metavar="P",
-        help="only this pipeline (default: every active one)",
+    vocabulary.pipeline(
+        parser, required=False, help="only this pipeline (default: every active one)"
     )
     parser.add_argument(
         "--output",

@@ -1,14 +1,15 @@
-"""etl-craft graph --pipeline_code P: the pipeline's tasks with their upstream edges."""
+"""etl-craft graph --pipeline P: the pipeline's tasks with their upstream edges."""
 
 from __future__ import annotations
 
 import argparse
 
+from etl_craft.cli import vocabulary
 from etl_craft.cli.registry import Command
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pipeline_code", metavar="P", required=True, help="the pipeline")
+    vocabulary.pipeline(parser)
 
 
 COMMAND = Command(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from etl_craft.cli import vocabulary
 from etl_craft.cli.registry import Command
 from etl_craft.core import ranges
 
@@ -12,12 +13,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--attempt", type=ranges.ID.argument(), metavar="N", help="the attempt, by id"
     )
-    parser.add_argument(
-        "--run", type=ranges.ID.argument(), metavar="R", help="with --task: the run, by id"
-    )
-    parser.add_argument(
-        "--task", metavar="T", help="with --run: the task, by code (its newest attempt)"
-    )
+    vocabulary.run(parser, help="with --task: the run, by id")
+    vocabulary.task(parser, help="with --run: the task, by code (its newest attempt)")
     parser.add_argument(
         "--follow",
         action="store_true",

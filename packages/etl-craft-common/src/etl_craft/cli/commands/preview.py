@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from datetime import date
 
+from etl_craft.cli import vocabulary
 from etl_craft.cli.registry import Command
 from etl_craft.core import ranges
 from etl_craft.core.defaults import PREVIEW_ROWS
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--task_code", "--task-code", dest="task_code", required=True)
-    parser.add_argument(
-        "--pipeline_code",
-        "--pipeline-code",
-        dest="pipeline_code",
+    vocabulary.task(parser, required=True)
+    vocabulary.pipeline(
+        parser,
+        required=False,
         help="the task's pipeline (needed when several pipelines have a task of that code)",
     )
     parser.add_argument(
@@ -24,11 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=PREVIEW_ROWS,
         help="how many of the SELECT's rows to show",
     )
-    parser.add_argument(
-        "--run-date",
-        type=date.fromisoformat,
-        help="YYYY-MM-DD for $$run_date (default: today, as for a new run)",
-    )
+    vocabulary.run_date(parser, help="YYYY-MM-DD for $$run_date (default: today, as for a new run)")
 
 
 COMMAND = Command(

@@ -1,14 +1,15 @@
-"""etl-craft steps --pipeline_code P: the pipeline's tasks by wave, for display only."""
+"""etl-craft steps --pipeline P: the pipeline's tasks by wave, for display only."""
 
 from __future__ import annotations
 
 import argparse
 
+from etl_craft.cli import vocabulary
 from etl_craft.cli.registry import Command
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pipeline_code", metavar="P", required=True, help="the pipeline")
+    vocabulary.pipeline(parser)
 
 
 COMMAND = Command(

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from etl_craft.cli import vocabulary
 from etl_craft.cli.registry import Command
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--pipeline_code", metavar="P", help="check only this pipeline (cycles still span all)"
+    vocabulary.pipeline(
+        parser, required=False, help="check only this pipeline (cycles still span all)"
     )
 
 

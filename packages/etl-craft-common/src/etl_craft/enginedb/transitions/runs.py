@@ -42,7 +42,7 @@ def create_run(
         found = f"run {existing['pipeline_run_id']} ({existing['status']})" if existing else "a run"
         raise RunStateError(
             f"pipeline {pipeline_id} already has {found} with run key {run_key!r}; a run key "
-            "names one run: act on that run with --run-id, or use another key"
+            "names one run: act on that run with --run, or use another key"
         )
     run_id = int(row["pipeline_run_id"])
     notify(conn, Entity.RUN, run_id, RunStatus.QUEUED.value)

@@ -8,8 +8,7 @@ from datetime import date
 from enum import StrEnum
 
 from etl_craft.core.errors import MetadataError
-from etl_craft.warehouse.ledger import DEFAULT_LEDGER_SCHEMA
-from etl_craft.warehouse.targets import TargetObject, is_identifier
+from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject, is_identifier
 
 
 class Action(StrEnum):
