@@ -157,6 +157,11 @@ def create_table(target: str, columns: Sequence[Column]) -> Statement:
     return Statement(f"CREATE TABLE {target} (\n{definitions}\n)")
 
 
+def identity(type_text: str) -> str:
+    """A column of ``type_text`` the warehouse numbers 1, 2, ... in the order rows arrive."""
+    return f"{type_text} IDENTITY(1, 1) ORDER"
+
+
 def add_column(target: str, column: Column) -> Statement:
     return Statement(f"ALTER TABLE {target} ADD COLUMN {column.name} {column.type}")
 
@@ -184,16 +189,58 @@ def update_from(
     assignments: dict[str, Value],
     condition: str,
 ) -> Statement:
-    if dialect.capabilities.update_strategy is not UpdateStrategy.UPDATE_FROM:
-        raise WarehouseError(
-            f"the {dialect.name} warehouse updates through {dialect.capabilities.update_strategy}, "
-            "which etl-craft doesn't render yet; use a PostgreSQL or DuckDB warehouse"
-        )
+    """The target's rows matching a source row (one per key) and ``condition``, updated."""
     expressions, params = _render(list(assignments.values()))
     sets = ", ".join(f"{name} = {sql}" for name, sql in zip(assignments, expressions, strict=True))
+    strategy = dialect.capabilities.update_strategy
+    if strategy is UpdateStrategy.MERGE:
+        return Statement(
+            f"MERGE INTO {target} AS t USING {source} AS d\nON {keys_match(keys)}\n"
+            f"WHEN MATCHED AND ({condition}) THEN UPDATE SET {sets}",
+            params,
+        )
+    if strategy is not UpdateStrategy.UPDATE_FROM:
+        raise WarehouseError(
+            f"the {dialect.name} warehouse updates through {strategy}, which etl-craft doesn't "
+            "render as a statement: its actions compute the target's new state instead"
+        )
     return Statement(
         f"UPDATE {target} AS t SET {sets}\nFROM {source} AS d\n"
         f"WHERE {keys_match(keys)} AND ({condition})",
+        params,
+    )
+
+
+def fence_upsert(dialect: Dialect, table: str, values: Sequence[Value]) -> Statement:
+    """Claim a task run's fence row for an attempt, unless a later attempt holds it.
+
+    Where the warehouse has INSERT ... ON CONFLICT the statement returns the claimed id, and no
+    row when refused; a MERGE returns nothing, so the caller reads the row back.
+    """
+    names = "task_run_id, attempt_id, fenced_at"
+    listed, params = _render(values)
+    if dialect.capabilities.update_strategy is UpdateStrategy.MERGE:
+        aliased = ", ".join(
+            f"{sql} AS {name}" for sql, name in zip(listed, names.split(", "), strict=True)
+        )
+        return Statement(
+            f"MERGE INTO {table} AS f USING (SELECT {aliased}) AS e\n"
+            "ON f.task_run_id = e.task_run_id\n"
+            "WHEN MATCHED AND f.attempt_id <= e.attempt_id THEN UPDATE\n"
+            "SET attempt_id = e.attempt_id, fenced_at = e.fenced_at\n"
+            f"WHEN NOT MATCHED THEN INSERT ({names})\n"
+            "VALUES (e.task_run_id, e.attempt_id, e.fenced_at)",
+            params,
+        )
+    # The conflicting row is locked even where the WHERE refuses the update, so a later writer
+    # waits for this transaction and then reads the id it leaves.
+    return Statement(
+        f"INSERT INTO {table} AS f ({names})\n"
+        f"VALUES ({', '.join(listed)})\n"
+        "ON CONFLICT (task_run_id) DO UPDATE\n"
+        "SET attempt_id = EXCLUDED.attempt_id, fenced_at = EXCLUDED.fenced_at\n"
+        "WHERE f.attempt_id <= EXCLUDED.attempt_id\n"
+        "RETURNING attempt_id",
         params,
     )
 
