@@ -21,7 +21,7 @@ from etl_craft.core.errors import StaleTransitionError
 from etl_craft.core.time import utc_now
 from etl_craft.warehouse import ledger, statements
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.dialect import UpdateStrategy
+from etl_craft.warehouse.dialect import Upsert
 from etl_craft.warehouse.ledger import (
     DEFAULT_LEDGER_SCHEMA,
     LedgerEntry,
@@ -50,12 +50,15 @@ def take_fence(
         bound(dialect, attempt_id, "BIGINT"),
         bound(dialect, utc_now(), "TIMESTAMP WITH TIME ZONE"),
     ]
-    statement = statements.fence_upsert(dialect, table.sql, values)
     purpose = f"take the fence of task run {task_run_id} for attempt {attempt_id}"
-    if dialect.capabilities.update_strategy is UpdateStrategy.MERGE:
-        conn.execute(purpose, statement.sql, statement.params)
-    elif conn.fetch_all(purpose, statement.sql, statement.params):
-        return
+    upserts = statements.fence_upsert(dialect, table.sql, values, task_run_id)
+    if dialect.capabilities.upsert is Upsert.ON_CONFLICT:
+        [statement] = upserts
+        if conn.fetch_all(purpose, statement.sql, statement.params):
+            return
+    else:
+        for statement in upserts:
+            conn.execute(purpose, statement.sql, statement.params)
     holder = conn.fetch_value(
         f"read the fence of task run {task_run_id}",
         f"SELECT attempt_id FROM {table.sql} WHERE task_run_id = {dialect.placeholder}",
