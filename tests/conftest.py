@@ -18,6 +18,7 @@ from tests.fixtures.databases import (
     sqlite_copy,
     unique_name,
 )
+from tests.fixtures.snowflake import Emulator, fakesnow_server
 
 DIALECTS = ("sqlite", "postgresql")
 
@@ -108,3 +109,10 @@ def engine_db(engine_url: str) -> Iterator[EngineDB]:
     db = EngineDB(engine_url)
     yield db
     db.dispose()
+
+
+@pytest.fixture(scope="session")
+def snowflake_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    """One emulated Snowflake for the whole session; each test takes a database of its own."""
+    with fakesnow_server(tmp_path_factory.mktemp("fakesnow") / "fakesnow.log") as emulator:
+        yield emulator

@@ -11,8 +11,9 @@ from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.fixtures.snowflake import Emulator
 
-WAREHOUSES = ("postgresql", "duckdb")
+WAREHOUSES = ("postgresql", "duckdb", "snowflake")
 
 
 @pytest.fixture(scope="module")
@@ -33,12 +34,19 @@ def warehouse_location(warehouse_kind: str, request: pytest.FixtureRequest, tmp_
     """A PostgreSQL URL or a DuckDB file path, for opening more connections to one warehouse."""
     if warehouse_kind == "postgresql":
         return str(request.getfixturevalue("pg_warehouse_url"))
+    if warehouse_kind == "snowflake":
+        emulator: Emulator = request.getfixturevalue("snowflake_emulator")
+        return f"{emulator.host}:{emulator.port}/{emulator.new_database()}"
     return str(tmp_path / "warehouse.duckdb")
 
 
 def open_warehouse(kind: str, location: str) -> WarehouseConnection:
     if kind == "postgresql":
         return PostgreSQLConnection(location)
+    if kind == "snowflake":
+        address, database = location.split("/")
+        host, port = address.split(":")
+        return Emulator(host, int(port)).connect(database)
     return DuckDBConnection(location)
 
 

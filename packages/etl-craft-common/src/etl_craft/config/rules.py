@@ -38,6 +38,7 @@ VARIABLE_SUFFIX = "_variable"
 class WarehouseType(StrEnum):
     POSTGRESQL = "postgresql"
     DUCKDB = "duckdb"
+    SNOWFLAKE = "snowflake"
 
 
 class OrchestrationMode(StrEnum):
@@ -283,6 +284,20 @@ KEYS: dict[str, dict[str, Parser]] = {
         "path": database_path,
         "ledger_schema": code,
         "max_queries": bounded(ranges.CONNECTIONS),
+        # Snowflake (WAREHOUSE_FORMS says which keys each type takes).
+        "account": text,
+        "user": text,
+        "role": text,
+        "warehouse": text,
+        "database": code,
+        "schema": code,
+        "password_variable": variable_name,
+        "key_file": any_path,
+        "private_key_passphrase_variable": variable_name,
+        # Another endpoint than the account's own (a private link, or an emulator in tests).
+        "host": text,
+        "port": bounded(ranges.PORT),
+        "protocol": one_of(("https", "http")),
     },
     "Email": {
         "host": text,

@@ -256,6 +256,24 @@ WAREHOUSE_FORMS: dict[WarehouseType, WarehouseForm] = {
     WarehouseType.DUCKDB: WarehouseForm(
         required=(("path", "a DuckDB file in the project such as warehouse.duckdb, or :memory:"),),
     ),
+    WarehouseType.SNOWFLAKE: WarehouseForm(
+        required=(
+            ("account", "the account identifier such as myorg-myaccount"),
+            ("user", "the service user's name"),
+            ("database", "the database etl-craft writes, such as ANALYTICS"),
+        ),
+        optional=(
+            "role",
+            "warehouse",
+            "schema",
+            "password_variable",
+            "key_file",
+            "private_key_passphrase_variable",
+            "host",
+            "port",
+            "protocol",
+        ),
+    ),
 }
 
 
