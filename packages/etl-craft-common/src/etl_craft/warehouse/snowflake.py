@@ -46,6 +46,12 @@ log = logging.getLogger("etl_craft.warehouse")
 
 _ISO = "'YYYY-MM-DD\"T\"HH24:MI:SS.FF6'"
 _DDL = re.compile(r"\s*(CREATE|ALTER|DROP|COMMENT|GRANT|REVOKE|UNDROP|TRUNCATE)\b", re.IGNORECASE)
+# The DDL of an attempt's own scratch tables (temporary, named etl_...), which a rehearsal runs.
+_SCRATCH_DDL = re.compile(
+    r"\s*(CREATE TEMPORARY TABLE|DROP TABLE IF EXISTS etl_|ALTER TABLE etl_)", re.IGNORECASE
+)
+_WRITE = re.compile(r"\s*(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
+_SCRATCH_WRITE = re.compile(r"\s*(INSERT INTO|UPDATE|DELETE FROM|MERGE INTO) etl_", re.IGNORECASE)
 # A probe that changes nothing: on a live account ALTER TABLE IF EXISTS of a missing table
 # succeeds; an emulator that lacks SWAP WITH refuses it as syntax.
 _SWAP_PROBE = "ALTER TABLE IF EXISTS etl_craft_swap_probe_a SWAP WITH etl_craft_swap_probe_b"
@@ -241,7 +247,7 @@ def connect_arguments(options: Mapping[str, str], secrets: Mapping[str, str]) ->
         # A local endpoint (an emulator) has no telemetry service to send to, and answers an
         # error it can't describe with HTTP 500, which the connector would retry for minutes.
         arguments["session_parameters"]["CLIENT_OUT_OF_BAND_TELEMETRY_ENABLED"] = False
-        arguments["network_timeout"] = 30
+        arguments["network_timeout"] = 10
     return arguments
 
 
@@ -264,6 +270,9 @@ class SnowflakeConnection(WarehouseConnection):
                 upsert=Upsert.UPDATE_THEN_INSERT,
             )
             self.dialect.capabilities = capabilities  # type: ignore[misc]
+        self._database: str | None = None
+        self._rehearsing = False
+        self._wrote = False  # the open transaction wrote a table other than a scratch one
         self._wanted = False  # a transaction was begun here
         self._open_on_server = False  # and Snowflake has opened it
 
@@ -286,7 +295,20 @@ class SnowflakeConnection(WarehouseConnection):
         return True
 
     def current_database(self) -> str:
-        return str(self._fetch_all("SELECT CURRENT_DATABASE()", ())[0][0])
+        # The session never runs USE: the database it logged in to stays its own.
+        if self._database is None:
+            self._database = str(self._fetch_all("SELECT CURRENT_DATABASE()", ())[0][0])
+        return self._database
+
+    @contextmanager
+    def rehearsal(self, target: TargetObject | None = None) -> Iterator[None]:
+        # Snowflake can't roll DDL back: a rehearsal refuses any but its own scratch tables'.
+        self._rehearsing = True
+        try:
+            with super().rehearsal(target):
+                yield
+        finally:
+            self._rehearsing = False
 
     def columns(self, target: TargetObject) -> tuple[Column, ...]:
         # The catalog says whether it exists; DESCRIBE gives each type in full (precision).
@@ -311,6 +333,11 @@ class SnowflakeConnection(WarehouseConnection):
         )
 
     def stage_columns(self, stage: str) -> tuple[Column, ...]:
+        described = self.fetch_all(f"describe {stage}", f"DESCRIBE TABLE {stage}")
+        if described:
+            return tuple(Column(str(row[0]), str(row[1])) for row in described)
+        # An endpoint whose DESCRIBE doesn't see temporary tables (the emulator): the types
+        # from the result's description, where a VARCHAR's length may be the largest one.
         sql, _ = self.dialect.stage_columns_query(stage)
         log.debug("read the columns of %s:\n%s", stage, sql)
         cursor = self._run(sql, ())
@@ -350,12 +377,23 @@ class SnowflakeConnection(WarehouseConnection):
         return [tuple(row) for row in self._run(sql, params).fetchall()]
 
     def _run(self, sql: str, params: Sequence[object]) -> Any:
-        if _DDL.match(sql):
+        ddl = _DDL.match(sql) is not None
+        # A rehearsal's writes must stay uncommitted: no DDL after them, none outside scratch.
+        if self._rehearsing and ddl and (self._wrote or not _SCRATCH_DDL.match(sql)):
+            raise WarehouseError(
+                "a rehearsal on Snowflake stops before this statement, because Snowflake "
+                f"commits DDL at once and can't undo it: {sql.splitlines()[0]}; the preview "
+                "counts what the action would do only where it changes no table's definition"
+            )
+        if _WRITE.match(sql) and not _SCRATCH_WRITE.match(sql):
+            self._wrote = True
+        if ddl:
             if self._open_on_server:
                 # Snowflake would commit it before the DDL: said here, so both sides agree
                 # that the next statement starts a new transaction.
                 self._send("COMMIT", ())
                 self._open_on_server = False
+                self._wrote = False
         elif self._wanted and not self._open_on_server:
             self._send("BEGIN", ())
             self._open_on_server = True
@@ -374,13 +412,13 @@ class SnowflakeConnection(WarehouseConnection):
         self._open_on_server = False
 
     def _commit(self) -> None:
-        self._wanted = False
+        self._wanted = self._wrote = False
         if self._open_on_server:
             self._open_on_server = False
             self._send("COMMIT", ())
 
     def _rollback(self) -> None:
-        self._wanted = False
+        self._wanted = self._wrote = False
         if self._open_on_server:
             self._open_on_server = False
             try:
