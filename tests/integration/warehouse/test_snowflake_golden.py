@@ -46,7 +46,10 @@ class Recording(EmulatedSnowflakeConnection):
 @pytest.fixture
 def recorded(snowflake_emulator: Emulator) -> Iterator[Recording]:
     options = snowflake_emulator.options(snowflake_emulator.new_database())
-    conn = Recording(snowflake.connector, connect_arguments(options, {"password": "emulated"}))
+    conn = Recording(
+        snowflake.connector,
+        connect_arguments(options, {"password": "emulated"}, snowflake_emulator.url),
+    )
     conn.sent = []
     conn.execute("create the schema", "CREATE SCHEMA g")
     table(conn, "g.src", SOURCE_COLUMNS, SOURCE_ROWS)

@@ -294,10 +294,6 @@ KEYS: dict[str, dict[str, Parser]] = {
         "password_variable": variable_name,
         "key_file": any_path,
         "private_key_passphrase_variable": variable_name,
-        # Another endpoint than the account's own (a private link, or an emulator in tests).
-        "host": text,
-        "port": bounded(ranges.PORT),
-        "protocol": one_of(("https", "http")),
     },
     "Email": {
         "host": text,

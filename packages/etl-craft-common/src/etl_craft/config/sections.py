@@ -269,9 +269,9 @@ WAREHOUSE_FORMS: dict[WarehouseType, WarehouseForm] = {
             "password_variable",
             "key_file",
             "private_key_passphrase_variable",
-            "host",
-            "port",
-            "protocol",
+            # Another endpoint than the account's own, such as https://host:443 (a private
+            # link) or an emulator's http://127.0.0.1:port.
+            "url",
         ),
     ),
 }

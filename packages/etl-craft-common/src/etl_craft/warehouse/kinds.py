@@ -61,12 +61,14 @@ def _reach_duckdb(warehouse: Warehouse, timeout_seconds: int) -> Reached:
 
 def _connect_snowflake(warehouse: Warehouse) -> WarehouseConnection:
     driver = optional_driver("snowflake.connector", "snowflake", WarehouseType.SNOWFLAKE)
-    return SnowflakeConnection(driver, connect_arguments(warehouse.options, warehouse.secrets))
+    return SnowflakeConnection(
+        driver, connect_arguments(warehouse.options, warehouse.secrets, warehouse.url)
+    )
 
 
 def _reach_snowflake(warehouse: Warehouse, timeout_seconds: int) -> Reached:
     driver = optional_driver("snowflake.connector", "snowflake", WarehouseType.SNOWFLAKE)
-    arguments = connect_arguments(warehouse.options, warehouse.secrets) | {
+    arguments = connect_arguments(warehouse.options, warehouse.secrets, warehouse.url) | {
         "login_timeout": timeout_seconds,
         "network_timeout": timeout_seconds,
     }

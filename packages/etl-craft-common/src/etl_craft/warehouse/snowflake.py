@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.connection import Row, WarehouseConnection
@@ -218,8 +219,11 @@ class SnowflakePublisher(TransactionalPublisher):
         record(conn, entry, fence.ledger_schema)
 
 
-def connect_arguments(options: Mapping[str, str], secrets: Mapping[str, str]) -> dict[str, Any]:
-    """snowflake.connector.connect's arguments from a warehouse profile's keys and secrets."""
+def connect_arguments(
+    options: Mapping[str, str], secrets: Mapping[str, str], url: str | None = None
+) -> dict[str, Any]:
+    """snowflake.connector.connect's arguments from a warehouse profile's keys, its secrets and
+    the endpoint its url names (the account's own when None)."""
     arguments: dict[str, Any] = {
         "account": options["account"],
         "user": options["user"],
@@ -232,18 +236,21 @@ def connect_arguments(options: Mapping[str, str], secrets: Mapping[str, str]) ->
         # Pinned so timestamps read and hash the same whatever the account's default zone.
         "session_parameters": {"TIMEZONE": "UTC", "QUERY_TAG": "etl-craft"},
     }
-    for key in ("role", "warehouse", "host", "protocol"):
+    for key in ("role", "warehouse"):
         if key in options:
             arguments[key] = options[key]
-    if "port" in options:
-        arguments["port"] = int(options["port"])
+    if url is not None:
+        endpoint = urlsplit(url)
+        arguments["protocol"] = endpoint.scheme or "https"
+        arguments["host"] = endpoint.hostname
+        arguments["port"] = endpoint.port or (443 if arguments["protocol"] == "https" else 80)
     if "password" in secrets:
         arguments["password"] = secrets["password"]
     if "key_file" in options:
         arguments["private_key_file"] = options["key_file"]
         if "private_key_passphrase" in secrets:
             arguments["private_key_file_pwd"] = secrets["private_key_passphrase"]
-    if options.get("protocol") == "http":
+    if arguments.get("protocol") == "http":
         # A local endpoint (an emulator) has no telemetry service to send to, and answers an
         # error it can't describe with HTTP 500, which the connector would retry for minutes.
         arguments["session_parameters"]["CLIENT_OUT_OF_BAND_TELEMETRY_ENABLED"] = False
