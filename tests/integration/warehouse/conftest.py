@@ -35,7 +35,6 @@ SNOWFLAKE_CONTRACT = frozenset(
         "test_concurrency",
         "test_snowflake_golden",
         "test_snowflake_live",
-        "test_rehearsal",
     }
 )
 

@@ -21,8 +21,10 @@ import snowflake.connector
 from etl_craft.handlers.sql import Action, run_sql_action
 from etl_craft.handlers.sql.spec import DeleteMode, MissingKeys
 from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.dialect import Upsert
 from etl_craft.warehouse.ledger import applied
-from etl_craft.warehouse.snowflake import connect_arguments
+from etl_craft.warehouse.snowflake import SnowflakeDialect, connect_arguments
+from etl_craft.warehouse.statements import bound, fence_upsert
 from tests.fixtures.snowflake import EmulatedSnowflakeConnection, Emulator
 from tests.integration.warehouse.helpers import PIPELINE_ID, run, spec, table
 
@@ -135,3 +137,21 @@ def test_statements_sent_match_the_golden_file(recorded: Recording, case: str) -
         f"the statements {action} sends differ from {golden}; if the change is intended, "
         "regenerate with ETL_CRAFT_UPDATE_GOLDEN=1 and review the diff"
     )
+
+
+def test_the_fence_merge_a_live_account_is_sent_matches_the_golden_file() -> None:
+    """Rendered, not sent: the emulator runs MERGE only outside a transaction."""
+    dialect = SnowflakeDialect()
+    assert dialect.capabilities.upsert is Upsert.MERGE
+    values = [
+        bound(dialect, 33, "BIGINT"),
+        bound(dialect, 7, "BIGINT"),
+        bound(dialect, None, "TIMESTAMP WITH TIME ZONE"),
+    ]
+    statements = fence_upsert(dialect, "etl_craft.task_run_fence", values, 33)
+    sent = normalized([statement.sql for statement in statements])
+    golden = GOLDEN / "fence_merge.sql"
+    if os.environ.get("ETL_CRAFT_UPDATE_GOLDEN"):
+        golden.write_text(sent)
+    assert sent == golden.read_text()
+    assert [statement.params for statement in statements] == [[33, 7, None]]
