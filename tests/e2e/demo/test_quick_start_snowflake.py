@@ -76,6 +76,8 @@ def snowflake_counts(emulator: Emulator) -> dict[str, int]:
         }
 
 
+# Five pipelines at tens of milliseconds a statement on the emulator, then the same on DuckDB.
+@pytest.mark.timeout(1200)
 def test_the_demo_runs_on_snowflake_with_the_row_counts_it_has_on_duckdb(
     tmp_path: Path, engine_url: str, snowflake_emulator: Emulator
 ) -> None:
