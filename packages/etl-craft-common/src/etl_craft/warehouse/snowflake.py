@@ -297,7 +297,14 @@ class SnowflakeConnection(WarehouseConnection):
     def _swaps(self) -> bool:
         try:
             self._conn.cursor().execute(_SWAP_PROBE)
-        except self._driver.Error:
+        except self._driver.Error as error:
+            log.warning(
+                "this Snowflake endpoint refuses ALTER TABLE ... SWAP WITH (%s): replacing by "
+                "DELETE and INSERT, and claiming the fence row by UPDATE then INSERT, which "
+                "relies on the endpoint enforcing the fence table's key; a live account never "
+                "refuses it (check the role's grants on the session's schema if this is one)",
+                " ".join(str(error).split())[:200],
+            )
             return False
         return True
 
