@@ -20,6 +20,7 @@ from tests.fixtures.databases import (
     unique_name,
 )
 from tests.fixtures.secret_servers import AWS_CREDENTIALS, moto_server
+from tests.fixtures.snowflake import Emulator, fakesnow_server
 from tests.fixtures.stores import new_bucket
 
 DIALECTS = ("sqlite", "postgresql")
@@ -127,3 +128,9 @@ def s3_store(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> StoreSettings:
     for name, value in AWS_CREDENTIALS.items():
         monkeypatch.setenv(name, value)
     return new_bucket(moto_url)
+
+
+def snowflake_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    """One emulated Snowflake for the whole session; each test takes a database of its own."""
+    with fakesnow_server(tmp_path_factory.mktemp("fakesnow") / "fakesnow.log") as emulator:
+        yield emulator

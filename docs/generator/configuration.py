@@ -73,9 +73,11 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "the guards by `init-db` and `migrate`; `setup --print-grants` prints its GRANTs.",
     },
     "Warehouse": {
-        "type": "`postgresql`, `duckdb` or `iceberg`.",
+        "type": "`postgresql`, `duckdb`, `iceberg`, `snowflake` or `spark`.",
         "url": "With `type: postgresql`: its SQLAlchemy URL, the password as `${VARIABLE}`. "
-        "With `type: iceberg`: the PostgreSQL database of the Iceberg catalog.",
+        "With `type: iceberg`: the PostgreSQL database of the Iceberg catalog. "
+        "With `type: snowflake`: another endpoint than the account's own, such as a private "
+        "link's `https://host`.",
         "path": "With `type: duckdb`: a DuckDB file in the project, such as "
         "`data/warehouse.duckdb`, or `:memory:`. With `type: iceberg`: a SQLite file for the "
         "Iceberg catalog, such as `data/lakehouse.db`.",
@@ -87,6 +89,18 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "table and the `rejected__*` tables of REJECT rules: a code.",
         "max_queries": "Most attempts of warehouse tasks (SQL, BUSINESS_RULES, EMAIL_ALERT) "
         "queued or running at once in the project; unset means no limit.",
+        "account": "With `type: snowflake`: the account identifier, such as `myorg-myaccount`.",
+        "user": "With `type: snowflake`: the service user's name.",
+        "role": "With `type: snowflake`: the role the session uses; the user's default if unset.",
+        "warehouse": "With `type: snowflake`: the virtual warehouse that runs the statements; "
+        "the user's default if unset.",
+        "database": "With `type: snowflake`: the database the targets are in.",
+        "schema": "With `type: snowflake`: the session's schema, where scratch tables go; "
+        "`PUBLIC` if unset.",
+        "password_variable": "With `type: snowflake`: the variable holding the user's password.",
+        "key_file": "With `type: snowflake`: the private key file of key-pair authentication.",
+        "private_key_passphrase_variable": "With `type: snowflake`: the variable holding the "
+        "key file's passphrase, when it has one.",
     },
     "Email": {
         "host": "The SMTP relay's host name, such as `smtp.example.com`. Required.",

@@ -16,8 +16,9 @@ from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.databases import create_database, drop_database, unique_name
+from tests.fixtures.snowflake import LIVE, Emulator, live_connection
 
-WAREHOUSES = ("postgresql", "duckdb", "iceberg-sqlite", "iceberg-postgresql")
+WAREHOUSES = ("postgresql", "duckdb", "iceberg-sqlite", "iceberg-postgresql", "snowflake")
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +29,30 @@ def pg_warehouse_url(pg_admin_url: str) -> Iterator[str]:
     drop_database(pg_admin_url, name)
 
 
+# The emulated Snowflake answers a statement in tens of milliseconds, so it runs the contract
+# (every action, SCD1 and SCD2, evolution, appends, fencing and the golden SQL) and not every
+# module; the live suite (-m cloud) runs the same modules against an account.
+SNOWFLAKE_CONTRACT = frozenset(
+    {
+        "test_actions",
+        "test_fence",
+        "test_hash_and_evolution",
+        "test_concurrency",
+        "test_snowflake_golden",
+        "test_snowflake_live",
+    }
+)
+
+
 @pytest.fixture(params=WAREHOUSES)
 def warehouse_kind(request: pytest.FixtureRequest) -> str:
+    if request.param == "snowflake" and request.module.__name__.split(".")[-1] not in (
+        SNOWFLAKE_CONTRACT
+    ):
+        pytest.skip(
+            "the emulated Snowflake runs the warehouse contract's modules only "
+            "(tests/integration/warehouse/conftest.py SNOWFLAKE_CONTRACT), to keep CI short"
+        )
     return str(request.param)
 
 
@@ -43,6 +66,9 @@ def warehouse_location(warehouse_kind: str, request: pytest.FixtureRequest, tmp_
         return f"{tmp_path / 'catalog.db'} {tmp_path / 'lakehouse'}"
     if warehouse_kind == "iceberg-postgresql":
         return f"{request.getfixturevalue('pg_warehouse_url')} {tmp_path / 'lakehouse'}"
+    if warehouse_kind == "snowflake":
+        emulator: Emulator = request.getfixturevalue("snowflake_emulator")
+        return f"{emulator.host}:{emulator.port}/{emulator.new_database()}"
     return str(tmp_path / "warehouse.duckdb")
 
 
@@ -51,6 +77,12 @@ def open_warehouse(kind: str, location: str) -> WarehouseConnection:
         return PostgreSQLConnection(location)
     if kind.startswith("iceberg"):
         return connect(iceberg_warehouse(location))
+    if kind == "snowflake" and location == LIVE:
+        return live_connection()
+    if kind == "snowflake":
+        address, database = location.split("/")
+        host, port = address.split(":")
+        return Emulator(host, int(port)).connect(database)
     return DuckDBConnection(location)
 
 

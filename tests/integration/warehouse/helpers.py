@@ -22,9 +22,8 @@ from etl_craft.handlers.sql.spec import (
 )
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import Publication
-from etl_craft.warehouse.ledger import DEFAULT_LEDGER_SCHEMA
 from etl_craft.warehouse.substitution import TokenValues, substitute
-from etl_craft.warehouse.targets import TargetObject
+from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject
 
 # Attempt ids are unique across tests, because the ledger of a module's database is shared.
 _ATTEMPTS = itertools.count(random.randrange(1, 2**40))

@@ -80,8 +80,12 @@ def test_evolution_adds_full_types(warehouse: WarehouseConnection, schema: str) 
     run(warehouse, Action.APPEND_TABLE, target, added, task_run_id=2, evolve=True)
     types = dict(definition(warehouse, target))
     for name, kind in definition(warehouse, stage)[1:]:
+        if warehouse.dialect.name == "snowflake" and kind.startswith("VARCHAR"):
+            # The emulator describes a temporary table's text columns at the largest length.
+            assert types[name] in (kind, "VARCHAR(16777216)")
+            continue
         assert types[name] == kind
-    assert types["amount"].lower() in ("numeric(12,2)", "decimal(12,2)")
+    assert types["amount"].lower() in ("numeric(12,2)", "decimal(12,2)", "number(12,2)")
     assert rows(warehouse, target, "id, amount, label") == [(1, None, None), (2, "2.50", "x")]
 
 

@@ -318,7 +318,7 @@ Engine:
   path: engine.db
   path: other.db
 Warehouse:
-  type: snowflake
+  type: oracle
 Email:
   host: smtp.example.com
   from_address: etl@example.com
@@ -342,7 +342,7 @@ Extras: {}
         13,
     ]
     assert "profile 'staging' (from the profile argument)" in lines[0]
-    assert "Warehouse.type is 'snowflake'; expected one of postgresql, duckdb" in lines[2]
+    assert "Warehouse.type is 'oracle'; expected one of postgresql, duckdb, snowflake" in lines[2]
 
 
 def test_invalid_yaml_is_refused_with_its_line(tmp_path: Path) -> None:

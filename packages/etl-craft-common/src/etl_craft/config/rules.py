@@ -40,6 +40,7 @@ class WarehouseType(StrEnum):
     POSTGRESQL = "postgresql"
     DUCKDB = "duckdb"
     ICEBERG = "iceberg"
+    SNOWFLAKE = "snowflake"
 
 
 class OrchestrationMode(StrEnum):
@@ -297,6 +298,16 @@ KEYS: dict[str, dict[str, Parser]] = {
         "max_queries": bounded(ranges.CONNECTIONS),
         "location": text,
         "catalog_name": code,
+        # Snowflake (WAREHOUSE_FORMS says which keys each type takes).
+        "account": text,
+        "user": text,
+        "role": text,
+        "warehouse": text,
+        "database": code,
+        "schema": code,
+        "password_variable": variable_name,
+        "key_file": any_path,
+        "private_key_passphrase_variable": variable_name,
     },
     "Email": {
         "host": text,

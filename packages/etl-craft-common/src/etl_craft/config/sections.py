@@ -281,6 +281,24 @@ WAREHOUSE_FORMS: dict[WarehouseType, WarehouseForm] = {
     WarehouseType.ICEBERG: WarehouseForm(
         required=(), optional=("url", "path", "location", "catalog_name")
     ),
+    WarehouseType.SNOWFLAKE: WarehouseForm(
+        required=(
+            ("account", "the account identifier such as myorg-myaccount"),
+            ("user", "the service user's name"),
+            ("database", "the database etl-craft writes, such as ANALYTICS"),
+        ),
+        optional=(
+            "role",
+            "warehouse",
+            "schema",
+            "password_variable",
+            "key_file",
+            "private_key_passphrase_variable",
+            # Another endpoint than the account's own, such as https://host:443 (a private
+            # link) or an emulator's http://127.0.0.1:port.
+            "url",
+        ),
+    ),
 }
 
 

@@ -99,6 +99,11 @@ class WarehouseConnection(ABC):
         rows = self.fetch_all(f"read the columns of {stage}", sql, params)
         return tuple(Column(str(name), str(kind)) for name, kind in rows)
 
+    def numbered_columns(self, target: TargetObject) -> frozenset[str]:
+        """Lower-case names of the columns the warehouse numbers itself (identity columns):
+        inserts leave them out. Only warehouses with Capabilities.identity_columns have any."""
+        return frozenset()
+
     def exists(self, target: TargetObject) -> bool:
         return bool(self.columns(target))
 

@@ -53,6 +53,16 @@ class QueryCancel(StrEnum):
     TAG = "TAG"  # the session's operations carry a tag that is interrupted as one
 
 
+class Upsert(StrEnum):
+    """How a row is inserted or, when its key is there, updated (the fence row)."""
+
+    ON_CONFLICT = "ON_CONFLICT"  # INSERT ... ON CONFLICT DO UPDATE ... RETURNING
+    MERGE = "MERGE"  # MERGE ... WHEN MATCHED THEN UPDATE WHEN NOT MATCHED THEN INSERT
+    # UPDATE, then INSERT ... WHERE NOT EXISTS: for a warehouse that enforces the key's
+    # uniqueness, so two first inserts can't both commit.
+    UPDATE_THEN_INSERT = "UPDATE_THEN_INSERT"
+
+
 class IdentifierCase(StrEnum):
     LOWER = "lower"
     UPPER = "upper"
@@ -79,6 +89,7 @@ class Capabilities:
     # otherwise etl-craft numbers new rows from MAX(ROW_ID) under the target's mutation lock.
     identity_columns: bool = False
     query_cancel: QueryCancel = QueryCancel.NONE
+    upsert: Upsert = Upsert.ON_CONFLICT
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ from contextlib import contextmanager
 from etl_craft.core.counts import Counts
 from etl_craft.core.errors import StaleTransitionError
 from etl_craft.core.time import utc_now
-from etl_craft.warehouse import ledger
+from etl_craft.warehouse import ledger, statements
 from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.dialect import Upsert
 from etl_craft.warehouse.ledger import LedgerEntry, ensure_ledger, fence_table
 from etl_craft.warehouse.publication import Fence, Publisher
 from etl_craft.warehouse.statements import bound
@@ -44,24 +45,22 @@ def take_fence(
         bound(dialect, attempt_id, "BIGINT"),
         bound(dialect, utc_now(), "TIMESTAMP WITH TIME ZONE"),
     ]
-    # The conflicting row is locked even where the WHERE refuses the update, so a later writer
-    # waits for this transaction and then reads the id it leaves.
-    sql = (
-        f"INSERT INTO {table.sql} AS f (task_run_id, attempt_id, fenced_at)\n"
-        f"VALUES ({', '.join(value.sql for value in values)})\n"
-        "ON CONFLICT (task_run_id) DO UPDATE\n"
-        "SET attempt_id = EXCLUDED.attempt_id, fenced_at = EXCLUDED.fenced_at\n"
-        "WHERE f.attempt_id <= EXCLUDED.attempt_id\n"
-        "RETURNING attempt_id"
-    )
     purpose = f"take the fence of task run {task_run_id} for attempt {attempt_id}"
-    if conn.fetch_all(purpose, sql, [value.param for value in values]):
-        return
+    upserts = statements.fence_upsert(dialect, table.sql, values, task_run_id)
+    if dialect.capabilities.upsert is Upsert.ON_CONFLICT:
+        [statement] = upserts
+        if conn.fetch_all(purpose, statement.sql, statement.params):
+            return
+    else:
+        for statement in upserts:
+            conn.execute(purpose, statement.sql, statement.params)
     holder = conn.fetch_value(
         f"read the fence of task run {task_run_id}",
         f"SELECT attempt_id FROM {table.sql} WHERE task_run_id = {dialect.placeholder}",
         [task_run_id],
     )
+    if holder == attempt_id:
+        return
     raise StaleTransitionError(
         f"attempt {attempt_id} of task run {task_run_id} is refused its warehouse commit: the "
         f"later attempt {holder} of the same task run has already published, and its result "

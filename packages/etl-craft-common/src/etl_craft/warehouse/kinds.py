@@ -14,11 +14,12 @@ from types import ModuleType
 
 from etl_craft.config.rules import WarehouseType
 from etl_craft.config.sections import Warehouse
-from etl_craft.core.errors import ConfigurationError
+from etl_craft.core.errors import ConfigurationError, WarehouseError
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from etl_craft.warehouse.reach import Reached, reach_duckdb, reach_postgresql
+from etl_craft.warehouse.snowflake import SnowflakeConnection, connect_arguments
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,37 @@ def _reach_iceberg(warehouse: Warehouse, timeout_seconds: int) -> Reached:
     return reached
 
 
+def _connect_snowflake(warehouse: Warehouse) -> WarehouseConnection:
+    driver = optional_driver("snowflake.connector", "snowflake", WarehouseType.SNOWFLAKE)
+    return SnowflakeConnection(
+        driver, connect_arguments(warehouse.options, warehouse.secrets, warehouse.url)
+    )
+
+
+def _reach_snowflake(warehouse: Warehouse, timeout_seconds: int) -> Reached:
+    driver = optional_driver("snowflake.connector", "snowflake", WarehouseType.SNOWFLAKE)
+    arguments = connect_arguments(warehouse.options, warehouse.secrets, warehouse.url) | {
+        "login_timeout": timeout_seconds,
+        "network_timeout": timeout_seconds,
+    }
+    where = f"account {arguments['account']}, database {arguments['database']}"
+    try:
+        conn = driver.connect(**arguments)
+        try:
+            cursor = conn.cursor()
+            cursor.execute("SELECT CURRENT_VERSION()")
+            version = cursor.fetchone()
+        finally:
+            conn.close()
+    except driver.Error as error:
+        reason = " ".join(str(error).split())
+        raise WarehouseError(
+            f"the Snowflake warehouse ({where}) does not answer within {timeout_seconds} s: "
+            f"{reason}"
+        ) from error
+    return Reached(f"Snowflake {version[0] if version else '?'} at {where}")
+
+
 def _required(warehouse: Warehouse, value: str | None, key: str) -> str:
     if value is None:
         raise ConfigurationError(
@@ -91,6 +123,9 @@ KINDS: dict[WarehouseType, WarehouseKind] = {
     # DuckDB runs every statement on Iceberg tables: their SQL is DuckDB's.
     WarehouseType.ICEBERG: WarehouseKind(
         WarehouseType.ICEBERG, "duckdb", _connect_iceberg, _reach_iceberg
+    ),
+    WarehouseType.SNOWFLAKE: WarehouseKind(
+        WarehouseType.SNOWFLAKE, "snowflake", _connect_snowflake, _reach_snowflake
     ),
 }
 

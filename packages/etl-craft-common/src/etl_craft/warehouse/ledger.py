@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from etl_craft.core.counts import Counts
-from etl_craft.core.errors import ConfigurationError
+from etl_craft.core.errors import ConfigurationError, WarehouseError
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import Column
 from etl_craft.warehouse.statements import add_column, bound, create_schema, create_table
@@ -88,7 +88,13 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
                 continue
             conn.lock_schema(schema)
             conn.execute(f"create the ledger schema {schema}", create_schema(schema).sql)
-            conn.execute(f"create the ledger {table}", create_table(table.sql, columns).sql)
+            try:
+                conn.execute(f"create the ledger {table}", create_table(table.sql, columns).sql)
+            except WarehouseError:
+                # Where DDL runs outside the transaction (Snowflake), no lock holds off another
+                # first writer: the table it created is the one wanted.
+                if not conn.exists(table):
+                    raise
 
 
 def _add_missing(

@@ -114,7 +114,9 @@ def judge_current_versions(select: str, scope: Scope, dialect: str) -> str:
     for table in [node for node in tree.find_all(exp.Table) if _names(node, scope.target)]:
         alias = table.alias_or_name
         rows = f"SELECT * FROM {scope.target.sql} {scope.target.table} WHERE {_where(live)}"
-        table.replace(exp.Subquery(this=sqlglot.parse_one(rows, read=dialect), alias=alias))
+        # A TableAlias node, not a bare name: Snowflake's generator reads the alias's columns.
+        named = exp.TableAlias(this=exp.to_identifier(alias))
+        table.replace(exp.Subquery(this=sqlglot.parse_one(rows, read=dialect), alias=named))
     return tree.sql(dialect=dialect)
 
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from sqlglot import exp
 
 from etl_craft.core.errors import WarehouseError
-from etl_craft.warehouse.dialect import Column, Dialect, UpdateStrategy
+from etl_craft.warehouse.dialect import Column, Dialect, UpdateStrategy, Upsert
 
 
 @dataclass
@@ -157,6 +157,11 @@ def create_table(target: str, columns: Sequence[Column]) -> Statement:
     return Statement(f"CREATE TABLE {target} (\n{definitions}\n)")
 
 
+def identity(type_text: str) -> str:
+    """A column of ``type_text`` the warehouse numbers 1, 2, ... in the order rows arrive."""
+    return f"{type_text} IDENTITY(1, 1) ORDER"
+
+
 def add_column(target: str, column: Column) -> Statement:
     return Statement(f"ALTER TABLE {target} ADD COLUMN {column.name} {column.type}")
 
@@ -184,18 +189,85 @@ def update_from(
     assignments: dict[str, Value],
     condition: str,
 ) -> Statement:
-    if dialect.capabilities.update_strategy is not UpdateStrategy.UPDATE_FROM:
-        raise WarehouseError(
-            f"the {dialect.name} warehouse updates through {dialect.capabilities.update_strategy}, "
-            "which etl-craft doesn't render yet; use a PostgreSQL or DuckDB warehouse"
-        )
+    """The target's rows matching a source row (one per key) and ``condition``, updated."""
     expressions, params = _render(list(assignments.values()))
     sets = ", ".join(f"{name} = {sql}" for name, sql in zip(assignments, expressions, strict=True))
+    strategy = dialect.capabilities.update_strategy
+    if strategy is UpdateStrategy.MERGE:
+        return Statement(
+            f"MERGE INTO {target} AS t USING {source} AS d\nON {keys_match(keys)}\n"
+            f"WHEN MATCHED AND ({condition}) THEN UPDATE SET {sets}",
+            params,
+        )
+    if strategy is not UpdateStrategy.UPDATE_FROM:
+        raise WarehouseError(
+            f"the {dialect.name} warehouse updates through {strategy}, which etl-craft doesn't "
+            "render as a statement: its actions compute the target's new state instead"
+        )
     return Statement(
         f"UPDATE {target} AS t SET {sets}\nFROM {source} AS d\n"
         f"WHERE {keys_match(keys)} AND ({condition})",
         params,
     )
+
+
+def fence_upsert(
+    dialect: Dialect, table: str, values: Sequence[Value], task_run_id: int
+) -> list[Statement]:
+    """Claim a task run's fence row for an attempt, unless a later attempt holds it.
+
+    ``values`` are the task run's id, the attempt's id and the time. INSERT ... ON CONFLICT
+    returns the claimed id, and no row when refused; the other forms return nothing, so the
+    caller reads the row back in the same transaction.
+    """
+    names = "task_run_id, attempt_id, fenced_at"
+    listed, params = _render(values)
+    upsert = dialect.capabilities.upsert
+    if upsert is Upsert.MERGE:
+        aliased = ", ".join(
+            f"{sql} AS {name}" for sql, name in zip(listed, names.split(", "), strict=True)
+        )
+        # MERGE locks the table to commit, and a waiting MERGE then reads the committed row.
+        return [
+            Statement(
+                f"MERGE INTO {table} AS f USING (SELECT {aliased}) AS e\n"
+                "ON f.task_run_id = e.task_run_id\n"
+                "WHEN MATCHED AND f.attempt_id <= e.attempt_id THEN UPDATE\n"
+                "SET attempt_id = e.attempt_id, fenced_at = e.fenced_at\n"
+                f"WHEN NOT MATCHED THEN INSERT ({names})\n"
+                "VALUES (e.task_run_id, e.attempt_id, e.fenced_at)",
+                params,
+            )
+        ]
+    if upsert is Upsert.UPDATE_THEN_INSERT:
+        mark = dialect.placeholder
+        _, attempt, stamp = listed
+        _, attempt_id, fenced_at = params
+        return [
+            Statement(
+                f"UPDATE {table} SET attempt_id = {attempt}, fenced_at = {stamp}\n"
+                f"WHERE task_run_id = {mark} AND attempt_id <= {attempt}",
+                [attempt_id, fenced_at, task_run_id, attempt_id],
+            ),
+            Statement(
+                f"INSERT INTO {table} ({names})\nSELECT {', '.join(listed)}\n"
+                f"WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE task_run_id = {mark})",
+                [*params, task_run_id],
+            ),
+        ]
+    # The conflicting row is locked even where the WHERE refuses the update, so a later writer
+    # waits for this transaction and then reads the id it leaves.
+    return [
+        Statement(
+            f"INSERT INTO {table} AS f ({names})\n"
+            f"VALUES ({', '.join(listed)})\n"
+            "ON CONFLICT (task_run_id) DO UPDATE\n"
+            "SET attempt_id = EXCLUDED.attempt_id, fenced_at = EXCLUDED.fenced_at\n"
+            "WHERE f.attempt_id <= EXCLUDED.attempt_id\n"
+            "RETURNING attempt_id",
+            params,
+        )
+    ]
 
 
 def update_where(target: str, assignments: dict[str, Value], condition: str) -> Statement:

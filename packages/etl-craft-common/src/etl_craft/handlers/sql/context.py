@@ -53,6 +53,13 @@ class Context:
             )
         return columns
 
+    def inserted(self, present: set[str]) -> set[str]:
+        """The target's columns an INSERT writes: those the warehouse numbers itself are left
+        to it (a ROW_ID identity column)."""
+        if not self.conn.dialect.capabilities.identity_columns:
+            return present
+        return present - self.conn.numbered_columns(self.spec.target)
+
     def bind(self, value: object, sql_type: str) -> Value:
         return bound(self.conn.dialect, value, sql_type)
 

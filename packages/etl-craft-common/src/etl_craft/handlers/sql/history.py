@@ -295,7 +295,7 @@ def _open_deletions(ctx: Context, merge: Merge, missing: Missing) -> int:
         column: statements.stage_value(column) for column in sorted(merge.present - MANAGED_NAMES)
     }
     row_id = statements.row_id_value(ctx.target)
-    values = business | ctx.insert_stamps(merge.present, "d.HASH_KEY", row_id)
+    values = business | ctx.insert_stamps(ctx.inserted(merge.present), "d.HASH_KEY", row_id)
     values |= {"DELETE_FLAG": statements.flag(True), "VALID_FROM": missing.close_at}
     source = history.current_of(ctx.target, missing.condition)
     return ctx.run("open deletion versions", statements.insert_from(ctx.target, source, values))

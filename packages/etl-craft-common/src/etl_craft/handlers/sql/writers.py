@@ -56,7 +56,7 @@ def insert_stage(
     """Insert the source's rows (alias d); ``stamps`` replace the default audit values."""
     values = {column.name: statements.stage_value(column.name) for column in business}
     row_id = statements.row_id_value(ctx.target)
-    values |= ctx.insert_stamps(present, change_hash, row_id) | (stamps or {})
+    values |= ctx.insert_stamps(ctx.inserted(present), change_hash, row_id) | (stamps or {})
     with ctx.phases.of(Phase.WRITE):
         return ctx.run("insert rows", statements.insert_from(ctx.target, source, values, where))
 
@@ -68,9 +68,17 @@ def _plain_hash(ctx: Context, stage: Stage, target: tuple[Column, ...]) -> str:
 
 
 def _table_columns(ctx: Context, stage: Stage) -> tuple[Column, ...]:
-    return stage.columns + declared(
-        ctx.conn.dialect, written_columns(history=ctx.spec.history_columns)
-    )
+    dialect = ctx.conn.dialect
+    written = declared(dialect, written_columns(history=ctx.spec.history_columns))
+    if dialect.capabilities.identity_columns:
+        # A new target's ROW_ID is numbered by the warehouse, with no MAX(ROW_ID) read.
+        written = tuple(
+            Column(column.name, statements.identity(column.type))
+            if column.key == "row_id"
+            else column
+            for column in written
+        )
+    return stage.columns + written
 
 
 def _create(ctx: Context, stage: Stage) -> set[str]:

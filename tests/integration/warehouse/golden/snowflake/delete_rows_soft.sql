@@ -1,0 +1,69 @@
+BEGIN
+;
+SELECT COLUMN_NAME, DATA_TYPE FROM <database>.INFORMATION_SCHEMA.COLUMNS
+WHERE TABLE_SCHEMA = UPPER(?) AND TABLE_NAME = UPPER(?)
+ORDER BY ORDINAL_POSITION
+;
+DESCRIBE TABLE <database>.etl_craft.attempt_ledger
+;
+COMMIT
+;
+BEGIN
+;
+SELECT COLUMN_NAME, DATA_TYPE FROM <database>.INFORMATION_SCHEMA.COLUMNS
+WHERE TABLE_SCHEMA = UPPER(?) AND TABLE_NAME = UPPER(?)
+ORDER BY ORDINAL_POSITION
+;
+DESCRIBE TABLE <database>.etl_craft.task_run_fence
+;
+COMMIT
+;
+CREATE TEMPORARY TABLE etl_stage AS SELECT * FROM (
+SELECT id, code, amount FROM g.src WHERE 1 = 1
+) etl_src WHERE 1 = 0
+;
+BEGIN
+;
+DESCRIBE TABLE etl_stage
+;
+SELECT * FROM etl_stage LIMIT 0
+;
+INSERT INTO etl_stage
+SELECT etl_src.* FROM (
+SELECT id, code, amount FROM g.src WHERE 1 = 1
+) etl_src
+;
+SELECT COLUMN_NAME, DATA_TYPE FROM <database>.INFORMATION_SCHEMA.COLUMNS
+WHERE TABLE_SCHEMA = UPPER(?) AND TABLE_NAME = UPPER(?)
+ORDER BY ORDINAL_POSITION
+;
+DESCRIBE TABLE <database>.g.t
+;
+SELECT COUNT(*) FROM etl_stage WHERE id IS NULL
+;
+UPDATE g.t AS t SET DELETE_FLAG = 'Y', UPDATE_DATE = CAST(? AS TIMESTAMP_TZ(6)), UPDATED_BY = CAST(? AS VARCHAR), PIPELINE_ID = CAST(? AS NUMBER(38,0)), PIPELINE_RUN_ID = CAST(? AS NUMBER(38,0)), TASK_RUN_ID = CAST(? AS NUMBER(38,0))
+WHERE EXISTS (SELECT 1 FROM etl_stage d WHERE t.id = d.id) AND (t.DELETE_FLAG IS NULL OR t.DELETE_FLAG <> 'Y') AND t.ACTIVE_FLAG = 'Y'
+;
+SELECT COLUMN_NAME, DATA_TYPE FROM <database>.INFORMATION_SCHEMA.COLUMNS
+WHERE TABLE_SCHEMA = UPPER(?) AND TABLE_NAME = UPPER(?)
+ORDER BY ORDINAL_POSITION
+;
+DESCRIBE TABLE <database>.g.t
+;
+SELECT COUNT(*) FROM g.t
+;
+UPDATE etl_craft.task_run_fence SET attempt_id = CAST(? AS NUMBER(38,0)), fenced_at = CAST(? AS TIMESTAMP_TZ(6))
+WHERE task_run_id = ? AND attempt_id <= CAST(? AS NUMBER(38,0))
+;
+INSERT INTO etl_craft.task_run_fence (task_run_id, attempt_id, fenced_at)
+SELECT CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS TIMESTAMP_TZ(6))
+WHERE NOT EXISTS (SELECT 1 FROM etl_craft.task_run_fence WHERE task_run_id = ?)
+;
+SELECT attempt_id FROM etl_craft.task_run_fence WHERE task_run_id = ?
+;
+INSERT INTO etl_craft.attempt_ledger (attempt_id, task_run_id, action, target_object, source_count, target_count, insert_count, update_count, delete_count, duplicate_count, rows_written, new_key_count, changed_key_count, unchanged_key_count, stale_key_count, same_time_key_count, reopened_key_count, committed_at)
+VALUES (CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS NUMBER(38,0)), CAST(? AS TIMESTAMP_TZ(6)))
+;
+COMMIT
+;
+DROP TABLE IF EXISTS etl_stage
