@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from tests.fixtures.databases import (
     sqlite_copy,
     unique_name,
 )
+from tests.fixtures.spark import connect_server
 
 DIALECTS = ("sqlite", "postgresql")
 
@@ -108,3 +110,16 @@ def engine_db(engine_url: str) -> Iterator[EngineDB]:
     db = EngineDB(engine_url)
     yield db
     db.dispose()
+
+
+@pytest.fixture(scope="session")
+def spark_remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One Spark Connect server (local mode) for the whole session: Spark starts slowly.
+
+    ETL_CRAFT_TEST_SPARK_REMOTE names a server already running instead (while developing)."""
+    running = os.environ.get("ETL_CRAFT_TEST_SPARK_REMOTE")
+    if running:
+        yield running
+        return
+    with connect_server(tmp_path_factory.mktemp("spark")) as server:
+        yield server.remote

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,9 +11,10 @@ import pytest
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
+from etl_craft.warehouse.spark import connect_spark
 from tests.fixtures.databases import create_database, drop_database, unique_name
 
-WAREHOUSES = ("postgresql", "duckdb")
+WAREHOUSES = ("postgresql", "duckdb", "spark")
 
 
 @pytest.fixture(scope="module")
@@ -33,12 +35,17 @@ def warehouse_location(warehouse_kind: str, request: pytest.FixtureRequest, tmp_
     """A PostgreSQL URL or a DuckDB file path, for opening more connections to one warehouse."""
     if warehouse_kind == "postgresql":
         return str(request.getfixturevalue("pg_warehouse_url"))
+    if warehouse_kind == "spark":
+        return str(request.getfixturevalue("spark_remote"))
     return str(tmp_path / "warehouse.duckdb")
 
 
 def open_warehouse(kind: str, location: str) -> WarehouseConnection:
     if kind == "postgresql":
         return PostgreSQLConnection(location)
+    if kind == "spark":
+        driver = importlib.import_module("pyspark.sql.connect.session")
+        return connect_spark(driver, location, None, None)
     return DuckDBConnection(location)
 
 

@@ -38,6 +38,7 @@ VARIABLE_SUFFIX = "_variable"
 class WarehouseType(StrEnum):
     POSTGRESQL = "postgresql"
     DUCKDB = "duckdb"
+    SPARK = "spark"
 
 
 class OrchestrationMode(StrEnum):
@@ -283,6 +284,9 @@ KEYS: dict[str, dict[str, Parser]] = {
         "path": database_path,
         "ledger_schema": code,
         "max_queries": bounded(ranges.CONNECTIONS),
+        "remote": text,
+        "token_variable": variable_name,
+        "scratch_schema": code,
     },
     "Email": {
         "host": text,

@@ -256,6 +256,10 @@ WAREHOUSE_FORMS: dict[WarehouseType, WarehouseForm] = {
     WarehouseType.DUCKDB: WarehouseForm(
         required=(("path", "a DuckDB file in the project such as warehouse.duckdb, or :memory:"),),
     ),
+    WarehouseType.SPARK: WarehouseForm(
+        required=(("remote", "a Spark Connect address such as sc://spark-host:15002"),),
+        optional=("token_variable", "scratch_schema"),
+    ),
 }
 
 

@@ -176,6 +176,9 @@ def row_id_value(target: str) -> Value:
     return Value(f"(SELECT COALESCE(MAX(ROW_ID), 0) FROM {target}) + ROW_NUMBER() OVER ()")
 
 
+_UPDATES_FROM = (UpdateStrategy.UPDATE_FROM, UpdateStrategy.REWRITE)
+
+
 def update_from(
     dialect: Dialect,
     target: str,
@@ -184,7 +187,8 @@ def update_from(
     assignments: dict[str, Value],
     condition: str,
 ) -> Statement:
-    if dialect.capabilities.update_strategy is not UpdateStrategy.UPDATE_FROM:
+    # REWRITE takes the same UPDATE ... FROM and runs it as a new state (warehouse.rewrite).
+    if dialect.capabilities.update_strategy not in _UPDATES_FROM:
         raise WarehouseError(
             f"the {dialect.name} warehouse updates through {dialect.capabilities.update_strategy}, "
             "which etl-craft doesn't render yet; use a PostgreSQL or DuckDB warehouse"
