@@ -124,10 +124,18 @@ class SparkConnection(WarehouseConnection, RewriteHost):
         return [tuple(row) for row in rows]
 
     def table_columns(self, table: str) -> tuple[Column, ...]:
-        if not self._session.catalog.tableExists(table):
-            return ()
-        rows = self.run_sql(f"describe {table}", f"DESCRIBE TABLE {table}")
+        rows = self._describe(table, extended=False)
         return tuple(Column(str(name), str(kind)) for name, kind, _ in _described(rows))
+
+    def _describe(self, table: str, *, extended: bool) -> list[tuple[Any, ...]]:
+        """DESCRIBE's rows; none when the table doesn't exist (one round trip either way)."""
+        sql = f"DESCRIBE TABLE {'EXTENDED ' if extended else ''}{table}"
+        try:
+            return self.run_sql(f"describe {table}", sql)
+        except WarehouseError as error:
+            if "TABLE_OR_VIEW_NOT_FOUND" in str(error) or "SCHEMA_NOT_FOUND" in str(error):
+                return []
+            raise
 
     def take_place(self, table: str, new: str) -> None:
         location = self.location(new)
@@ -160,10 +168,7 @@ class SparkConnection(WarehouseConnection, RewriteHost):
         return self.table_columns(self._rewriter.scratch.get(stage.lower(), stage))
 
     def comments(self, target: TargetObject) -> Comments:
-        name = _name(target)
-        if not self._session.catalog.tableExists(name):
-            return Comments(None, {})
-        rows = self.run_sql(f"describe {name}", f"DESCRIBE TABLE EXTENDED {name}")
+        rows = self._describe(_name(target), extended=True)
         columns = {str(n).lower(): str(c) for n, _, c in _described(rows) if c}
         table = _detail(rows, "Comment")
         return Comments(table, columns)
@@ -369,10 +374,10 @@ def refuse_fenced(conn: SparkConnection, fence: Fence, target: TargetObject | No
     if holder > fence.attempt_id:
         raise StaleTransitionError(
             f"attempt {fence.attempt_id} of task run {fence.task_run_id} is refused its "
-            f"publication: the later attempt {holder} of the same task run has already "
+            f"warehouse commit: the later attempt {holder} of the same task run has already "
             f"published, and its result stands; nothing of attempt {fence.attempt_id} is "
-            "visible. Nothing to repair: this happens when a paused or cut-off attempt resumes "
-            "after its retry"
+            "visible (its candidate table is dropped). Nothing to repair: this happens when a "
+            "paused or cut-off attempt resumes after its retry"
         )
 
 
@@ -393,6 +398,10 @@ def connect_spark(
     driver: ModuleType, remote: str, token: str | None, scratch_schema: str | None
 ) -> SparkConnection:
     """``driver`` is pyspark.sql.connect.session, imported by the caller as an optional extra."""
+    # A refused statement reaches the log once, as a WarehouseError; pyspark would log it again
+    # with the server's Java stack, which floods an attempt's log.
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     url = _with_token(remote, token)
     try:
         # A session of its own: tags and the time zone are this connection's alone.
