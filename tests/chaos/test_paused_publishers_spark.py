@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from etl_craft.config.loader import load_connector
+from etl_craft.config.connector import load_connector
 from etl_craft.warehouse.spark import SparkConnection, connect_spark
 from tests.chaos.hosts import gone, resume
 from tests.chaos.test_paused_publishers import (

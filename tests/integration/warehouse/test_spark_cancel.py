@@ -23,8 +23,9 @@ ENDLESS = "SELECT SUM(a.id * b.id % 7) FROM range(100000) a CROSS JOIN range(100
 @pytest.fixture
 def spark(spark_remote: str) -> Iterator[SparkConnection]:
     driver = importlib.import_module("pyspark.sql.connect.session")
-    with connect_spark(driver, spark_remote, None, None) as conn:
-        yield conn
+    conn = connect_spark(driver, spark_remote, None, None)
+    yield conn
+    conn.close()
 
 
 def test_interrupt_stops_the_statement_running_in_spark(spark: SparkConnection) -> None:
@@ -63,14 +64,15 @@ def test_a_stopped_task_process_interrupts_its_spark_operation_and_logs_it(
     previous = signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, 3.0)
     try:
-        with caplog.at_level(logging.WARNING, "etl_craft.warehouse"), pytest.raises(
-            KeyboardInterrupt
+        with (
+            caplog.at_level(logging.WARNING, "etl_craft.warehouse"),
+            pytest.raises(KeyboardInterrupt),
         ):
             spark.fetch_all("an endless query", ENDLESS)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    assert f"interrupted Spark operation(s)" in caplog.text
+    assert "interrupted Spark operation(s)" in caplog.text
     assert spark.tag in caplog.text
     # The session is usable again: nothing of the stopped query holds it.
     assert spark.fetch_value("a short query", "SELECT 1") == 1
