@@ -52,6 +52,10 @@ def open_warehouse(kind: str, location: str) -> WarehouseConnection:
 @pytest.fixture
 def warehouse(warehouse_kind: str, warehouse_location: str) -> Iterator[WarehouseConnection]:
     conn = open_warehouse(warehouse_kind, warehouse_location)
+    if warehouse_kind == "spark":
+        # One Spark server serves the session: each test starts from an empty ledger, as a
+        # DuckDB test starts from a new file.
+        conn.execute("start from an empty ledger", "DROP SCHEMA IF EXISTS etl_craft CASCADE")
     yield conn
     conn.close()
 

@@ -100,6 +100,12 @@ class Rewriter:
         if rewrite is not None and rewrite.current is not None:
             self._drop(rewrite.current)
 
+    def drop_scratch_since(self, kept: set[str]) -> None:
+        """Drop the scratch tables made since ``kept`` was the set of their names: what a
+        rolled-back transaction would have taken with it."""
+        for name in [name for name in self.scratch if name not in kept]:
+            self._drop(self.scratch.pop(name))
+
     def columns(self, target: TargetObject) -> tuple[Column, ...] | None:
         """The columns the rewrite gives ``target`` now; None when it isn't rewritten."""
         rewrite = self.rewrite

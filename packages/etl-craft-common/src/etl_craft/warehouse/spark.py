@@ -101,6 +101,7 @@ class SparkConnection(WarehouseConnection, RewriteHost):
         session.conf.set("spark.sql.session.timeZone", "UTC")
         self._rewriter = Rewriter(self)
         self.pending: LedgerEntry | None = None
+        self._kept: list[set[str]] = []  # the scratch tables when each open block began
         self.run_sql("create the scratch schema", f"CREATE SCHEMA IF NOT EXISTS {scratch_schema}")
 
     @property
@@ -214,15 +215,16 @@ class SparkConnection(WarehouseConnection, RewriteHost):
     def _fetch_all(self, sql: str, params: Sequence[object]) -> list[Row]:
         return self._rewriter.fetch("run a query", sql, params)
 
-    # No transactions: a write is published by SparkPublisher, never by a commit.
+    # No transactions: a write is published by SparkPublisher, never by a commit. A rollback
+    # still takes the scratch tables made since the block began.
     def _begin(self) -> None:
-        pass
+        self._kept.append(set(self._rewriter.scratch))
 
     def _commit(self) -> None:
-        pass
+        self._kept.pop()
 
     def _rollback(self) -> None:
-        pass
+        self._rewriter.drop_scratch_since(self._kept.pop())
 
     @contextmanager
     def _target_lock(self, target: TargetObject) -> Iterator[None]:
@@ -230,7 +232,8 @@ class SparkConnection(WarehouseConnection, RewriteHost):
         it before the block ends (a rehearsal never does)."""
         self._rewriter.begin(target, f"{int(time.time())}{secrets.token_hex(3)}")
         try:
-            yield
+            with self.transaction():
+                yield
         finally:
             self._rewriter.end()
 
