@@ -25,7 +25,8 @@ from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.spark import connect_server, standalone_cluster
 from tests.fixtures.waiting import wait_for
 
-pytestmark = pytest.mark.postgres
+# Four JVMs start before the pipeline does: minutes on a loaded two-core machine.
+pytestmark = [pytest.mark.postgres, pytest.mark.timeout(1200)]
 ROWS = 2_000_000
 
 LOAD = """
