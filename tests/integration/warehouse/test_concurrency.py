@@ -15,7 +15,7 @@ from etl_craft.handlers.sql import Action, run_sql_action
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.ledger import LedgerEntry, applied, ensure_ledger, record
 from tests.integration.warehouse.conftest import open_warehouse
-from tests.integration.warehouse.helpers import next_attempt, rows, run, spec
+from tests.integration.warehouse.helpers import needs_transactions, next_attempt, rows, run, spec
 
 ROUNDS, ROWS = 5, 200
 SOURCE = "SELECT * FROM (VALUES {}) v(n)".format(", ".join(f"({n})" for n in range(ROWS)))
@@ -98,6 +98,7 @@ def test_two_duckdb_writers_append_with_unique_row_ids(
 def test_failed_then_retried_append_leaves_rows_once(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
+    needs_transactions(warehouse)
     target = prepared_target(warehouse, schema)
     task_run = 4242
     # Attempt 1 fails after its insert (its ledger row can't be written): nothing stays.

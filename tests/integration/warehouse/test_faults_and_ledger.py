@@ -14,6 +14,7 @@ from etl_craft.warehouse.ledger import LedgerEntry, applied, ensure_ledger, reco
 from tests.integration.warehouse.helpers import (
     TASK_RUN_ID,
     definition,
+    needs_transactions,
     next_attempt,
     rows,
     run,
@@ -73,6 +74,7 @@ def test_fault_after_every_write_rolls_all_back(
     warehouse: WarehouseConnection, schema: str, action: Action
 ) -> None:
     """The ledger insert is the last statement: when it fails, no data write survives."""
+    needs_transactions(warehouse)
     target = existing_target(warehouse, schema, action)
     before = snapshot(warehouse, target)
     attempt = next_attempt()

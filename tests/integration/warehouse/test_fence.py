@@ -20,7 +20,7 @@ from etl_craft.warehouse.fence import fenced_transaction
 from etl_craft.warehouse.ledger import applied, ensure_ledger, fence_table
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.waiting import wait_for
-from tests.integration.warehouse.helpers import next_attempt, rows, run, spec
+from tests.integration.warehouse.helpers import needs_transactions, next_attempt, rows, run, spec
 
 SOURCE = "SELECT * FROM (VALUES (1), (2), (3)) v(n)"
 BATCH = 10
@@ -57,6 +57,7 @@ def test_an_older_attempt_is_refused_once_a_later_one_published(
 def test_a_ledger_without_its_fence_table_gets_one(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
+    needs_transactions(warehouse)
     ensure_ledger(warehouse)
     fence = fence_table()
     with warehouse.transaction():
