@@ -63,7 +63,7 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "the guards by `init-db` and `migrate`; `setup --print-grants` prints its GRANTs.",
     },
     "Warehouse": {
-        "type": "`postgresql` or `duckdb`.",
+        "type": "`postgresql`, `duckdb` or `spark`.",
         "url": "With `type: postgresql`: its SQLAlchemy URL, the password as `${VARIABLE}`.",
         "path": "With `type: duckdb`: a DuckDB file in the project, such as "
         "`data/warehouse.duckdb`, or `:memory:`.",
@@ -71,6 +71,12 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "table and the `rejected__*` tables of REJECT rules: a code.",
         "max_queries": "Most attempts of warehouse tasks (SQL, BUSINESS_RULES, EMAIL_ALERT) "
         "queued or running at once in the project; unset means no limit.",
+        "remote": "With `type: spark`: the Spark Connect server, such as "
+        "`sc://spark-connect:15002`. See the Spark guide.",
+        "token_variable": "With `type: spark`, optional: the environment variable holding the "
+        "Spark Connect bearer token.",
+        "scratch_schema": "With `type: spark`, optional: the schema of stages and candidate "
+        "tables (default `etl_craft_scratch`).",
     },
     "Email": {
         "host": "The SMTP relay's host name, such as `smtp.example.com`. Required.",
