@@ -25,8 +25,19 @@ def pg_warehouse_url(pg_admin_url: str) -> Iterator[str]:
     drop_database(pg_admin_url, name)
 
 
+# The modules whose every test has run green on Spark; the others skip it, saying so.
+SPARK_READY = frozenset({"test_actions"})
+
+
 @pytest.fixture(params=WAREHOUSES)
 def warehouse_kind(request: pytest.FixtureRequest) -> str:
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    if request.param == "spark" and module not in SPARK_READY:
+        pytest.skip(
+            f"{module} isn't run on Spark yet: some of its cases rely on what Spark's parquet "
+            "tables lack (DROP COLUMN, key constraints, transactions) or await a fix; see the "
+            "Spark guide's limits"
+        )
     return str(request.param)
 
 

@@ -13,6 +13,7 @@ import secrets
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -113,6 +114,8 @@ class SparkConnection(WarehouseConnection, RewriteHost):
     def run_sql(self, purpose: str, sql: str) -> list[tuple[Any, ...]]:
         log.debug("%s:\n%s", purpose, sql)
         try:
+            # Spark Connect keeps tags per thread: every thread's operations carry this one.
+            self._session.addTag(self.tag)
             rows = self._session.sql(sql).collect()
         except KeyboardInterrupt:
             # A cancel or a timeout stops the task process: the operation in Spark goes too.
@@ -122,7 +125,7 @@ class SparkConnection(WarehouseConnection, RewriteHost):
             raise WarehouseError(
                 f"Spark refused a statement ({purpose}): {_reason(error)}"
             ) from error
-        return [tuple(row) for row in rows]
+        return [tuple(_aware(value) for value in row) for row in rows]
 
     def table_columns(self, table: str) -> tuple[Column, ...]:
         rows = self._describe(table, extended=False)
@@ -443,6 +446,13 @@ def _described(rows: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
 
 def _detail(rows: list[tuple[Any, ...]], key: str) -> str | None:
     return next((str(row[1]) for row in rows if row[0] == key and row[1]), None)
+
+
+def _aware(value: object) -> object:
+    """A Spark TIMESTAMP is an instant, read in the session's zone (UTC)."""
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
 
 
 def _reason(error: Exception) -> str:
