@@ -1,7 +1,8 @@
 """Every SQL write action beside a hand-written SQL floor on the same engine, in the same run.
 
-    uv run python benchmarks/dataplane.py [--rows N] [--warehouse duckdb|postgresql|iceberg]
-                                          [--url URL] [--repeat N]
+    uv run python benchmarks/dataplane.py [--rows N]
+        [--warehouse duckdb|postgresql|iceberg|spark] [--url URL] [--remote sc://HOST:PORT]
+        [--repeat N]
 
 A customers table of N rows (default 1,000,000) is batch 1; batch 2 changes 10% of its rows,
 drops 1% and adds 1% new ones. Each action runs through run_sql_action, the code path of a real
@@ -18,6 +19,10 @@ quiet machine, never in CI.
 folder of table files in a temporary folder) beside the same merges on DuckDB native tables, in
 one run: the wall time of each, its phases, and the ratio of Iceberg to DuckDB. The two targets
 are compared by a digest of their rows.
+--warehouse spark runs SCD2_MERGE (missing keys closed) on a Spark Connect server (--remote, or
+one started from the pyspark package for the run) beside the same merge on DuckDB, in one run:
+Spark has no UPDATE to write a floor with, so DuckDB's native merge is its rival, and the two
+histories are compared by their counts and sums per version state.
 """
 
 from __future__ import annotations
@@ -78,8 +83,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument(
-        "--warehouse", choices=("duckdb", "postgresql", "iceberg"), default="duckdb"
+        "--warehouse", choices=("duckdb", "postgresql", "iceberg", "spark"), default="duckdb"
     )
+    parser.add_argument("--remote", help="a Spark Connect server (sc://host:port)")
     parser.add_argument("--url", default=os.environ.get("ETL_CRAFT_TEST_DATABASE_URL"))
     parser.add_argument(
         "--repeat", type=int, default=1, help="run each case N times and keep the fastest of each"
@@ -91,6 +97,9 @@ def main() -> None:
     if args.warehouse == "iceberg":
         with tempfile.TemporaryDirectory() as folder:
             iceberg_beside_duckdb(Path(folder), args.rows, args.repeat, args.memory_limit)
+        return
+    if args.warehouse == "spark":
+        spark_beside_duckdb(args.rows, args.remote, args.memory_limit)
         return
     if args.warehouse == "duckdb":
         with tempfile.TemporaryDirectory() as folder:
@@ -117,6 +126,13 @@ def throwaway_database(admin_url: str) -> Iterator[str]:
 # -- the data -------------------------------------------------------------------------------
 
 
+def numbers(conn: WarehouseConnection, rows: int) -> str:
+    """1 to ``rows`` as column g."""
+    if conn.dialect.name == "spark":
+        return f"(SELECT id AS g FROM range(1, {rows + 1})) s"
+    return f"generate_series(1, {rows}) AS s(g)"
+
+
 def fill_sources(conn: WarehouseConnection, rows: int) -> None:
     new = max(rows // 100, 1)
     statements = [
@@ -126,7 +142,7 @@ def fill_sources(conn: WarehouseConnection, rows: int) -> None:
         "'user' || CAST(g AS VARCHAR) || '@example.com' AS email, "
         "'city ' || CAST(g % 500 AS VARCHAR) AS city, "
         "CAST(g % 1000 AS DECIMAL(12,2)) AS balance, CAST(g % 7 AS INTEGER) AS segment "
-        f"FROM generate_series(1, {rows}) AS s(g)",
+        f"FROM {numbers(conn, rows)}",
         # 10% changed, 1% gone, 1% new.
         "CREATE TABLE bench.batch2 AS SELECT id, name, email, city, "
         "CASE WHEN id % 10 = 1 THEN CAST(balance + 1 AS DECIMAL(12,2)) ELSE balance END "
@@ -501,6 +517,65 @@ def sampled() -> Iterator[Measure]:
 def _resident_mib() -> float:
     pages = int(Path("/proc/self/statm").read_text().split()[1])
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+# -- Spark beside DuckDB ------------------------------------------------------------------------
+
+
+def spark_beside_duckdb(rows: int, remote: str | None, memory_limit: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        duck = DuckDBConnection(str(Path(folder) / "warehouse.duckdb"))
+        duck.execute("cap DuckDB's memory", f"SET memory_limit = '{memory_limit}'")
+        if remote is not None:
+            results = [scd2_case(duck, rows), scd2_case(spark_connection(remote), rows)]
+        else:
+            from tests.fixtures.spark import connect_server  # noqa: PLC0415 - Spark only here
+
+            with connect_server(Path(folder) / "spark") as server:
+                print(f"a Spark Connect server started for the run at {server.remote}")
+                results = [scd2_case(duck, rows), scd2_case(spark_connection(server.remote), rows)]
+    (duck_seconds, duck_states), (spark_seconds, spark_states) = results
+    if duck_states != spark_states:
+        raise SystemExit(f"the histories differ: DuckDB {duck_states}, Spark {spark_states}")
+    print(f"\n{'SCD2_MERGE (CLOSE)':<22} {'DuckDB':>9} {'Spark':>9} {'ratio':>6}")
+    print(
+        f"{'':<22} {duck_seconds:>8.3f}s {spark_seconds:>8.3f}s "
+        f"{spark_seconds / duck_seconds:>5.1f}x  (phases on Spark: "
+        + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in _PHASES.items() if seconds)
+        + ")"
+    )
+    print(f"versions by state, identical on both: {duck_states}")
+
+
+def spark_connection(remote: str) -> WarehouseConnection:
+    import importlib  # noqa: PLC0415 - the optional driver
+
+    from etl_craft.warehouse.spark import connect_spark  # noqa: PLC0415
+
+    driver = importlib.import_module("pyspark.sql.connect.session")
+    conn = connect_spark(driver, remote, None, None)
+    conn.execute("start clean", "DROP SCHEMA IF EXISTS bench CASCADE")
+    return conn
+
+
+def scd2_case(conn: WarehouseConnection, rows: int) -> tuple[float, list[tuple[object, ...]]]:
+    """The batch-2 SCD2 merge over a history of batch 1: its wall time and the versions."""
+    with conn:
+        started = time.perf_counter()
+        fill_sources(conn, rows)
+        run_sql_action(conn, attempt(Action.SETUP_TABLE, "bench.batch1", history=True))
+        run_sql_action(conn, attempt(Action.SCD2_MERGE, "bench.batch1"))
+        built = time.perf_counter() - started
+        print(f"{conn.dialect.name}: sources and history built in {built:.1f} s")
+        request = attempt(Action.SCD2_MERGE, "bench.batch2", missing_keys=MissingKeys.CLOSE)
+        with sampled() as measure:
+            run_sql_action(conn, request)
+        states = conn.fetch_all(
+            "count the versions",
+            f"SELECT ACTIVE_FLAG, COUNT(*), SUM(balance), COUNT(DISTINCT HASH_KEY) FROM {TARGET} "
+            "GROUP BY ACTIVE_FLAG ORDER BY ACTIVE_FLAG",
+        )
+    return measure.seconds, [tuple(str(value) for value in row) for row in states]
 
 
 if __name__ == "__main__":

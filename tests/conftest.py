@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from tests.fixtures.databases import (
 )
 from tests.fixtures.secret_servers import AWS_CREDENTIALS, moto_server
 from tests.fixtures.snowflake import Emulator, fakesnow_server
+from tests.fixtures.spark import connect_server
 from tests.fixtures.stores import new_bucket
 
 DIALECTS = ("sqlite", "postgresql")
@@ -130,7 +132,21 @@ def s3_store(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> StoreSettings:
     return new_bucket(moto_url)
 
 
+@pytest.fixture(scope="session")
 def snowflake_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
     """One emulated Snowflake for the whole session; each test takes a database of its own."""
     with fakesnow_server(tmp_path_factory.mktemp("fakesnow") / "fakesnow.log") as emulator:
         yield emulator
+
+
+@pytest.fixture(scope="session")
+def spark_remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One Spark Connect server (local mode) for the whole session: Spark starts slowly.
+
+    ETL_CRAFT_TEST_SPARK_REMOTE names a server already running instead (while developing)."""
+    running = os.environ.get("ETL_CRAFT_TEST_SPARK_REMOTE")
+    if running:
+        yield running
+        return
+    with connect_server(tmp_path_factory.mktemp("spark")) as server:
+        yield server.remote

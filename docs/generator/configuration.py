@@ -101,6 +101,12 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "key_file": "With `type: snowflake`: the private key file of key-pair authentication.",
         "private_key_passphrase_variable": "With `type: snowflake`: the variable holding the "
         "key file's passphrase, when it has one.",
+        "remote": "With `type: spark`: the Spark Connect server, such as "
+        "`sc://spark-connect:15002`. See the Spark guide.",
+        "token_variable": "With `type: spark`, optional: the environment variable holding the "
+        "Spark Connect bearer token.",
+        "scratch_schema": "With `type: spark`, optional: the schema of stages and candidate "
+        "tables (default `etl_craft_scratch`).",
     },
     "Email": {
         "host": "The SMTP relay's host name, such as `smtp.example.com`. Required.",

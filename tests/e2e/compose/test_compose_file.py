@@ -77,7 +77,8 @@ def test_the_env_file_beside_it_names_the_project_for_both_compose_tools() -> No
 
 
 def test_the_topology_and_how_its_services_wait_for_each_other() -> None:
-    services = load_compose()["services"]
+    every = load_compose()["services"]
+    services = {name: service for name, service in every.items() if not service.get("profiles")}
 
     assert sorted(services) == sorted([DATABASE_SERVICE, *ETL_CRAFT_SERVICES])
     assert {name: service.get("depends_on") for name, service in services.items()} == {
@@ -94,6 +95,20 @@ def test_the_topology_and_how_its_services_wait_for_each_other() -> None:
         name: services[name]["command"][3] for name in ("worker-ingestion", "worker-warehouse")
     }
     assert pools == {"worker-ingestion": "ingestion", "worker-warehouse": "warehouse"}
+
+
+def test_the_spark_profile_is_a_master_a_worker_and_a_connect_server() -> None:
+    services = load_compose()["services"]
+    profiled = {
+        name: service["profiles"] for name, service in services.items() if "profiles" in service
+    }
+    assert profiled == {
+        name: ["spark"] for name in ("spark-master", "spark-worker", "spark-connect")
+    }
+    assert all("healthcheck" in services[name] for name in profiled)
+    connect = " ".join(services["spark-connect"]["command"])
+    assert "--master spark://spark-master:7077" in connect
+    assert "spark.sql.catalogImplementation=hive" in connect
 
 
 def test_configuration_is_the_environment_and_the_mounted_project() -> None:

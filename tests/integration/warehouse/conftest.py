@@ -4,6 +4,7 @@ with their files in a folder per test."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,10 +16,11 @@ from etl_craft.warehouse import connect
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
+from etl_craft.warehouse.spark import connect_spark
 from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.fixtures.snowflake import LIVE, Emulator, live_connection
 
-WAREHOUSES = ("postgresql", "duckdb", "iceberg-sqlite", "iceberg-postgresql", "snowflake")
+WAREHOUSES = ("postgresql", "duckdb", "iceberg-sqlite", "iceberg-postgresql", "snowflake", "spark")
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +44,18 @@ SNOWFLAKE_CONTRACT = frozenset(
         "test_snowflake_live",
     }
 )
+# The modules whose every test has run green on Spark; the others skip it, saying so.
+SPARK_READY = frozenset({"test_actions"})
 
 
-@pytest.fixture(params=WAREHOUSES)
+# Spark's tests start a Spark Connect server: run with -m spark (see the Spark guide), outside
+# the default run until its contract is green beyond test_actions.
+@pytest.fixture(
+    params=[
+        pytest.param(kind, marks=pytest.mark.spark) if kind == "spark" else kind
+        for kind in WAREHOUSES
+    ]
+)
 def warehouse_kind(request: pytest.FixtureRequest) -> str:
     if request.param == "snowflake" and request.module.__name__.split(".")[-1] not in (
         SNOWFLAKE_CONTRACT
@@ -52,6 +63,13 @@ def warehouse_kind(request: pytest.FixtureRequest) -> str:
         pytest.skip(
             "the emulated Snowflake runs the warehouse contract's modules only "
             "(tests/integration/warehouse/conftest.py SNOWFLAKE_CONTRACT), to keep CI short"
+        )
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    if request.param == "spark" and module not in SPARK_READY:
+        pytest.skip(
+            f"{module} isn't run on Spark yet: some of its cases rely on what Spark's parquet "
+            "tables lack (DROP COLUMN, key constraints, transactions) or await a fix; see the "
+            "Spark guide's limits"
         )
     return str(request.param)
 
@@ -69,6 +87,8 @@ def warehouse_location(warehouse_kind: str, request: pytest.FixtureRequest, tmp_
     if warehouse_kind == "snowflake":
         emulator: Emulator = request.getfixturevalue("snowflake_emulator")
         return f"{emulator.host}:{emulator.port}/{emulator.new_database()}"
+    if warehouse_kind == "spark":
+        return str(request.getfixturevalue("spark_remote"))
     return str(tmp_path / "warehouse.duckdb")
 
 
@@ -83,6 +103,9 @@ def open_warehouse(kind: str, location: str) -> WarehouseConnection:
         address, database = location.split("/")
         host, port = address.split(":")
         return Emulator(host, int(port)).connect(database)
+    if kind == "spark":
+        driver = importlib.import_module("pyspark.sql.connect.session")
+        return connect_spark(driver, location, None, None)
     return DuckDBConnection(location)
 
 
@@ -102,6 +125,10 @@ def iceberg_warehouse(location: str) -> Warehouse:
 @pytest.fixture
 def warehouse(warehouse_kind: str, warehouse_location: str) -> Iterator[WarehouseConnection]:
     conn = open_warehouse(warehouse_kind, warehouse_location)
+    if warehouse_kind == "spark":
+        # One Spark server serves the session: each test starts from an empty ledger, as a
+        # DuckDB test starts from a new file.
+        conn.execute("start from an empty ledger", "DROP SCHEMA IF EXISTS etl_craft CASCADE")
     yield conn
     conn.close()
 

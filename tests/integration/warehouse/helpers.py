@@ -136,3 +136,17 @@ def table(conn: WarehouseConnection, name: str, columns: str, values: str = "") 
     conn.execute("create a test table", f"CREATE TABLE {name} ({columns})")
     if values:
         conn.execute("fill a test table", f"INSERT INTO {name} VALUES {values}")
+
+
+def needs(warehouse: WarehouseConnection, capable: bool, what: str) -> None:
+    """Skip, naming what this test relies on that the warehouse's capabilities lack."""
+    if not capable:
+        pytest.skip(f"the {warehouse.dialect.name} warehouse has no {what}")
+
+
+def needs_transactions(warehouse: WarehouseConnection) -> None:
+    needs(
+        warehouse,
+        warehouse.dialect.capabilities.transactions,
+        "transactions (it publishes by a catalog operation; its own tests cover the fence)",
+    )

@@ -17,6 +17,7 @@ from etl_craft.warehouse.ledger import LedgerEntry, ensure_ledger, record
 from tests.integration.warehouse.conftest import open_warehouse
 from tests.integration.warehouse.helpers import (
     applied,
+    needs_transactions,
     next_attempt,
     requires_ledger_table,
     rows,
@@ -106,6 +107,7 @@ def test_failed_then_retried_append_leaves_rows_once(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
     requires_ledger_table(warehouse)
+    needs_transactions(warehouse)
     target = prepared_target(warehouse, schema)
     task_run = 4242
     # Attempt 1 fails after its insert (its ledger row can't be written): nothing stays.

@@ -15,6 +15,7 @@ from tests.integration.warehouse.helpers import (
     TASK_RUN_ID,
     applied,
     definition,
+    needs_transactions,
     next_attempt,
     requires_ledger_table,
     rows,
@@ -77,6 +78,7 @@ def test_fault_after_every_write_rolls_all_back(
 ) -> None:
     """The ledger insert is the last statement: when it fails, no data write survives."""
     requires_ledger_table(warehouse)
+    needs_transactions(warehouse)
     target = existing_target(warehouse, schema, action)
     before = snapshot(warehouse, target)
     attempt = next_attempt()

@@ -22,6 +22,7 @@ from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.waiting import wait_for
 from tests.integration.warehouse.helpers import (
     applied,
+    needs_transactions,
     next_attempt,
     requires_ledger_table,
     rows,
@@ -65,6 +66,7 @@ def test_a_ledger_without_its_fence_table_gets_one(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
     requires_ledger_table(warehouse)
+    needs_transactions(warehouse)
     ensure_ledger(warehouse)
     fence = fence_table()
     with warehouse.transaction():

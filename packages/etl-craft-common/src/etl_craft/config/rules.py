@@ -41,6 +41,7 @@ class WarehouseType(StrEnum):
     DUCKDB = "duckdb"
     ICEBERG = "iceberg"
     SNOWFLAKE = "snowflake"
+    SPARK = "spark"
 
 
 class OrchestrationMode(StrEnum):
@@ -308,6 +309,9 @@ KEYS: dict[str, dict[str, Parser]] = {
         "password_variable": variable_name,
         "key_file": any_path,
         "private_key_passphrase_variable": variable_name,
+        "remote": text,
+        "token_variable": variable_name,
+        "scratch_schema": code,
     },
     "Email": {
         "host": text,

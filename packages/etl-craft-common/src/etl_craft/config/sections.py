@@ -299,6 +299,10 @@ WAREHOUSE_FORMS: dict[WarehouseType, WarehouseForm] = {
             "url",
         ),
     ),
+    WarehouseType.SPARK: WarehouseForm(
+        required=(("remote", "a Spark Connect address such as sc://spark-host:15002"),),
+        optional=("token_variable", "scratch_schema"),
+    ),
 }
 
 

@@ -20,6 +20,7 @@ from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from etl_craft.warehouse.reach import Reached, reach_duckdb, reach_postgresql
 from etl_craft.warehouse.snowflake import SnowflakeConnection, connect_arguments
+from etl_craft.warehouse.spark import connect_spark, reach_spark
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,25 @@ def _reach_snowflake(warehouse: Warehouse, timeout_seconds: int) -> Reached:
     return Reached(f"Snowflake {version[0] if version else '?'} at {where}")
 
 
+def _connect_spark(warehouse: Warehouse) -> WarehouseConnection:
+    return connect_spark(
+        _spark_driver(), *_spark_address(warehouse), warehouse.options.get("scratch_schema")
+    )
+
+
+def _reach_spark(warehouse: Warehouse, timeout_seconds: int) -> Reached:
+    return Reached(reach_spark(_spark_driver(), *_spark_address(warehouse)))
+
+
+def _spark_driver() -> ModuleType:
+    return optional_driver("pyspark.sql.connect.session", "spark", WarehouseType.SPARK)
+
+
+def _spark_address(warehouse: Warehouse) -> tuple[str, str | None]:
+    remote = _required(warehouse, warehouse.options.get("remote"), "remote")
+    return remote, warehouse.secrets.get("token")
+
+
 def _required(warehouse: Warehouse, value: str | None, key: str) -> str:
     if value is None:
         raise ConfigurationError(
@@ -127,6 +147,7 @@ KINDS: dict[WarehouseType, WarehouseKind] = {
     WarehouseType.SNOWFLAKE: WarehouseKind(
         WarehouseType.SNOWFLAKE, "snowflake", _connect_snowflake, _reach_snowflake
     ),
+    WarehouseType.SPARK: WarehouseKind(WarehouseType.SPARK, "spark", _connect_spark, _reach_spark),
 }
 
 

@@ -34,7 +34,7 @@ _COUNT_COLUMNS = (
     ("same_time_key_count", "same_time_keys"),
     ("reopened_key_count", "reopened_keys"),
 )
-_COLUMNS = (
+LEDGER_COLUMNS = (
     Column("attempt_id", "BIGINT PRIMARY KEY"),
     Column("task_run_id", "BIGINT NOT NULL"),
     Column("action", "VARCHAR(32) NOT NULL"),
@@ -80,7 +80,10 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
     """Create the ledger's tables, each in its own transaction, so concurrent first writers
     don't race. Each is created where it is missing: a warehouse whose ledger predates the fence
     table gets it on its next write, and a ledger that predates a count column gets that."""
-    for table, columns in ((ledger_table(schema), _COLUMNS), (fence_table(schema), FENCE_COLUMNS)):
+    for table, columns in (
+        (ledger_table(schema), LEDGER_COLUMNS),
+        (fence_table(schema), FENCE_COLUMNS),
+    ):
         with conn.mutation(table):
             present = {column.key for column in conn.columns(table)}
             if present:
@@ -119,7 +122,7 @@ def record(
         *(bound(dialect, getattr(entry.counts, field), "BIGINT") for _, field in _COUNT_COLUMNS),
         bound(dialect, entry.committed_at, "TIMESTAMP WITH TIME ZONE"),
     ]
-    names = ", ".join(column.name for column in _COLUMNS)
+    names = ", ".join(column.name for column in LEDGER_COLUMNS)
     sql = (
         f"INSERT INTO {ledger_table(schema).sql} ({names})\n"
         f"VALUES ({', '.join(value.sql for value in values)})"

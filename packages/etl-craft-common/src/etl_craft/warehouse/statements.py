@@ -181,6 +181,9 @@ def row_id_value(target: str) -> Value:
     return Value(f"(SELECT COALESCE(MAX(ROW_ID), 0) FROM {target}) + ROW_NUMBER() OVER ()")
 
 
+_UPDATES_FROM = (UpdateStrategy.UPDATE_FROM, UpdateStrategy.REWRITE)
+
+
 def update_from(
     dialect: Dialect,
     target: str,
@@ -199,7 +202,8 @@ def update_from(
             f"WHEN MATCHED AND ({condition}) THEN UPDATE SET {sets}",
             params,
         )
-    if strategy is not UpdateStrategy.UPDATE_FROM:
+    # REWRITE takes the same UPDATE ... FROM and runs it as a new state (warehouse.rewrite).
+    if strategy not in _UPDATES_FROM:
         raise WarehouseError(
             f"the {dialect.name} warehouse updates through {strategy}, which etl-craft doesn't "
             "render as a statement: its actions compute the target's new state instead"
