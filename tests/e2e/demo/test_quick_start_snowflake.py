@@ -16,7 +16,7 @@ from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.fixtures.processes import ETL_CRAFT, clean_env
 from tests.fixtures.snowflake import Emulator
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 LAYERS = ("lnd", "prs", "cdc", "pre_dm", "dm", "ref")
 # The demo's own database on the emulator (examples/demo/etl-craft/craft-connector.yml).
 DATABASE = "SUPPORT_INSIGHTS"
