@@ -19,6 +19,7 @@ from etl_craft_overseer.overseer import Overseer
 from etl_craft_overseer.queue_pool import QueuePool
 from tests.fixtures.metadata import (
     TESTER,
+    SeededPipeline,
     execute,
     seed_attempt,
     seed_pipeline,
@@ -109,6 +110,20 @@ def deliveries(project: ProjectOnDisk) -> list[tuple[Any, ...]]:
         ]
 
 
+def failed_run(project: ProjectOnDisk) -> tuple[SeededPipeline, int]:
+    """A run of a one-task pipeline that just ended FAILED with the message 'task load failed'."""
+    pipeline = seed_pipeline(project.engine, tasks=("load",), handler="PYTHON")
+    failed = seed_run(project.engine, pipeline.pipeline_id, "FAILED")
+    with project.engine.transaction(TESTER) as conn:
+        execute(
+            conn,
+            "UPDATE AUD_PIPELINES_RUN_LOG SET END_DATE = etl_craft_now(), MESSAGE = 'task load "
+            "failed' WHERE PIPELINE_RUN_ID = :r",
+            r=failed,
+        )
+    return pipeline, failed
+
+
 def signed_by(key: str, headers: dict[str, str], body: bytes) -> bool:
     signed = headers[TIMESTAMP_HEADER].encode() + b"." + body
     expected = "sha256=" + hmac.new(key.encode(), signed, hashlib.sha256).hexdigest()
@@ -148,15 +163,7 @@ def test_a_missed_sla_and_a_lost_attempt_each_raise_one_signed_alert(
 def test_a_sink_outage_is_retried_later_each_time_and_ends_in_one_delivery(
     project: ProjectOnDisk, channel_sink: Sink, caplog: pytest.LogCaptureFixture
 ) -> None:
-    pipeline = seed_pipeline(project.engine, tasks=("load",), handler="PYTHON")
-    failed = seed_run(project.engine, pipeline.pipeline_id, "FAILED")
-    with project.engine.transaction(TESTER) as conn:
-        execute(
-            conn,
-            "UPDATE AUD_PIPELINES_RUN_LOG SET END_DATE = etl_craft_now(), MESSAGE = 'task load "
-            "failed' WHERE PIPELINE_RUN_ID = :r",
-            r=failed,
-        )
+    pipeline, failed = failed_run(project)
     channel_sink.statuses = [500, 500]
     server = overseer(project, channel_sink, retry_seconds=1)
     caplog.set_level(logging.WARNING, "etl_craft.operations.alerts")
@@ -259,15 +266,7 @@ def test_a_gate_within_its_threshold_and_a_pool_with_a_live_worker_raise_nothing
 
 
 def test_an_email_channel_sends_the_alert_through_the_relay(project: ProjectOnDisk) -> None:
-    pipeline = seed_pipeline(project.engine, tasks=("load",), handler="PYTHON")
-    failed = seed_run(project.engine, pipeline.pipeline_id, "FAILED")
-    with project.engine.transaction(TESTER) as conn:
-        execute(
-            conn,
-            "UPDATE AUD_PIPELINES_RUN_LOG SET END_DATE = etl_craft_now(), MESSAGE = 'task load "
-            "failed' WHERE PIPELINE_RUN_ID = :r",
-            r=failed,
-        )
+    pipeline, failed = failed_run(project)
     mailbox = Mailbox()
     with relay(mailbox, tls=TlsMode.NONE) as port:
         with project.config.open("a") as config:

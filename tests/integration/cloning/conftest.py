@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.duckdb import DuckDBConnection
-from etl_craft.warehouse.postgresql import PostgreSQLConnection
-from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.fixtures.run_history import RunHistory, run_history
+from tests.fixtures.warehouse_sites import scratch_warehouse
 
 TEST_SETTINGS = ("ETL_CRAFT_TEST_DATABASE_URL", "ETL_CRAFT_REQUIRE_POSTGRES")
 
@@ -34,15 +32,5 @@ def history(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunHisto
 
 @pytest.fixture(params=("duckdb", "postgresql"))
 def warehouse(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[WarehouseConnection]:
-    if request.param == "duckdb":
-        with DuckDBConnection(str(tmp_path / "mirror.duckdb")) as conn:
-            yield conn
-        return
-    admin = str(request.getfixturevalue("pg_admin_url"))
-    name = unique_name("etl_craft_mirror")
-    url = create_database(admin, name)
-    try:
-        with PostgreSQLConnection(url) as conn:
-            yield conn
-    finally:
-        drop_database(admin, name)
+    with scratch_warehouse(request, tmp_path, "mirror") as conn:
+        yield conn

@@ -10,9 +10,8 @@ import pytest
 
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.duckdb import DuckDBConnection
-from etl_craft.warehouse.postgresql import PostgreSQLConnection
-from tests.fixtures.databases import create_database, drop_database, sqlite_copy, unique_name
+from tests.fixtures.databases import sqlite_copy
+from tests.fixtures.warehouse_sites import scratch_warehouse
 
 
 @pytest.fixture(params=("sqlite", "postgresql"))
@@ -33,15 +32,5 @@ def engine(
 
 @pytest.fixture(params=("duckdb", "postgresql"))
 def warehouse(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[WarehouseConnection]:
-    if request.param == "duckdb":
-        with DuckDBConnection(str(tmp_path / "warehouse.duckdb")) as conn:
-            yield conn
-        return
-    admin = str(request.getfixturevalue("pg_admin_url"))
-    name = unique_name("etl_craft_archive")
-    url = create_database(admin, name)
-    try:
-        with PostgreSQLConnection(url) as conn:
-            yield conn
-    finally:
-        drop_database(admin, name)
+    with scratch_warehouse(request, tmp_path, "archive") as conn:
+        yield conn
