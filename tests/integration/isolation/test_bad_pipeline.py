@@ -85,9 +85,9 @@ def test_cancel_and_history_reach_the_runs_of_a_deactivated_pipeline(
     )
 
     cancelled = processes.run(
-        chaos_project, "cancel", "--pipeline_code", "ring", "--run-id", str(stuck), "--reason", "x"
+        chaos_project, "cancel", "--pipeline", "ring", "--run", str(stuck), "--reason", "x"
     )
-    listed = processes.run(chaos_project, "--format", "json", "history", "--pipeline_code", "ring")
+    listed = processes.run(chaos_project, "--format", "json", "history", "--pipeline", "ring")
 
     assert cancelled.code == 0, cancelled.output
     assert run_status(chaos_project, stuck) == "CANCELLED"
