@@ -342,7 +342,10 @@ Extras: {}
         13,
     ]
     assert "profile 'staging' (from the profile argument)" in lines[0]
-    assert "Warehouse.type is 'oracle'; expected one of postgresql, duckdb, snowflake" in lines[2]
+    assert (
+        "Warehouse.type is 'oracle'; expected one of postgresql, duckdb, iceberg, snowflake, spark"
+        in lines[2]
+    )
 
 
 def test_invalid_yaml_is_refused_with_its_line(tmp_path: Path) -> None:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 
 from etl_craft.cli.registry import Command
+from etl_craft.core import ranges
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", required=True, help="the Iceberg table, namespace.table")
     parser.add_argument(
-        "--run", required=True, type=int, help="the pipeline run whose snapshot to restore"
+        "--run",
+        required=True,
+        type=ranges.ID.argument(),
+        help="the pipeline run whose snapshot to restore",
     )
     parser.add_argument("--reason", required=True, help="why, recorded with the action")
 
