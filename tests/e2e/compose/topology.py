@@ -185,7 +185,8 @@ class LocalTopology:
             if source.endswith(".sql"):
                 self.databases.create((COMPOSE_FOLDER / source).read_text())
         for name, service in self.services.items():
-            if name == DATABASE_SERVICE:
+            # A service in a profile (Spark's) is not part of the default deployment.
+            if name == DATABASE_SERVICE or service.get("profiles"):
                 continue
             for volume in service.get("volumes", []):
                 self._mount(volume)
