@@ -175,7 +175,9 @@ class LocalTopology:
 
     @property
     def services(self) -> dict[str, Any]:
-        return self.compose["services"]  # type: ignore[no-any-return]
+        """The default deployment's services: one in a profile (Spark's) starts only on request."""
+        every: dict[str, Any] = self.compose["services"]
+        return {name: service for name, service in every.items() if not service.get("profiles")}
 
     def prepare(self) -> None:
         """The database server's databases, the volumes and one image per package."""
@@ -185,8 +187,7 @@ class LocalTopology:
             if source.endswith(".sql"):
                 self.databases.create((COMPOSE_FOLDER / source).read_text())
         for name, service in self.services.items():
-            # A service in a profile (Spark's) is not part of the default deployment.
-            if name == DATABASE_SERVICE or service.get("profiles"):
+            if name == DATABASE_SERVICE:
                 continue
             for volume in service.get("volumes", []):
                 self._mount(volume)
