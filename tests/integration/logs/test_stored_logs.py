@@ -1,5 +1,6 @@
 """Attempt logs in a Logs store: uploaded by their owner when the attempt ends, read from the
-store on any host, with TASK_LOG keeping a tail of Logs.tail_bytes."""
+store on any host (through the API, the web UI and `etl-craft logs`), with TASK_LOG keeping a
+tail of Logs.tail_bytes."""
 
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ from etl_craft.operations.context import ContextRequest, OperationContext, build
 from etl_craft.operations.masking import secrets_redactor
 from etl_craft.stores import StoreSettings, open_store
 from etl_craft_api.app import create_app
+from etl_craft_ui.app import create_app as create_ui_app
 from tests.chaos.harness import rows
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.processes import Processes, free_port
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for
+from tests.integration.ui.conftest import settings_of, sign_in
 from tests.integration.worker.queueing import (
     python_pipeline,
     queue_run,
@@ -126,6 +129,10 @@ def test_two_workers_on_other_hosts_serve_then_upload_their_logs_read_through_th
             running = api.log(attempt_id)
             assert any(line.endswith(f"ran on {host_of(project, attempt_id)}") for line in running)
             assert "the last line" not in running
+            page = api.page(attempt_id)
+            assert f"ran on {host_of(project, attempt_id)}" in page
+            assert "the last line" not in page
+            assert "following the log" in page
         release(project)
         for attempt_id in queued.values():
             wait_for(partial(succeeded, project, attempt_id), "the attempt", 60)
@@ -142,7 +149,7 @@ def host_of(project: ProjectOnDisk, attempt_id: int) -> str:
 
 
 class Reader:
-    """The API app of a host that runs no attempt, with a viewer's token."""
+    """The API and web UI apps of a host that runs no attempt, with a viewer's token."""
 
     def __init__(self, ctx: OperationContext) -> None:
         self.ctx = ctx
@@ -150,6 +157,16 @@ class Reader:
             replace(ctx, actor=TESTER), TokenRequest("reader", "viewer", None)
         ).token
         self.client = TestClient(create_app(ctx))
+        self.browser = TestClient(create_ui_app(ctx, settings_of()), follow_redirects=False)
+        signed_in = sign_in(self.browser, self.token)
+        assert signed_in.status_code == 303, signed_in.text
+
+    def page(self, attempt_id: int) -> str:
+        """The log as the attempt's page shows it: its log fragment, from the first byte."""
+        answer = self.browser.get(f"/partials/attempts/{attempt_id}/log", params={"offset": 0})
+        assert answer.status_code == 200, answer.text
+        assert "not configured to read this log" not in answer.text
+        return answer.text
 
     def log(self, attempt_id: int) -> list[str]:
         answer = self.client.get(
@@ -187,8 +204,12 @@ def ended_logs_are_in_the_store(
         assert f"attempt {attempt_id} ran on {host}" in lines
         assert "the last line" in lines
         assert sum(line.startswith("body line") for line in lines) == 400
-        # etl-craft logs reads the same.
+        # etl-craft logs reads the same, and so does the web UI's attempt page.
         assert whole_log(api.ctx, attempt_id, secrets_redactor(api.ctx)).lines == lines
+        page = api.page(attempt_id)
+        assert f"attempt {attempt_id} ran on {host}" in page
+        assert "the last line" in page
+        assert "End of the log: the attempt ended SUCCESS" in page
 
 
 def test_a_log_missing_from_the_store_says_where_its_tail_is(

@@ -49,7 +49,7 @@ from etl_craft.enginedb.events import (
     TaskRunChanged,
     changes_a_plan,
 )
-from etl_craft.enginedb.leadership import Leadership, LeadershipLostError
+from etl_craft.enginedb.leadership import Leadership, LeadershipLostError, current_tenure
 from etl_craft.enginedb.overseers import (
     LiveRun,
     active_overseer,
@@ -181,10 +181,12 @@ class Overseer:
     def _serve_as_leader(self, leadership: Leadership) -> None:
         OVERSEER_LEADING.set(1)
         try:
-            if self.pool.submits:
-                prepare_task_start()
+            # Registered before the fork server's imports (seconds on a busy host): a server
+            # started meanwhile names this leader rather than no one.
             with self.leader.transaction(OVERSEER) as conn:
                 register_overseer(conn, self.owner, __version__)
+            if self.pool.submits:
+                prepare_task_start()
             log.info(
                 "overseer %s leads at epoch %s (etl-craft %s)",
                 self.owner,
@@ -579,6 +581,13 @@ class Overseer:
     def _refusal(self) -> str:
         with self.engine.read() as conn:
             active = active_overseer(conn)
+            tenure = current_tenure(conn) if active is None else None
+        if active is None and tenure is not None:
+            return (
+                f"overseer {tenure.overseer_id} holds leadership epoch {tenure.epoch} (since "
+                f"{tenure.taken_at}); only one server runs at a time. Stop it first, or let "
+                "this one stand by"
+            )
         if active is None:
             return "another overseer holds the leadership lock; only one server runs at a time"
         return (
