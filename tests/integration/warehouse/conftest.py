@@ -31,9 +31,12 @@ def pg_warehouse_url(pg_admin_url: str) -> Iterator[str]:
     drop_database(pg_admin_url, name)
 
 
-# The emulated Snowflake answers a statement in tens of milliseconds, so it runs the contract
-# (every action, SCD1 and SCD2, evolution, appends, fencing and the golden SQL) and not every
-# module; the live suite (-m cloud) runs the same modules against an account.
+# The emulated Snowflake runs the contract (every action, SCD1 and SCD2 cases, evolution,
+# appends, the guards, fencing and the golden SQL); the live suite (-m cloud) runs the same
+# modules against an account. Left out: fault injection (it relies on a key constraint, which
+# Snowflake never enforces and the emulator answers with an HTTP 500), rehearsals (Snowflake
+# commits DDL at once, so a preview stops before it: the Snowflake guide's limits) and the
+# connection module's type spellings and COMMENT statements, which the emulator renders its own way.
 SNOWFLAKE_CONTRACT = frozenset(
     {
         "test_actions",
@@ -42,6 +45,9 @@ SNOWFLAKE_CONTRACT = frozenset(
         "test_concurrency",
         "test_snowflake_golden",
         "test_snowflake_live",
+        "test_scd2_validity",
+        "test_guards",
+        "test_schema_creation",
     }
 )
 # The modules whose every test has run green on Spark; the others skip it, saying so.
