@@ -10,6 +10,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from etl_craft.branding import FAVICON, LOGOS, MEDIA_TYPE, WORDMARK, logo
 from tests.fixtures.catalog_demo import (
     COLUMN_COMMENT,
     PIPELINE_SECRET,
@@ -30,12 +31,18 @@ class _Links(HTMLParser):
         super().__init__()
         self.links: list[str] = []
         self.ids: set[str] = set()
+        self.icons: list[tuple[str | None, str | None]] = []  # (href, type)
+        self.images: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
         for name in ("href", "src"):
-            if found.get(name) and tag in ("a", "link", "script"):
+            if found.get(name) and tag in ("a", "link", "script", "img"):
                 self.links.append(str(found[name]))
+        if tag == "link" and found.get("rel") == "icon":
+            self.icons.append((found.get("href"), found.get("type")))
+        if tag == "img" and found.get("src"):
+            self.images.append(str(found["src"]))
         if found.get("id"):
             self.ids.add(str(found["id"]))
 
@@ -68,8 +75,6 @@ def test_every_relative_link_of_every_page_resolves_to_a_file_and_anchor(
     broken = []
     for page in pages:
         for link in _parse(page).links:
-            if link.startswith("data:image/svg+xml,"):  # the inline favicon
-                continue
             parts = urlsplit(link)
             assert not parts.scheme, (page, link)
             assert not link.startswith("/"), (page, link)
@@ -80,6 +85,22 @@ def test_every_relative_link_of_every_page_resolves_to_a_file_and_anchor(
                 broken.append((page.name, link))
     assert broken == []
     assert len(pages) == built.document["pages"]
+
+
+def test_every_page_links_the_shared_favicon_and_shows_the_wordmark(built: BuiltCatalog) -> None:
+    site = built.site.resolve()
+    assert {name: (site / name).read_bytes() for name in LOGOS} == {
+        name: logo(name) for name in LOGOS
+    }
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) == built.document["pages"]
+    for page in pages:
+        found = _parse(page)
+        assert len(found.icons) == 1, (page, found.icons)
+        href, media_type = found.icons[0]
+        assert (media_type, (page.parent / str(href)).resolve()) == (MEDIA_TYPE, site / FAVICON)
+        shown = {(page.parent / src).resolve() for src in found.images}
+        assert site / WORDMARK in shown, (page, found.images)
 
 
 def test_a_table_page_lists_its_writers_readers_columns_and_rows(built: BuiltCatalog) -> None:

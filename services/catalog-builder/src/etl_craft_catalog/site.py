@@ -1,4 +1,4 @@
-"""Write the catalog site into a folder: every page, its assets and the search index.
+"""Write the catalog site into a folder: every page, its assets, the logo and the search index.
 
 Pages are Jinja2 templates packaged with this module; every link is made relative to the page
 it is on. Output depends on the catalog alone (its build time included), so two builds of the
@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from etl_craft.branding import LOGOS, logo
 from etl_craft.operations.catalog_dag import pipeline_dag
 from etl_craft.operations.catalog_views import Catalog
 from etl_craft_catalog import paths
@@ -49,6 +50,8 @@ def write_site(catalog: Catalog, folder: Path, on_page: Callable[[str], None] | 
     static = files("etl_craft_catalog") / "static"
     for asset in ASSETS:
         (folder / asset).write_text((static / asset).read_text(encoding="utf-8"), encoding="utf-8")
+    for name in LOGOS:
+        (folder / name).write_bytes(logo(name))
     (folder / INDEX_FILE).write_text(index_script(catalog), encoding="utf-8")
     return written
 

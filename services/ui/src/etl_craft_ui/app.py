@@ -10,6 +10,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from etl_craft import __version__
+from etl_craft.branding import LOGO_FOLDER
 from etl_craft.drawing.page_policy import CONTENT_SECURITY_POLICY
 from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.access_log import AccessLog
@@ -61,7 +62,9 @@ def create_app(context: OperationContext, settings: UiSettings) -> FastAPI:
     app.state.settings = settings
     instrument_app(app)
     errors.install(app)
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # The logo is the shared library's, served beside the UI's own files under /static/.
+    static = StaticFiles(directory=STATIC_DIR, packages=[LOGO_FOLDER])
+    app.mount("/static", static, name="static")
     for router in ROUTERS:
         app.include_router(router)
     return app
