@@ -14,6 +14,10 @@ from etl_craft.runtime.tracing import configure_tracing
 from etl_craft_ui.app import ACCESS_LOGGER, create_app
 from etl_craft_ui.settings import load_ui_settings
 
+# A page's event stream never ends by itself: on shutdown, uvicorn waits this long for answers
+# to finish, then cancels what is left (the browser reconnects to the next process).
+SHUTDOWN_GRACE_SECONDS = 3
+
 
 def handle_ui(args: argparse.Namespace) -> int:
     settings = load_ui_settings(host=args.host, port=args.port, secure_cookies=args.secure_cookies)
@@ -36,6 +40,7 @@ def handle_ui(args: argparse.Namespace) -> int:
             log_config=None,  # logging stays etl-craft's (--log-level, --log-format)
             access_log=False,  # uvicorn's would show every query string whole
             server_header=False,
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
         )
     finally:
         ctx.close()

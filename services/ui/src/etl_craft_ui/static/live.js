@@ -1,0 +1,45 @@
+/* Live by push. Where the server tells of the Engine DB's changes (the body's data-events: a
+   PostgreSQL Engine DB), this script follows its event stream and fires "etl-craft:changed" on
+   every live part (their hx-trigger listens for it), so they refresh when something changes
+   rather than on a timer. A burst of changes (a run and its tasks ending together) is one
+   refresh. While the stream is down it fires the event every 2 s, the pace of a page without
+   push; once the stream is back, one refresh catches up with what it missed. */
+(function () {
+  "use strict";
+  var KINDS = ["run", "task-run", "attempt", "worker", "wake-up"];
+  var SETTLE_MS = 100, POLL_MS = 2000;
+  var pending = null, poller = null;
+
+  function refresh() {
+    pending = null;
+    document.querySelectorAll('[hx-trigger*="etl-craft:changed"]').forEach(function (part) {
+      htmx.trigger(part, "etl-craft:changed");
+    });
+  }
+
+  function changed() {
+    if (pending === null) pending = setTimeout(refresh, SETTLE_MS);
+  }
+
+  function follow(url) {
+    var source = new EventSource(url);
+    KINDS.forEach(function (kind) { source.addEventListener(kind, changed); });
+    source.addEventListener("open", function () {
+      document.body.setAttribute("data-pushed", "true");
+      if (poller !== null) {
+        clearInterval(poller);
+        poller = null;
+        changed();
+      }
+    });
+    source.addEventListener("error", function () {
+      document.body.setAttribute("data-pushed", "false");
+      if (poller === null) poller = setInterval(refresh, POLL_MS);
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var url = document.body.getAttribute("data-events");
+    if (url && window.EventSource) follow(url);
+  });
+})();
