@@ -107,7 +107,8 @@ class ChangeFeed:
             try:
                 with Listener(self._ctx.engine) as listener:
                     self._listening.set()
-                    backoff.succeeded()
+                    if backoff.succeeded():  # changes went untold while it could not listen
+                        self._deliver(Change(WAKE_UP))
                     self._follow(listener)
             except (EngineDBError, SQLAlchemyError, OSError) as error:
                 delay = backoff.failed()

@@ -1,7 +1,8 @@
 """GET /events: the Engine DB's changes as server-sent events, for a signed-in session.
 
-Each change is one event named for what changed (run, task-run, attempt, worker; wake-up when
-anything may have), its data the row's id and new status. A comment every HEARTBEAT_SECONDS
+The first event, "listening", comes once the stream misses nothing; then each change is one
+event named for what changed (run, task-run, attempt, worker; wake-up when anything may have),
+its data the row's id and new status. A comment every HEARTBEAT_SECONDS
 keeps proxies from closing a quiet stream, and checks the session again: the stream ends once
 it is signed out, as its next request would be refused. On SQLite there are no changes to
 tell: the answer is 204, which tells a browser's EventSource not to come back; pages poll.
@@ -25,6 +26,9 @@ router = APIRouter(tags=["events"])
 
 HEARTBEAT_SECONDS = 15.0
 RETRY_MS = 3000  # how soon a browser comes back after the stream breaks
+# The first event: from here on every change is told, so what the page shows may be read once
+# more (it was rendered before, and changes in between were told to no one).
+LISTENING = "listening"
 
 
 @router.get(EVENTS, dependencies=[Depends(signed_in)])
@@ -42,7 +46,7 @@ async def events(request: Request) -> Response:
 async def _stream(request: Request, live: Broadcaster) -> AsyncIterator[str]:
     changes = await live.subscribe()
     try:
-        yield f"retry: {RETRY_MS}\n: listening\n\n"
+        yield f"retry: {RETRY_MS}\nevent: {LISTENING}\ndata: {{}}\n\n"
         while True:
             try:
                 change = await asyncio.wait_for(changes.get(), HEARTBEAT_SECONDS)

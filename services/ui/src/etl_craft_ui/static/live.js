@@ -2,8 +2,9 @@
    PostgreSQL Engine DB), this script follows its event stream and fires "etl-craft:changed" on
    every live part (their hx-trigger listens for it), so they refresh when something changes
    rather than on a timer. A burst of changes (a run and its tasks ending together) is one
-   refresh. While the stream is down it fires the event every 2 s, the pace of a page without
-   push; once the stream is back, one refresh catches up with what it missed. */
+   refresh. The stream's first event, "listening", is one too: what changed between the page's
+   rendering (or the stream's last break) and then was told to no one. While the stream is
+   down it fires the event every 2 s, the pace of a page without push. */
 (function () {
   "use strict";
   var KINDS = ["run", "task-run", "attempt", "worker", "wake-up"];
@@ -24,13 +25,11 @@
   function follow(url) {
     var source = new EventSource(url);
     KINDS.forEach(function (kind) { source.addEventListener(kind, changed); });
-    source.addEventListener("open", function () {
+    source.addEventListener("listening", function () {
       document.body.setAttribute("data-pushed", "true");
-      if (poller !== null) {
-        clearInterval(poller);
-        poller = null;
-        changed();
-      }
+      if (poller !== null) clearInterval(poller);
+      poller = null;
+      changed();
     });
     source.addEventListener("error", function () {
       document.body.setAttribute("data-pushed", "false");
