@@ -2,11 +2,14 @@
 
 On PostgreSQL the UI (uvicorn serving the app, in a thread, on a free port) holds one LISTEN and
 tells each open stream of every transition: a run's change reaches a browser within a second
-of its commit. On SQLite there is nothing to tell: /events answers 204 and pages poll.
+of its commit; a client that does not read loses its oldest changes, not the others theirs; a
+quiet stream beats, and ends with its session. On SQLite there is nothing to tell: /events
+answers 204 and pages poll.
 """
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import threading
@@ -17,12 +20,16 @@ from dataclasses import dataclass
 import pytest
 import uvicorn
 
+from etl_craft.operations.changes import Change
 from etl_craft.operations.interventions import cancel
 from etl_craft.operations.triggers import TriggerRequest, trigger_run
+from etl_craft_ui.live import QUEUE_SIZE, Broadcaster
+from etl_craft_ui.pages import events
 from etl_craft_ui.sessions import SESSION_COOKIE
+from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.processes import free_port
 from tests.fixtures.waiting import wait_for
-from tests.integration.ui.conftest import Ui
+from tests.integration.ui.conftest import Ui, csrf_of, sign_in
 
 ON_POSTGRESQL = pytest.mark.parametrize("ui", ["postgresql"], indirect=True)
 LATENCY_BOUND = 1.0  # seconds from a commit to its event in the browser's stream
@@ -97,6 +104,19 @@ class EventStream:
             if data == {"id": row_id, "status": status}:
                 return Frame(kind, data, arrived)
 
+    def lines_until_the_end(self, deadline: float) -> list[str]:
+        """What the stream says until it ends (its final chunk), which must be by ``deadline``."""
+        lines: list[str] = []
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"the stream goes on past the deadline; read so far: {lines}"
+            assert self.connection.sock is not None
+            self.connection.sock.settimeout(left)
+            raw = self.answer.readline()
+            if not raw:
+                return lines
+            lines.append(raw.decode().rstrip("\r\n"))
+
     def close(self) -> None:
         self.connection.close()
 
@@ -140,6 +160,26 @@ def test_the_event_stream_refuses_a_client_without_a_session(ui: Ui, served: Ser
         forged.close()
 
 
+@ON_POSTGRESQL
+def test_a_quiet_stream_beats_and_ends_once_its_session_is_signed_out(
+    ui: Ui, served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(events, "HEARTBEAT_SECONDS", 0.2)
+    browser = ui.browser()
+    assert sign_in(browser, ui.tokens["viewer"]).status_code == 303
+    stream = EventStream(served, browser.cookies.get(SESSION_COOKIE))
+    try:
+        stream.lines_until_blank(time.monotonic() + 10)  # listening
+        assert stream.lines_until_blank(time.monotonic() + 10) == [": heartbeat"]
+        signed_out = browser.post("/sign-out", data={"csrf_token": csrf_of(browser.get("/"))})
+        assert signed_out.status_code == 303
+        said = stream.lines_until_the_end(time.monotonic() + 10)
+    finally:
+        stream.close()
+        browser.close()
+    assert set(said) <= {": heartbeat", ""}
+
+
 def test_pages_follow_pushed_changes_on_postgresql_and_poll_on_sqlite(ui: Ui) -> None:
     page = ui.get("viewer", "/runs").text
     if ui.project.engine.dialect == "postgresql":
@@ -151,3 +191,44 @@ def test_pages_follow_pushed_changes_on_postgresql_and_poll_on_sqlite(ui: Ui) ->
         answer = ui.get("viewer", "/events")
         assert answer.status_code == 204  # an EventSource does not come back after it
     assert ui.browser().get("/events").status_code == 401
+
+
+@ON_POSTGRESQL
+def test_a_client_that_does_not_read_loses_its_oldest_changes_and_holds_no_one_up(
+    ui: Ui,
+) -> None:
+    burst = QUEUE_SIZE + 50
+
+    def notify_runs(ids: range) -> None:  # as transitions do: one payload per run, one commit
+        with ui.project.engine.transaction(TESTER) as conn:
+            for run_id in ids:
+                payload = json.dumps({"type": "run", "id": run_id, "status": "QUEUED"})
+                execute(conn, "SELECT pg_notify('etl_craft_events', :payload)", payload=payload)
+
+    async def told(changes: asyncio.Queue[Change], run_id: int) -> None:
+        while (await asyncio.wait_for(changes.get(), 10)).row_id != run_id:
+            pass
+
+    async def fan_out() -> tuple[list[Change], list[Change]]:
+        live = Broadcaster(ui.ctx)
+        try:
+            slow, other = await live.subscribe(), await live.subscribe()
+            await asyncio.to_thread(notify_runs, range(1, burst + 1))
+            await told(other, burst)
+            after_burst = [slow.get_nowait() for _ in range(slow.qsize())]
+            for change in after_burst:
+                slow.put_nowait(change)
+            await asyncio.to_thread(notify_runs, range(burst + 1, burst + 2))
+            await told(other, burst + 1)  # a full queue elsewhere holds no one up
+            return after_burst, [slow.get_nowait() for _ in range(slow.qsize())]
+        finally:
+            live.close()
+
+    after_burst, after_one_more = asyncio.run(fan_out())
+
+    assert [change.row_id for change in after_burst] == list(
+        range(burst - QUEUE_SIZE + 1, burst + 1)
+    )
+    assert [change.row_id for change in after_one_more] == list(
+        range(burst - QUEUE_SIZE + 2, burst + 2)
+    )
