@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -23,13 +24,13 @@ import uvicorn
 from etl_craft.operations.changes import Change
 from etl_craft.operations.interventions import cancel
 from etl_craft.operations.triggers import TriggerRequest, trigger_run
-from etl_craft_ui.live import QUEUE_SIZE, Broadcaster
+from etl_craft_ui.live import QUEUE_SIZE, Broadcaster, Changes
 from etl_craft_ui.pages import events
 from etl_craft_ui.sessions import SESSION_COOKIE
 from tests.fixtures.metadata import TESTER, execute
-from tests.fixtures.processes import free_port
+from tests.fixtures.processes import BIN, clean_env, free_port, wait_until_up
 from tests.fixtures.waiting import wait_for
-from tests.integration.ui.conftest import Ui, csrf_of, sign_in
+from tests.integration.ui.conftest import SECRET_KEY, Ui, csrf_of, sign_in
 
 ON_POSTGRESQL = pytest.mark.parametrize("ui", ["postgresql"], indirect=True)
 LATENCY_BOUND = 1.0  # seconds from a commit to its event in the browser's stream
@@ -205,11 +206,11 @@ def test_a_client_that_does_not_read_loses_its_oldest_changes_and_holds_no_one_u
                 payload = json.dumps({"type": "run", "id": run_id, "status": "QUEUED"})
                 execute(conn, "SELECT pg_notify('etl_craft_events', :payload)", payload=payload)
 
-    async def told(changes: asyncio.Queue[Change], run_id: int) -> None:
-        while (await asyncio.wait_for(changes.get(), 10)).row_id != run_id:
+    async def told(changes: Changes, run_id: int) -> None:
+        while getattr(await asyncio.wait_for(changes.get(), 10), "row_id", None) != run_id:
             pass
 
-    async def fan_out() -> tuple[list[Change], list[Change]]:
+    async def fan_out() -> tuple[list[Change | None], list[Change | None]]:
         live = Broadcaster(ui.ctx)
         try:
             slow, other = await live.subscribe(), await live.subscribe()
@@ -226,9 +227,41 @@ def test_a_client_that_does_not_read_loses_its_oldest_changes_and_holds_no_one_u
 
     after_burst, after_one_more = asyncio.run(fan_out())
 
-    assert [change.row_id for change in after_burst] == list(
+    assert [getattr(change, "row_id", None) for change in after_burst] == list(
         range(burst - QUEUE_SIZE + 1, burst + 1)
     )
-    assert [change.row_id for change in after_one_more] == list(
+    assert [getattr(change, "row_id", None) for change in after_one_more] == list(
         range(burst - QUEUE_SIZE + 2, burst + 2)
     )
+
+
+@ON_POSTGRESQL
+@pytest.mark.e2e
+def test_etl_craft_ui_asked_to_stop_ends_its_open_streams_at_once(
+    ui: Ui, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    port = free_port()
+    env = clean_env(ETL_CRAFT_UI_SECRET=SECRET_KEY, ETL_CRAFT_UI_PORT=str(port))
+    said = tmp_path_factory.mktemp("stopping-ui") / "ui.out"
+    with said.open("wb") as sink:
+        process = subprocess.Popen(
+            [str(BIN / "etl-craft-ui")], cwd=ui.project.root, env=env, stdout=sink, stderr=sink
+        )
+    stream: EventStream | None = None
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}", process)
+        stream = EventStream(
+            Served("127.0.0.1", port), ui.client("viewer").cookies.get(SESSION_COOKIE)
+        )
+        stream.lines_until_blank(time.monotonic() + 10)  # listening
+        process.terminate()
+        assert stream.lines_until_the_end(time.monotonic() + 10) == []
+        process.wait(timeout=30)
+    finally:
+        if stream is not None:
+            stream.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    # Not cut off by uvicorn's grace: the stream ended as the server began to stop.
+    assert "timeout graceful shutdown exceeded" not in said.read_text()

@@ -20,7 +20,8 @@ from etl_craft.operations.context import OperationContext
 QUEUE_SIZE = 100
 LISTENING_SECONDS = 5.0  # a stream opens after this even if the feed does not listen yet
 
-Changes = asyncio.Queue[Change]
+# None ends a stream: the server is stopping.
+Changes = asyncio.Queue[Change | None]
 
 
 class Broadcaster:
@@ -44,15 +45,26 @@ class Broadcaster:
     def close(self) -> None:
         self._feed.stop()
 
+    def end_streams(self) -> None:
+        """End every open stream; called from a signal handler, so it takes no lock (which the
+        interrupted thread may hold) and copies the streams in one step."""
+        self._send(list(self._streams.items()), None)
+
     def _publish(self, change: Change) -> None:
         with self._guard:
             streams = list(self._streams.items())
+        self._send(streams, change)
+
+    @staticmethod
+    def _send(
+        streams: list[tuple[Changes, asyncio.AbstractEventLoop]], change: Change | None
+    ) -> None:
         for changes, loop in streams:
             with contextlib.suppress(RuntimeError):  # its loop has closed: the app is ending
                 loop.call_soon_threadsafe(_offer, changes, change)
 
 
-def _offer(changes: Changes, change: Change) -> None:
+def _offer(changes: Changes, change: Change | None) -> None:
     if changes.full():
         changes.get_nowait()
     changes.put_nowait(change)

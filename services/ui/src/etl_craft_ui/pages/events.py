@@ -55,6 +55,8 @@ async def _stream(request: Request, live: Broadcaster) -> AsyncIterator[str]:
                     return
                 yield ": heartbeat\n\n"
                 continue
+            if change is None:
+                return
             yield frame(change)
     finally:
         live.unsubscribe(changes)
