@@ -113,8 +113,8 @@ class ChangeFeed:
             except (EngineDBError, SQLAlchemyError, OSError) as error:
                 delay = backoff.failed()
                 log.warning(
-                    "the UI cannot listen for Engine DB changes (%s); pages poll meanwhile, "
-                    "trying again in %.1fs",
+                    "cannot listen for the Engine DB's changes (%s); trying again in %.1fs, "
+                    "and live pages wait for their next poll meanwhile",
                     error,
                     delay,
                 )

@@ -2,10 +2,10 @@
 
 The first event, "listening", comes once the stream misses nothing; then each change is one
 event named for what changed (run, task-run, attempt, worker; wake-up when anything may have),
-its data the row's id and new status. A comment every HEARTBEAT_SECONDS
-keeps proxies from closing a quiet stream, and checks the session again: the stream ends once
-it is signed out, as its next request would be refused. On SQLite there are no changes to
-tell: the answer is 204, which tells a browser's EventSource not to come back; pages poll.
+its data the row's id and new status. A comment every HEARTBEAT_SECONDS keeps proxies from
+closing a quiet stream, and checks the session again: the stream ends once it is signed out,
+as its next request would be refused. On SQLite there are no changes to tell: the answer is
+204, which tells a browser's EventSource not to come back; pages poll.
 """
 
 from __future__ import annotations
