@@ -28,11 +28,13 @@ pytestmark = pytest.mark.postgres
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 ROLES = ("viewer", "operator", "admin")
-# Resolves when htmx next swaps a live part in.
-AFTER_NEXT_SWAP = (
-    "() => new Promise(done => document.body.addEventListener('htmx:afterSettle', done, "
-    "{once: true}))"
+# Refreshes the run's task table as a pushed change does, and resolves once htmx swapped it in.
+TASKS_REFRESHED = (
+    "() => new Promise(done => { document.body.addEventListener('htmx:afterSettle', done, "
+    "{once: true}); htmx.trigger('#run-tasks', 'etl-craft:changed'); })"
 )
+# Well under the 30 s the live parts wait between polls while changes are pushed to them.
+PUSHED_MS = 10_000
 WAIT_MS = 30_000  # a condition the processes reach in a second or two, with room on a busy host
 
 # Prints a line when it starts and, until released as WAIT is, each line the test writes to
@@ -142,6 +144,7 @@ def pipelines(project: ProjectOnDisk) -> None:
     python_pipeline(project, "failing", ["fetch"], script_of={"fetch": "flaky.py"})
     python_pipeline(project, "talk", ["chatter"], script_of={"chatter": "chatty.py"})
     python_pipeline(project, "doomed", ["stuck"])
+    python_pipeline(project, "pushed", ["await"])
     python_pipeline(project, "shape", ["quick_first", "quick_second"])
     chain(project, "shape", "quick_first", "quick_second")
 
@@ -264,6 +267,29 @@ def test_the_grid_turns_a_running_task_to_success_without_a_reload(site: Site, b
     shoot(site, page, "03-grid-success")
 
 
+def test_a_run_page_follows_its_run_to_success_by_push(site: Site, browse: Any) -> None:
+    run_id = site.queue("pushed")
+    site.wait_started("await")
+    page = browse("viewer")
+    page.goto(f"{site.url}/runs/{run_id}")
+    page.evaluate("window.loadedOnce = 'the run page'")  # any navigation would drop it
+    expect(page.locator("body")).to_have_attribute("data-pushed", "true")  # its stream is open
+    tasks = page.locator("#run-tasks")
+    expect(tasks).to_contain_text("Run status: IN-PROGRESS")
+    expect(tasks.locator("tr[data-task='await']")).to_contain_text("RUNNING")
+    expect(page.locator("h1 #run-status")).to_have_text("IN-PROGRESS")
+    shoot(site, page, "07-run-pushed-running")
+
+    release(site.project, "await")
+
+    expect(tasks).to_contain_text("Run status: SUCCESS", timeout=PUSHED_MS)
+    expect(tasks.locator("tr[data-task='await']")).to_contain_text("SUCCESS")
+    expect(page.locator("h1 #run-status")).to_have_text("SUCCESS")  # the heading follows
+    expect(page.locator("#run-ended time")).to_be_visible()
+    assert page.evaluate("window.loadedOnce") == "the run page"
+    shoot(site, page, "08-run-pushed-success")
+
+
 def test_a_failed_task_is_explained_then_rerun_with_a_reason(site: Site, browse: Any) -> None:
     run_id = site.queue("failing")
     page = browse("operator")
@@ -274,7 +300,7 @@ def test_a_failed_task_is_explained_then_rerun_with_a_reason(site: Site, browse:
     panel = page.locator("#run-tasks tr[data-task='fetch'] + tr.explain-row")
     expect(panel.locator("h2")).to_have_text("Why fetch FAILED")
     expect(panel).to_contain_text("the source of fetch answered 503 Service Unavailable")
-    page.evaluate(AFTER_NEXT_SWAP)  # a refresh of the task table keeps the panel open
+    page.evaluate(TASKS_REFRESHED)  # a refresh of the task table keeps the panel open
     expect(panel.locator("h2")).to_have_text("Why fetch FAILED")
     shoot(site, page, "04-explain-failed")
 

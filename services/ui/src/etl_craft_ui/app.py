@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -17,6 +19,7 @@ from etl_craft.runtime.access_log import AccessLog
 from etl_craft.runtime.http_headers import SECURITY_HEADERS, SecurityHeaders
 from etl_craft.runtime.http_tracing import instrument_app
 from etl_craft_ui import errors
+from etl_craft_ui.live import broadcaster_for
 from etl_craft_ui.pages import ROUTERS
 from etl_craft_ui.settings import UiSettings
 
@@ -48,6 +51,14 @@ class UiApp(FastAPI):
         return AccessLog(secured, ACCESS_LOGGER)
 
 
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    live = app.state.live
+    if live is not None:
+        live.close()
+
+
 def create_app(context: OperationContext, settings: UiSettings) -> FastAPI:
     """The UI serving ``context``'s project, its sessions signed with ``settings.secret``."""
     app = UiApp(
@@ -57,9 +68,11 @@ def create_app(context: OperationContext, settings: UiSettings) -> FastAPI:
         redoc_url=None,
         openapi_url=None,
         redirect_slashes=False,
+        lifespan=lifespan,
     )
     app.state.context = context
     app.state.settings = settings
+    app.state.live = broadcaster_for(context)
     instrument_app(app)
     errors.install(app)
     # The logo is the shared library's, served beside the UI's own files under /static/.

@@ -2,7 +2,8 @@
 API's problem mapping gives the same error; never a trace or SQL.
 
 A request without a valid session is sent to the sign-in form when it asks for a page, and
-answered 401 otherwise (fragments, form posts); htmx is told to go to the sign-in form.
+answered 401 otherwise (fragments, the event stream, form posts); htmx is told to go to the
+sign-in form.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from starlette.exceptions import HTTPException
 from etl_craft.core.errors import EtlCraftError
 from etl_craft.operations.http_statuses import SERVER_ERROR, UNAVAILABLE, status_of
 from etl_craft_ui.rendering import render
-from etl_craft_ui.sessions import PARTIALS, SignInRequired, current_session
+from etl_craft_ui.sessions import EVENTS, PARTIALS, SignInRequired, current_session
 
 log = logging.getLogger(__name__)
 SIGN_IN = "/sign-in"
@@ -94,7 +95,9 @@ def error_page(request: Request, status: int, message: str) -> Response:
 
 
 def _fragment(request: Request) -> bool:
-    return request.url.path.startswith(PARTIALS) or "hx-request" in request.headers
+    """Whether the request comes from a page's script (htmx, its event stream), not a person."""
+    path = request.url.path
+    return path.startswith(PARTIALS) or path == EVENTS or "hx-request" in request.headers
 
 
 def install(app: FastAPI) -> None:

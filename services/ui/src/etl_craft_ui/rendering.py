@@ -1,9 +1,10 @@
 """Pages from Jinja2 templates, with every secret of the project masked in what they show.
 
-The layout's values (the session, its CSRF token, what its role may do, the navigation, and
-what keeps queued work from moving) are added to every page. The whole page then passes
-through the project's secrets redactor, as the API's documents do, so that no page or fragment
-shows a secret parameter's value or a resolved secret, whichever part of it printed the value.
+The layout's values (the session, its CSRF token, what its role may do, the navigation, what
+keeps queued work from moving, and how the live parts learn of changes) are added to every
+page. The whole page then passes through the project's secrets redactor, as the API's
+documents do, so that no page or fragment shows a secret parameter's value or a resolved
+secret, whichever part of it printed the value.
 """
 
 from __future__ import annotations
@@ -21,13 +22,18 @@ from markupsafe import escape
 from etl_craft.core.redaction import Redactor
 from etl_craft.operations.health.stalls import stalls
 from etl_craft.operations.masking import secrets_redactor
-from etl_craft_ui.sessions import UiSession, service_context
+from etl_craft_ui.live import live_of
+from etl_craft_ui.sessions import EVENTS, UiSession, service_context
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 environment = Environment(
     loader=FileSystemLoader(TEMPLATES_DIR), autoescape=True, undefined=StrictUndefined
 )
 templates = Jinja2Templates(env=environment)
+# How often the live parts that follow runs ask again: on their own where nothing tells of a
+# change (SQLite), and as a safety net where the Engine DB's changes are pushed (live.js also
+# polls at the fast pace while the event stream is down).
+POLL_PUSHED, POLL_ALONE = "30s", "2s"
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ def render(
     **values: Any,
 ) -> HTMLResponse:
     """The template ``name`` with ``values`` and the layout's, masked; a fragment the same."""
+    pushed = live_of(request) is not None
     layout: dict[str, Any] = {
         "session": session,
         "csrf_token": session.csrf if session else "",
@@ -64,6 +71,8 @@ def render(
         "can_admin": bool(session and session.can_admin),
         "nav": NAV,
         "current": current_nav(request.url.path),
+        "events": EVENTS if pushed else "",
+        "poll": POLL_PUSHED if pushed else POLL_ALONE,
     }
     if not is_fragment(request):
         show = session is not None and status_code < 400  # an error page reads no more

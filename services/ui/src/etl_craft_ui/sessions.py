@@ -35,6 +35,7 @@ CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PARTIALS = "/partials/"
+EVENTS = "/events"
 
 
 @dataclass(frozen=True)

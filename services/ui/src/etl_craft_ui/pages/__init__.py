@@ -8,6 +8,7 @@ from etl_craft_ui.pages import (
     alerts,
     attempts,
     backfills,
+    events,
     health,
     interventions,
     metadata,
@@ -32,4 +33,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     run_actions.router,
     attempts.router,
     backfills.router,
+    events.router,
 )

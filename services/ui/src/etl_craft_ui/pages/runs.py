@@ -118,7 +118,8 @@ def run_page(request: Request, session: SignedIn, ctx: Viewer, run_id: RunId) ->
 def run_tasks_fragment(
     request: Request, session: SignedIn, ctx: Viewer, run_id: RunId
 ) -> HTMLResponse:
-    return render(request, "runs/tasks.html", session, detail=run_detail(ctx, run_id))
+    detail = run_detail(ctx, run_id)
+    return render(request, "runs/tasks.html", session, detail=detail, refreshed=True)
 
 
 @router.get("/partials/runs/{run_id}/tasks/{task}/explain")
