@@ -9,6 +9,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from sqlalchemy import event
 from sqlalchemy.pool import NullPool, QueuePool
 
 from etl_craft.cli.main import build_parser
@@ -99,15 +100,18 @@ def test_the_overseer_api_and_ui_pool_ten_connections_and_never_more(
 def test_a_task_process_holds_one_connection_only_while_it_speaks(pg_fresh_url: str) -> None:
     # The engine a task process (runtime/child) opens, as the fork server prepares it.
     engine = child._engine(pg_fresh_url)
+    closed: list[object] = []
+    event.listen(engine.engine, "close", lambda dbapi, record: closed.append(dbapi))
     try:
         assert isinstance(engine.engine.pool, NullPool)
         with psycopg.connect(pg_fresh_url, autocommit=True, application_name="observer") as seen:
             with engine.read(), engine.read():
-                during = task_connections(seen)
-            after = task_connections(seen)
+                during, closed_during = task_connections(seen), len(closed)
+        closed_after = len(closed)
     finally:
         engine.dispose()
-    assert (during, after) == (2, 0)  # each read its own, closed when it ends: none kept
+    # Each read its own connection, closed as the read ends: none is kept for later.
+    assert (during, closed_during, closed_after) == (2, 0, 2)
 
 
 def task_connections(observer: psycopg.Connection[Any]) -> int:
@@ -144,8 +148,8 @@ def test_the_budget_names_each_process_and_what_the_server_allows(
     assert lines[1:] == [
         "overseer x1: 10 (a pool of 10 (the default) each, its advisory-lock session and "
         "listener included)",
-        "worker host:a:1:ab: 5 (20 slots: a pool of 2 + 1 per 8 slots)",
-        "worker host:b:1:ab: 3 (1 slots: a pool of 2 + 1 per 8 slots)",
+        "worker host:a:1:ab: 5 (20 slot(s): a pool of 2 + 1 per 8 slots)",
+        "worker host:b:1:ab: 3 (1 slot(s): a pool of 2 + 1 per 8 slots)",
         "task processes: 21 (one connection each at most: the live workers' 21 slots, 1 "
         "running now)",
         "api: 10 (a pool of 10 (the default))",
@@ -171,7 +175,7 @@ def test_doctor_warns_past_four_fifths_of_the_server_s_connections(
 
     [check] = [check for check in report.checks if check.name == "connections"]
     assert check.status.value == "WARN"
-    assert "above 80%" in check.detail.splitlines()[0]
+    assert f"above 80% of {available}, {0.8 * available:g}" in check.detail.splitlines()[0]
     assert check.remedy is not None
     for remedy in ("db_pool_size", "fewer slots", "max_connections", "PgBouncer", "overseer"):
         assert remedy in check.remedy
@@ -197,7 +201,7 @@ def test_doctor_prints_the_budget_and_gives_it_in_json(tmp_path: Path, pg_fresh_
 
     # overseer 4 + worker a 4 + tasks 8 + api 4 + ui 4
     assert f"connections         budget 24 of {limit - reserved} connections (" in printed
-    assert "worker host:a:1:ab: 4 (8 slots: a pool of 4 (Orchestration.db_pool_size))" in printed
+    assert "worker host:a:1:ab: 4 (8 slot(s): a pool of 4 (Orchestration.db_pool_size))" in printed
     budget = json.loads(done.stdout)["connection_budget"]
     assert [(d["process"], d["connections"]) for d in budget["demands"]] == [
         ("overseer x1", 4),

@@ -56,7 +56,7 @@ def connection_budget(use: ConnectionUse, db_pool_size: int | None) -> Connectio
             Demand(
                 f"worker {worker.worker_id}",
                 pool_size(db_pool_size, worker.slots),
-                f"{worker.slots} slots: "
+                f"{worker.slots} slot(s): "
                 + (
                     f"a pool of {db_pool_size} (Orchestration.db_pool_size)"
                     if db_pool_size is not None
@@ -96,6 +96,7 @@ def describe(budget: ConnectionBudget) -> str:
         f"{budget.open_now} open now"
     )
     if budget.over:
-        head += f"; above {WARNING_SHARE:.0%}"
+        threshold = WARNING_SHARE * budget.available
+        head += f"; above {WARNING_SHARE:.0%} of {budget.available}, {threshold:g}"
     lines = [f"{d.process}: {d.connections} ({d.why})" for d in budget.demands]
     return "\n".join([head, *lines])
