@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from etl_craft.enginedb.pool_budget import pool_size
-from etl_craft.enginedb.server_checks import ConnectionUse
+from etl_craft.enginedb.server_checks import ConnectionUse, LiveWorker
 
 WARNING_SHARE = 0.8
 REMEDY = (
@@ -52,19 +52,7 @@ def connection_budget(use: ConnectionUse, db_pool_size: int | None) -> Connectio
             overseers * pool,
             f"a pool of {pool} ({source}) each, its advisory-lock session and listener included",
         ),
-        *(
-            Demand(
-                f"worker {worker.worker_id}",
-                pool_size(db_pool_size, worker.slots),
-                f"{worker.slots} slot(s): "
-                + (
-                    f"a pool of {db_pool_size} (Orchestration.db_pool_size)"
-                    if db_pool_size is not None
-                    else "a pool of 2 + 1 per 8 slots"
-                ),
-            )
-            for worker in use.workers
-        ),
+        *(_worker_demand(worker, db_pool_size) for worker in use.workers),
         Demand(
             "task processes",
             max(slots, use.tasks),
@@ -84,6 +72,19 @@ def connection_budget(use: ConnectionUse, db_pool_size: int | None) -> Connectio
         available=available,
         open_now=use.connections,
         over=over_budget(max(total, use.connections), available),
+    )
+
+
+def _worker_demand(worker: LiveWorker, db_pool_size: int | None) -> Demand:
+    pool = (
+        f"a pool of {db_pool_size} (Orchestration.db_pool_size)"
+        if db_pool_size is not None
+        else "a pool of 2 + 1 per 8 slots"
+    )
+    return Demand(
+        f"worker {worker.worker_id}",
+        pool_size(db_pool_size, worker.slots),
+        f"{worker.slots} slot(s): {pool}",
     )
 
 
