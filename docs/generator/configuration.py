@@ -143,6 +143,10 @@ KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "none; each counts as met. Under warn and off a FAILURE dependency is never counted as "
         "met (it triggers on a failure), each bypass is an AUD_GATE_DECISIONS row BYPASSED naming "
         "the setting, and doctor warns. For development profiles, not for shared data.",
+        "db_pool_size": "The Engine DB connections each process of the project pools at most "
+        "(1 to 1000). Unset: 10 for the server, the API and the web UI, and 2 + 1 per 8 slots "
+        "for a worker; task processes hold one at most, whatever it says "
+        "(guides/deploying.md#the-engine-db-connection-budget).",
     },
     "Redaction": {
         "sensitive_patterns": "Glob patterns (`*` and `?` wildcards, `[...]` sets) matched "

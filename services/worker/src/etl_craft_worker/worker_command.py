@@ -21,7 +21,7 @@ from etl_craft_worker.startup import refuse_unsuitable, registration, resolve_po
 
 
 def handle(args: argparse.Namespace) -> int:
-    ctx = operation_context(args)
+    ctx = worker_context(args)
     try:
         # A worker started while the Engine DB is away (a restart, a deployment starting in
         # any order) waits for it rather than exiting.
@@ -46,6 +46,11 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         ctx.close()
     return 0
+
+
+def worker_context(args: argparse.Namespace) -> OperationContext:
+    """The worker's context, its Engine DB pool sized for its slots (enginedb/pool_budget)."""
+    return operation_context(args, slots=args.ingestion_slots + args.warehouse_slots)
 
 
 def log_server(args: argparse.Namespace, agent: WorkerAgent) -> LogServer | None:

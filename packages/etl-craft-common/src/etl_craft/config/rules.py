@@ -333,6 +333,7 @@ KEYS: dict[str, dict[str, Parser]] = {
         "project": code,
         "mode": one_of(OrchestrationMode),
         "dependency_gates": gate_policy,
+        "db_pool_size": bounded(ranges.POOL_CONNECTIONS),
     },
     "Redaction": {"sensitive_patterns": glob_patterns},
     "Docs_site": {

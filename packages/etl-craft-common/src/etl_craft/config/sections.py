@@ -78,6 +78,9 @@ class Orchestration:
     project: str
     mode: OrchestrationMode = OrchestrationMode.LOCAL
     dependency_gates: GatePolicy = GatePolicy.ENFORCE
+    # The Engine DB connections this process's engine pools; None: its kind decides
+    # (enginedb/pool_budget).
+    db_pool_size: int | None = None
 
     @property
     def remote(self) -> bool:
@@ -442,6 +445,7 @@ def build_orchestration(view: SectionView) -> Orchestration:
         project=view.filled_text("project"),
         mode=OrchestrationMode(view.filled_text("mode")),
         dependency_gates=GatePolicy(view.filled_text("dependency_gates")),
+        db_pool_size=view.number("db_pool_size"),
     )
 
 

@@ -36,6 +36,7 @@ from etl_craft.core.errors import (
 )
 from etl_craft.core.time import SQLITE_TIMESTAMP_FORMAT, to_sqlite_text, utc_now
 from etl_craft.enginedb.named_statements import STATEMENT_OPTION, statement
+from etl_craft.enginedb.pool_budget import DEFAULT_POOL_SIZE
 
 if TYPE_CHECKING:
     from prometheus_client import Histogram
@@ -274,6 +275,7 @@ class EngineDB:
         url: str,
         *,
         null_pool: bool = False,
+        pool_size: int = DEFAULT_POOL_SIZE,
         application: str = "etl-craft",
         timeouts: EngineTimeouts | None = None,
     ):
@@ -285,7 +287,7 @@ class EngineDB:
                 f"Engine DB URL {safe_url(self.url)} uses {self.dialect}; expected a "
                 "postgresql:// or sqlite:/// URL"
             )
-        self.engine = self._create_engine(null_pool, application)
+        self.engine = self._create_engine(null_pool, pool_size, application)
         self.fence: WriteFence | None = None
 
     def fenced(self, fence: WriteFence) -> EngineDB:
@@ -296,11 +298,15 @@ class EngineDB:
         twin.fence = fence
         return twin
 
-    def _create_engine(self, null_pool: bool, application: str) -> Engine:
+    def _create_engine(self, null_pool: bool, pool_size: int, application: str) -> Engine:
         options: dict[str, Any] = {"future": True}
         if null_pool:
             options["poolclass"] = NullPool
         if self.dialect == "postgresql":
+            if not null_pool:
+                # No overflow: the pool is the most this process ever holds, so that doctor's
+                # budget (pool_budget) is a ceiling the server can be sized for.
+                options.update(pool_size=pool_size, max_overflow=0)
             options["connect_args"] = {
                 **self.timeouts.connect_args(),
                 "application_name": application[:63],

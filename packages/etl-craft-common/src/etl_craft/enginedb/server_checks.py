@@ -1,5 +1,5 @@
 """What doctor and the grant printer read about the Engine DB server itself: its version, the
-guard triggers, who else may write etl-craft's tables, and the connection budget."""
+guard triggers, who else may write etl-craft's tables, and the connections in use."""
 
 from __future__ import annotations
 
@@ -23,11 +23,20 @@ class GuardTrigger:
 
 
 @dataclass(frozen=True)
-class ConnectionBudget:
+class LiveWorker:
+    worker_id: str
+    slots: int  # of every kind together
+
+
+@dataclass(frozen=True)
+class ConnectionUse:
+    """What the server allows and what etl-craft's processes are now (PostgreSQL)."""
+
     max_connections: int
+    reserved: int  # kept for superusers and pg_use_reserved_connections
     connections: int  # open now
     overseers: int  # leading overseers
-    workers: int  # live workers
+    workers: tuple[LiveWorker, ...]
     tasks: int  # running task processes
 
 
@@ -69,17 +78,22 @@ def foreign_write_logins(conn: EngineConnection, writer_role: str) -> HeldPrivil
     return _held(conn.all("foreign_write_logins", writer_role=writer_role))
 
 
-def connection_budget(conn: EngineConnection) -> ConnectionBudget:
-    """The server's connection limit and use, and what etl-craft's processes need (PostgreSQL)."""
+def connection_use(conn: EngineConnection) -> ConnectionUse:
+    """The server's connection limit and use, and etl-craft's live processes (PostgreSQL)."""
     limit = conn.one("connection_budget")
     demand = conn.one("connection_demand")
     assert limit is not None, "an aggregate query returns one row"
     assert demand is not None, "an aggregate query returns one row"
-    return ConnectionBudget(
+    workers = tuple(
+        LiveWorker(str(row["worker_id"]), int(row["slots"]))
+        for row in conn.all("connection_demand_workers")
+    )
+    return ConnectionUse(
         max_connections=int(limit["max_connections"]),
+        reserved=int(limit["reserved_connections"]),
         connections=int(limit["connections"]),
         overseers=int(demand["overseers"]),
-        workers=int(demand["workers"]),
+        workers=workers,
         tasks=int(demand["tasks"]),
     )
 

@@ -19,6 +19,7 @@ from etl_craft.config.settings import load_settings, logs_store, resolve_engine_
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB, EngineTimeouts
+from etl_craft.enginedb.pool_budget import pool_size
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.logfile import attempt_logs_dir, bundle_cache_dir
 from etl_craft.stores import ObjectStore, open_store
@@ -34,6 +35,8 @@ class ContextRequest:
     config: Path | None = None
     profile: str | None = None
     cwd: Path = field(default_factory=Path.cwd)
+    # A worker's slots of every kind together, which size its Engine DB pool; None: not a worker.
+    slots: int | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,11 @@ def build_context(request: ContextRequest) -> OperationContext:
         # Within the lease: an owner whose Engine DB goes silent must learn it before its
         # leases run out (runtime/leases).
         timeouts = timeouts.within_lease(lease_timing(settings, connector)[0])
-    engine = EngineDB(resolve_engine_url(settings, connector), timeouts=timeouts)
+    configured = None if connector is None else connector.orchestration.db_pool_size
+    engine = EngineDB(
+        resolve_engine_url(settings, connector),
+        pool_size=pool_size(configured, request.slots),
+        timeouts=timeouts,
+    )
     project = None if connector is None else connector.project
     return OperationContext(project=project, connector=connector, engine=engine, actor=actor)

@@ -21,12 +21,13 @@ from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations import doctor_checks as db_checks
 from etl_craft.operations.bundle_imports import bundle_imports_check
 from etl_craft.operations.cloning.doctor import cloning_check
+from etl_craft.operations.connection_budget import ConnectionBudget
 from etl_craft.operations.context import (
     ContextRequest,
     load_project_connector,
     locate_connector,
 )
-from etl_craft.operations.doctor_checks import Check, CheckStatus, Target
+from etl_craft.operations.doctor_checks import Check, CheckStatus, DatabaseChecks, Target
 from etl_craft.operations.doctor_reach import reach_checks
 
 DEPENDENCY_GATES = "dependency-gates"
@@ -37,11 +38,13 @@ class DoctorReport:
     schema: ClassVar[str] = "etl-craft/doctor/1"
     healthy: bool
     checks: tuple[Check, ...]
+    # The Engine DB connections etl-craft's processes may hold, on PostgreSQL.
+    connection_budget: ConnectionBudget | None = None
 
     @classmethod
-    def of(cls, checks: list[Check]) -> DoctorReport:
+    def of(cls, checks: list[Check], budget: ConnectionBudget | None = None) -> DoctorReport:
         healthy = all(check.status is not CheckStatus.FAIL for check in checks)
-        return cls(healthy=healthy, checks=tuple(checks))
+        return cls(healthy=healthy, checks=tuple(checks), connection_budget=budget)
 
     def count(self, status: CheckStatus) -> int:
         return sum(1 for check in self.checks if check.status is status)
@@ -55,10 +58,11 @@ def doctor(request: ContextRequest, *, worker: bool = False) -> DoctorReport:
     gates = _dependency_gates(loaded.connector)
     reached = reach_checks(loaded.connector)
     mirror = cloning_check(loaded.connector)
-    checks = [_actor(), config_check, gates, *_database(target), *reached, mirror]
+    database = _database(target)
+    checks = [_actor(), config_check, gates, *database.checks, *reached, mirror]
     if worker:
         checks.append(bundle_imports_check(target.url, loaded.connector))
-    return DoctorReport.of(checks)
+    return DoctorReport.of(checks, database.budget)
 
 
 def _actor() -> Check:
@@ -99,6 +103,9 @@ def _configuration(request: ContextRequest, loaded: _Loaded) -> tuple[Check, Tar
         writer_role=DEFAULT_WRITER_ROLE
         if loaded.connector is None
         else loaded.connector.writer_role,
+        db_pool_size=None
+        if loaded.connector is None
+        else loaded.connector.orchestration.db_pool_size,
     )
     if loaded.problems:
         remedy = (
@@ -185,11 +192,12 @@ def _describe(loaded: _Loaded, request: ContextRequest) -> str:
     )
 
 
-def _database(target: Target) -> list[Check]:
+def _database(target: Target) -> DatabaseChecks:
     if target.url is None:
-        return db_checks.skipped(
+        skipped = db_checks.skipped(
             db_checks.DATABASE_CHECKS, "there is no Engine DB URL (see config)"
         )
+        return DatabaseChecks(skipped, None)
     try:
         db = EngineDB(target.url, null_pool=True, application="etl-craft doctor")
     except (EtlCraftError, sa_exc.SQLAlchemyError) as error:
@@ -200,7 +208,8 @@ def _database(target: Target) -> list[Check]:
             "set the Engine url in craft-connector.yml or ETL_CRAFT_ENGINE_URL to a "
             "postgresql:// or sqlite:/// URL",
         )
-        return [unreachable, *db_checks.skipped(db_checks.DATABASE_CHECKS[1:], "no Engine DB")]
+        skipped = db_checks.skipped(db_checks.DATABASE_CHECKS[1:], "no Engine DB")
+        return DatabaseChecks([unreachable, *skipped], None)
     try:
         return db_checks.run_all(db, target)
     finally:

@@ -21,7 +21,7 @@ from etl_craft.enginedb.guards import APPEND_ONLY_TABLES, TERMINAL_IMMUTABLE_TAB
 from etl_craft.enginedb.migration_ledger import applied_migrations, compare, ledger_exists
 from etl_craft.enginedb.migrations import ENGINE_SCOPE, engine_files, project_files
 from etl_craft.enginedb.server_checks import (
-    connection_budget,
+    connection_use,
     foreign_write_grants,
     foreign_write_logins,
     guard_triggers,
@@ -29,6 +29,9 @@ from etl_craft.enginedb.server_checks import (
 )
 from etl_craft.enginedb.watermarks import MIRRORED
 from etl_craft.operations.blocking import describe, project_blocking_findings
+from etl_craft.operations.connection_budget import REMEDY as BUDGET_REMEDY
+from etl_craft.operations.connection_budget import ConnectionBudget, connection_budget
+from etl_craft.operations.connection_budget import describe as describe_budget
 
 
 class CheckStatus(StrEnum):
@@ -56,6 +59,7 @@ class Target:
     # Why project checks can't run, when they can't.
     project_problem: str | None
     writer_role: str = DEFAULT_WRITER_ROLE
+    db_pool_size: int | None = None  # Orchestration.db_pool_size, when the project sets it
 
 
 ENGINE_DB = "engine-db"
@@ -76,12 +80,6 @@ DATABASE_CHECKS = (
     CONNECTIONS,
     PIPELINES,
 )
-CONNECTION_WARNING_SHARE = 0.8
-# Connections each process holds at most: the overseer's loop, heartbeat thread, leadership
-# lock and LISTEN; a worker's single-threaded loop and LISTEN; a task process (NullPool) one.
-OVERSEER_CONNECTIONS = 4
-WORKER_CONNECTIONS = 2
-TASK_CONNECTIONS = 1
 INIT_REMEDY = "run etl-craft init-db"
 DEFAULT_PROJECT = "default"  # the project of an Engine DB used without a craft-connector.yml
 
@@ -102,24 +100,32 @@ def skipped(names: tuple[str, ...], reason: str) -> list[Check]:
     return [Check(name, CheckStatus.SKIP, f"skipped: {reason}") for name in names]
 
 
-def run_all(db: EngineDB, target: Target) -> list[Check]:
+@dataclass(frozen=True)
+class DatabaseChecks:
+    checks: list[Check]
+    budget: ConnectionBudget | None  # PostgreSQL's, when its check could read it
+
+
+def run_all(db: EngineDB, target: Target) -> DatabaseChecks:
     reach = _guarded(ENGINE_DB, lambda: _reach(db))
     if reach.status is CheckStatus.FAIL:
         reason = f"the Engine DB is unreachable (see {ENGINE_DB})"
-        return [reach, *skipped(DATABASE_CHECKS[1:], reason)]
+        return DatabaseChecks([reach, *skipped(DATABASE_CHECKS[1:], reason)], None)
     no_schema = (
         None if _initialised(db) else f"the Engine DB has no etl-craft schema (see {SCHEMA})"
     )
-    return [
+    budget: list[ConnectionBudget] = []
+    checks = [
         reach,
         _guarded(SCHEMA, lambda: _schema(db)),
         _guarded(PROJECT_MIGRATIONS, lambda: _project_migrations(db, target), no_schema),
         _guarded(WRITE_GUARDS, lambda: _write_guards(db), no_schema),
         _guarded(FILE_MODE, lambda: _file_mode(db)),
         _guarded(GRANTS, lambda: _grants(db, target.writer_role)),
-        _guarded(CONNECTIONS, lambda: _connections(db)),
+        _guarded(CONNECTIONS, lambda: _connections(db, target, budget)),
         _guarded(PIPELINES, lambda: _pipelines(db, target), no_schema),
     ]
+    return DatabaseChecks(checks, budget[0] if budget else None)
 
 
 def _guarded(name: str, check: Callable[[], Check], skip_reason: str | None = None) -> Check:
@@ -334,31 +340,15 @@ def _role(name: str) -> str:
     return quoted_identifier(name)
 
 
-def _connections(db: EngineDB) -> Check:
+def _connections(db: EngineDB, target: Target, found: list[ConnectionBudget]) -> Check:
     if db.dialect != "postgresql":
         return Check(CONNECTIONS, CheckStatus.SKIP, "skipped: SQLite has no connection limit")
     with db.read() as conn:
-        found = connection_budget(conn)
-    limit, used = found.max_connections, found.connections
-    overseers = max(1, found.overseers)  # the budget plans for the server
-    workers, tasks = found.workers, found.tasks
-    budget = (
-        overseers * OVERSEER_CONNECTIONS + workers * WORKER_CONNECTIONS + tasks * TASK_CONNECTIONS
-    )
-    detail = (
-        f"budget {budget} = {overseers} overseer x {OVERSEER_CONNECTIONS} + {workers} worker(s) x "
-        f"{WORKER_CONNECTIONS} + {tasks} running task(s) x {TASK_CONNECTIONS}, of "
-        f"max_connections={limit} ({budget / limit:.0%}); {used} in use now"
-    )
-    if max(budget, used) > CONNECTION_WARNING_SHARE * limit:
-        return Check(
-            CONNECTIONS,
-            CheckStatus.WARN,
-            f"{detail}, above {CONNECTION_WARNING_SHARE:.0%}",
-            "raise max_connections, put PgBouncer (transaction mode) in front of workers and "
-            "tasks (the overseer needs a direct session for its lock), or run fewer workers",
-        )
-    return Check(CONNECTIONS, CheckStatus.PASS, detail)
+        budget = connection_budget(connection_use(conn), target.db_pool_size)
+    found.append(budget)
+    if budget.over:
+        return Check(CONNECTIONS, CheckStatus.WARN, describe_budget(budget), BUDGET_REMEDY)
+    return Check(CONNECTIONS, CheckStatus.PASS, describe_budget(budget))
 
 
 def _pipelines(db: EngineDB, target: Target) -> Check:

@@ -56,16 +56,26 @@ SELECT CASE WHEN c.relkind = 'S' THEN 'SEQUENCE ' ELSE '' END || upper(c.relname
  ORDER BY c.relname, r.rolname, p.privilege;
 
 -- name: connection_budget --
--- The server's connection limit and how many connections are open now.
+-- The server's connection limit, the connections it keeps for superusers (and, from
+-- PostgreSQL 16, for pg_use_reserved_connections), and how many connections are open now.
 SELECT CAST(current_setting('max_connections') AS integer) AS max_connections,
+       CAST(current_setting('superuser_reserved_connections') AS integer)
+         + COALESCE(CAST(current_setting('reserved_connections', true) AS integer), 0)
+         AS reserved_connections,
        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend') AS connections;
 
 -- name: connection_demand --
--- What etl-craft's processes need from the server: leading overseers, live workers, running task processes.
+-- What etl-craft's processes need from the server: leading overseers and running task processes.
 SELECT (SELECT count(*) FROM AUD_OVERSEERS WHERE STOPPED_AT IS NULL
           AND HEARTBEAT_AT > now() - interval '5 minutes') AS overseers,
-       (SELECT count(*) FROM AUD_WORKERS WHERE STATUS <> 'GONE') AS workers,
        (SELECT count(*) FROM AUD_TASK_ATTEMPTS WHERE STATUS IN ('CLAIMED', 'RUNNING')) AS tasks;
+
+-- name: connection_demand_workers --
+-- The live workers of every pool with their slots of every kind together, oldest first.
+SELECT WORKER_ID AS worker_id, INGESTION_SLOTS + WAREHOUSE_SLOTS AS slots
+  FROM AUD_WORKERS
+ WHERE STATUS <> 'GONE'
+ ORDER BY STARTED_AT, WORKER_ID;
 
 -- name: table_owner --
 -- The schema etl-craft's tables live in and the role that owns them, for printed GRANTs.
