@@ -72,7 +72,9 @@ def warehouse_kind(request: pytest.FixtureRequest) -> str:
     ):
         pytest.skip(
             "the emulated Snowflake runs the warehouse contract's modules only "
-            "(tests/integration/warehouse/conftest.py SNOWFLAKE_CONTRACT), to keep CI short"
+            "(tests/integration/warehouse/conftest.py SNOWFLAKE_CONTRACT): this one relies on "
+            "key constraints, DDL rolled back or type spellings that Snowflake or its emulator "
+            "doesn't share"
         )
     module = request.module.__name__.rsplit(".", 1)[-1]
     if request.param == "iceberg-postgresql" and module not in ICEBERG_POSTGRESQL_CONTRACT:
