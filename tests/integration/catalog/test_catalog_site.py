@@ -185,3 +185,26 @@ def test_the_search_index_holds_columns_with_their_anchor(built: BuiltCatalog) -
     ) in index
     assert f'"text":{json.dumps(f"VARCHAR · {COLUMN_COMMENT}")},"type":"column"' in index
     assert f'"name":"cdc.interactions","text":"{TABLE_COMMENT}","type":"table"' in index
+
+
+def test_edges_that_say_one_thing_many_times_are_drawn_once(built: BuiltCatalog) -> None:
+    """Four waited pipelines and four starting tasks: four edges into "run starts" and four out
+    of it, not sixteen; the alert's FAILURE edges meet in one junction before it."""
+    page = _page(built, "pipelines/si_transform.html")
+    edges = re.findall(
+        r'<path class="edge [^"]*"[^>]* data-source="([^"]+)" data-target="([^"]+)"', page
+    )
+    waited = {
+        f"p:si_{code}" for code in ("client_alpha", "client_beta", "client_gamma", "reference")
+    }
+    gate = "start:si_transform"
+    assert sorted(target for source, target in edges if source in waited) == [gate] * 4
+    starts = sorted(target for source, target in edges if source == gate)
+    assert starts == [f"si_transform.setup_{n}" for n in ("cdc", "dm", "pre_dm", "prs")]
+
+    alert = "si_transform.notify_failure"
+    junction = f"any-failure:{alert}"
+    assert [source for source, target in edges if target == alert] == [junction]
+    into_junction = [source for source, target in edges if target == junction]
+    assert len(into_junction) == 10
+    assert all(source.startswith("si_transform.") for source in into_junction)

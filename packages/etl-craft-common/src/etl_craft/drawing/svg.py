@@ -34,6 +34,8 @@ STYLE = """\
 .etl-drawing .node-script .node-header{fill:#f3e8fb}
 .etl-drawing .node-pipeline-external .node-box{stroke-dasharray:4 3}
 .etl-drawing .node-pipeline-external .node-header{fill:#f4f4f4;stroke-dasharray:4 3}
+.etl-drawing .node-gate .node-header{fill:#fdf3d8}
+.etl-drawing .node-junction .node-header{fill:#fbe3e0}
 .etl-drawing .node-label{font-weight:600;fill:#1f2933}
 .etl-drawing .node-badge{font-size:10px;fill:#8a4b00}
 .etl-drawing .port-row{fill:#fff;fill-opacity:0}

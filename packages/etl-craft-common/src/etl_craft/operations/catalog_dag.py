@@ -4,6 +4,10 @@ Its tasks by dependency, each with the tables it writes, reads and checks (as po
 the other pipelines and their tasks it waits for. Where each node links is the caller's: the
 catalog links its own pages, the UI its pages or a published catalog's. Given a run's task
 statuses, each task shows its status as its badge (text) and as a state-<status> class.
+
+Edges that would say one thing many times are drawn once: the pipelines a run waits for lead
+into one "run starts" node, which leads to the tasks that start it (not every pipeline to every
+such task), and the failures an alert task listens for meet in one junction before it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from etl_craft.operations.catalog_views import Catalog, PipelineEntry, TaskEntry
 
 NO_LINEAGE = "no column lineage"
 NOT_RUN = "NOT RUN"
+# From this many FAILURE edges into one task on, they meet in a junction drawn before it.
+BUNDLED_FAILURES = 3
 
 
 class DagLinks(Protocol):
@@ -61,6 +67,7 @@ def pipeline_dag(
             ),
         )
     nodes[:0] = _waited_pipelines(pipeline, own, edges, links)
+    _bundle_failures(nodes, edges)
     return draw(nodes, edges, label=f"DAG of {pipeline.code}")
 
 
@@ -96,9 +103,28 @@ def _task_node(task: TaskEntry, links: DagLinks, statuses: Mapping[str, str] | N
 def _waited_pipelines(
     pipeline: PipelineEntry, own: list[TaskEntry], edges: list[Edge], links: DagLinks
 ) -> list[Node]:
-    """The pipelines this one waits for, joined to its tasks that wait on nothing inside it."""
+    """The pipelines this one waits for, joined to its tasks that wait on nothing inside it:
+    through one "run starts" node where that draws fewer edges."""
     names = {t.name for t in own}
     starts = [t.name for t in own if not any(u.task in names for u in t.upstream)]
+    gates: list[Node] = []
+    waited_count = len(pipeline.waits_for)
+    if waited_count * len(starts) > waited_count + len(starts):
+        gate = f"start:{pipeline.code}"
+        gates.append(
+            Node(
+                gate,
+                "run starts",
+                "gate",
+                title=(
+                    f"a run of {pipeline.code} starts once each of the {waited_count} "
+                    "pipelines it waits for has ended as required"
+                ),
+                badge=f"after {waited_count} pipelines",
+            )
+        )
+        edges += [Edge(gate, start, "start", title="the run starts") for start in starts]
+        starts = [gate]
     nodes = []
     for waited in pipeline.waits_for:
         node_id = f"p:{waited.pipeline_code}"
@@ -114,4 +140,28 @@ def _waited_pipelines(
         )
         kind = waited.type.value.lower()
         edges += [Edge(node_id, start, kind, title=waited.type.value) for start in starts]
-    return nodes
+    return nodes + gates
+
+
+def _bundle_failures(nodes: list[Node], edges: list[Edge]) -> None:
+    """Route the FAILURE edges into a task through one junction when there are many."""
+    into: dict[str, list[Edge]] = {}
+    for edge in edges:
+        if edge.kind == "failure":
+            into.setdefault(edge.target, []).append(edge)
+    for target, failures in into.items():
+        if len(failures) < BUNDLED_FAILURES:
+            continue
+        junction = f"any-failure:{target}"
+        nodes.append(
+            Node(
+                junction,
+                "any fails",
+                "junction",
+                title=f"{target} runs when any of these {len(failures)} tasks fails",
+                badge=f"{len(failures)} tasks",
+            )
+        )
+        edges[:] = [edge for edge in edges if edge not in failures]
+        edges += [Edge(edge.source, junction, "failure", title=edge.title) for edge in failures]
+        edges.append(Edge(junction, target, "failure", title=f"FAILURE of any of {len(failures)}"))
