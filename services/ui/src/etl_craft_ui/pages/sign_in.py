@@ -1,4 +1,4 @@
-"""Sign in with an API token, and sign out.
+"""Sign in with an API token or a user name and password, and sign out.
 
 The sign-in form carries a nonce of its own (a short-lived signed cookie and the same value in
 the form), so that another site cannot sign a browser in under its own token; each nonce serves
@@ -55,7 +55,11 @@ def sign_in(request: Request, fields: Form) -> Response:
         return _form(request, goto, problem=problem, status_code=403)
     settings = ui_settings(request)
     attempt = SignInRequest(
-        fields.get("token", "").strip(), fields.get(CSRF_FIELD, ""), client_of(request)
+        fields.get("token", "").strip(),
+        fields.get(CSRF_FIELD, ""),
+        client_of(request),
+        user_name=fields.get("user_name", "").strip(),
+        password=fields.get("password", ""),
     )
     try:
         grant = sign_in_with_token(service_context(request), attempt, settings.sign_in_policy)
