@@ -7,11 +7,15 @@ import pytest
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
+from etl_craft.config.sections import Auth
+from etl_craft.core.errors import AuthenticationError
 from etl_craft.operations.users import (
+    OidcClaims,
     UserRequest,
     add_user,
     disable_user,
     enable_user,
+    oidc_user,
     set_user_role,
 )
 from etl_craft_ui.app import create_app
@@ -120,3 +124,44 @@ def test_a_new_role_takes_effect_at_the_next_request(ui: Ui, operator: str) -> N
     assert refused.status_code == 403
     assert f"{operator} has role viewer; this request needs operator" in refused.text
     assert ui.rows("SELECT 1 AS x FROM AUD_PIPELINE_PAUSES WHERE REASON = 'no longer'") == []
+
+
+AUTH = Auth(
+    oidc_issuer="https://login.example.com",
+    oidc_client_id="etl-craft-ui",
+    oidc_default_role="viewer",
+    oidc_group_roles={"etl-admins": "admin", "etl-developers": "developer"},
+    oidc_groups_claim="groups",
+    oidc_scopes="openid profile email groups",
+    oidc_redirect_url=None,
+)
+
+
+def claims(name: str, *groups: str) -> OidcClaims:
+    return OidcClaims(f"sub-{name}", name, f"{name}@example.com", name.title(), groups)
+
+
+def test_an_openid_user_is_created_once_and_takes_the_highest_role_of_their_groups(
+    ui: Ui,
+) -> None:
+    first = oidc_user(ui.ctx, AUTH, claims("grace.h", "staff"))
+    again = oidc_user(ui.ctx, AUTH, claims("grace.h", "etl-developers", "etl-admins"))
+
+    assert first.identity.role == "viewer"  # no group of hers is mapped: the default role
+    assert again.user_id == first.user_id
+    assert again.identity.role == "admin"
+    [row] = ui.rows(
+        "SELECT SOURCE AS source, PASSWORD_HASH AS h, EMAIL AS email FROM CFG_USERS "
+        "WHERE USER_NAME = 'grace.h'"
+    )
+    assert row == {"source": "oidc", "h": None, "email": "grace.h@example.com"}
+
+
+def test_an_openid_sign_in_never_takes_over_a_password_user(ui: Ui) -> None:
+    add_user(ui.tester, UserRequest("linus.t", "viewer", PASSWORD))
+
+    with pytest.raises(AuthenticationError, match="user linus.t signs in with a password"):
+        oidc_user(ui.ctx, AUTH, claims("linus.t", "etl-admins"))
+    assert ui.rows("SELECT ROLE AS role FROM CFG_USERS WHERE USER_NAME = 'linus.t'") == [
+        {"role": "viewer"}
+    ]

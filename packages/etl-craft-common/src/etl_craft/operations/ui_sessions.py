@@ -81,10 +81,10 @@ def sign_in(ctx: OperationContext, request: SignInRequest, policy: SignInPolicy)
     except (UnusableTokenError, UnusableUserError) as error:
         account = error.token_name if isinstance(error, UnusableTokenError) else error.user_name
         _refuse_throttled(ctx, policy, request.client, account)
-        _record_failure(ctx, request, account, str(error))
+        record_failure(ctx, request, account, str(error))
         raise
     except AuthenticationError as error:
-        _record_failure(ctx, request, None, str(error))
+        record_failure(ctx, request, None, str(error))
         raise
     _refuse_throttled(ctx, policy, request.client, identity.name)
     return begin_session(ctx, request, policy, identity, holder)
@@ -107,7 +107,7 @@ def begin_session(
                 conn, _digest(session_id), holder, request.client, policy.session_seconds
             )
     if not fresh:
-        _record_failure(ctx, request, name, NONCE_USED)
+        record_failure(ctx, request, name, NONCE_USED)
         raise AuthenticationError(NONCE_USED)
     return SessionGrant(session_id, identity, holder)
 
@@ -148,9 +148,10 @@ def sign_out(ctx: OperationContext, session_id: str) -> None:
         end_session(conn, _digest(session_id))
 
 
-def _record_failure(
+def record_failure(
     ctx: OperationContext, request: SignInRequest, account: str | None, reason: str
 ) -> None:
+    """Record a refused sign-in (one through the OpenID provider too)."""
     # A failed sign-in spends its nonce too; one whose nonce was spent is still recorded.
     with ctx.engine.transaction(SYSTEM) as conn:
         failure = SignIn(_digest(request.nonce), request.client, account, reason)

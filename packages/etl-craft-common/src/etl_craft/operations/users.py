@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
+from etl_craft.config.sections import Auth
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError, NotFoundError, UsageError
 from etl_craft.core.passwords import hash_password, password_problem, verify_password
@@ -181,6 +182,62 @@ def live_user_identity(ctx: OperationContext, user_id: int, name: str) -> TokenI
         )
     _refuse_disabled(row)
     return TokenIdentity(row.user_name, row.role)
+
+
+@dataclass(frozen=True)
+class OidcClaims:
+    """What a validated ID token says of the person signing in."""
+
+    subject: str
+    preferred_username: str | None
+    email: str | None
+    display_name: str | None
+    groups: tuple[str, ...]
+
+
+def oidc_user(ctx: OperationContext, auth: Auth, claims: OidcClaims) -> IdentifiedUser:
+    """The user an OpenID sign-in is, created at their first sign-in. Their role is the highest
+    that ``auth.oidc_group_roles`` gives their groups, at every sign-in; with none, a new user
+    gets ``auth.oidc_default_role`` and a known one keeps the role an admin gave them."""
+    name = _oidc_name(claims)
+    mapped = group_role(auth, claims.groups)
+    actor = TokenIdentity(name, mapped or Role(auth.oidc_default_role)).actor
+    with ctx.engine.transaction(actor) as conn:
+        row = user_by_name(conn, name)
+        if row is None:
+            role = mapped or Role(auth.oidc_default_role)
+            user = NewUser(name, claims.display_name, claims.email, role, None, OIDC_SOURCE)
+            insert_user(conn, user)
+        elif row.source != OIDC_SOURCE:
+            raise AuthenticationError(
+                f"user {name} signs in with a password, not through the OpenID provider; sign "
+                "in with the password, or ask an admin to rename one of the two accounts"
+            )
+        elif mapped is not None and mapped != row.role:
+            set_role(conn, name, mapped)
+        found = user_by_name(conn, name)
+    assert found is not None, "the user was just read or made"
+    _refuse_disabled(found)
+    return IdentifiedUser(found.user_id, TokenIdentity(found.user_name, found.role))
+
+
+def group_role(auth: Auth, groups: tuple[str, ...]) -> Role | None:
+    """The highest role the groups are given; None when no group is named."""
+    roles = [
+        Role(auth.oidc_group_roles[group]) for group in groups if group in auth.oidc_group_roles
+    ]
+    order = list(Role)
+    return max(roles, key=order.index) if roles else None
+
+
+def _oidc_name(claims: OidcClaims) -> str:
+    for candidate in (claims.preferred_username, claims.email, claims.subject):
+        if candidate and USER_NAME.fullmatch(candidate):
+            return candidate
+    raise AuthenticationError(
+        f"the OpenID provider's account {claims.subject[:140]!r} has no name etl-craft can use "
+        f"(preferred_username, email or sub; expected {USER_NAME_RULE}); set one at the provider"
+    )
 
 
 def checked_name(name: str) -> str:

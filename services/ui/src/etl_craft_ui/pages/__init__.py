@@ -11,6 +11,7 @@ from etl_craft_ui.pages import (
     health,
     interventions,
     metadata,
+    oidc_sign_in,
     pipelines,
     projects,
     run_actions,
@@ -22,6 +23,7 @@ from etl_craft_ui.pages import (
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
     sign_in.router,
+    oidc_sign_in.router,
     projects.router,
     pipelines.router,
     interventions.router,

@@ -97,6 +97,11 @@ def safe_next(target: str) -> str:
     return target
 
 
+def sign_in_page(request: Request, goto: str, problem: str | None, status_code: int) -> Response:
+    """The sign-in form, with ``problem`` said above it."""
+    return _form(request, goto, problem=problem, status_code=status_code)
+
+
 def _form(request: Request, goto: str, *, problem: str | None, status_code: int) -> Response:
     settings = ui_settings(request)
     nonce = secrets.token_urlsafe(24)
@@ -109,6 +114,7 @@ def _form(request: Request, goto: str, *, problem: str | None, status_code: int)
         problem=problem,
         sign_in_csrf=nonce,
         project=service_context(request).project_code,
+        single_sign_on=_single_sign_on(request),
     )
     value = sign({"c": nonce, "e": int(time.time()) + SIGN_IN_SECONDS}, settings.secret)
     response.set_cookie(
@@ -121,6 +127,11 @@ def _form(request: Request, goto: str, *, problem: str | None, status_code: int)
         secure=settings.secure_cookies,
     )
     return response
+
+
+def _single_sign_on(request: Request) -> bool:
+    connector = service_context(request).connector
+    return connector is not None and connector.auth.oidc
 
 
 def _form_csrf_valid(request: Request, given: str) -> bool:
