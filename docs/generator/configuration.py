@@ -61,9 +61,32 @@ SECTIONS: dict[str, str] = {
     "Artifacts": "Where project bundles are published (`etl-craft bundle publish`) and where "
     "workers fetch them from. Optional: without it, task processes read the project folder. "
     "See the stores guide.",
+    "Auth": "Single sign-on to the web UI through an OpenID Connect provider (authorization code "
+    "flow with PKCE). Optional: without `oidc_issuer`, people sign in with a user name and "
+    "password or an API token. A user is created at their first sign-in. See the security "
+    "guide.",
 }
 
 KEY_DESCRIPTIONS: dict[str, dict[str, str]] = {
+    "Auth": {
+        "oidc_issuer": "The OpenID provider's issuer URL, such as "
+        "`https://login.example.com/realms/data`; its "
+        "`/.well-known/openid-configuration` names the endpoints.",
+        "oidc_client_id": "The client id the provider registered for the web UI.",
+        "oidc_client_secret_variable": "The variable holding the client secret.",
+        "oidc_default_role": "The role of a user none of whose groups `oidc_group_roles` names "
+        "(default `viewer`).",
+        "oidc_group_roles": "Values of the groups claim and the role each gives, such as "
+        "`{etl-admins: admin, data-team: developer}`; a user in several gets the highest, at "
+        "every sign-in.",
+        "oidc_groups_claim": "The ID token claim listing the user's groups (default `groups`).",
+        "oidc_scopes": "The scopes asked for, space-separated (default `openid profile email`); "
+        "add the one that makes the provider put the groups claim in the ID token, such as "
+        "`groups`.",
+        "oidc_redirect_url": "The address the provider sends the browser back to, as registered "
+        "with it: the UI's external URL followed by `/sign-in/oidc/callback`. Default: built "
+        "from the request's own address.",
+    },
     "Engine": {
         "url": "A PostgreSQL Engine DB as an SQLAlchemy URL, such as "
         "`postgresql+psycopg://etl:${ENGINE_PASSWORD}@db.example.com/etl`.",

@@ -70,6 +70,16 @@ def live_token(api: Api) -> dict[str, object]:
     return {"name": name}
 
 
+PASSWORD = "a password of the role test"
+
+
+def a_user(api: Api) -> dict[str, object]:
+    name = f"person_{next(_names)}"
+    made = api.call("POST", "/api/v1/users", "admin", {"name": name, "role": "viewer"})
+    assert made.status_code == 201, made.text
+    return {"name": name}
+
+
 @dataclass(frozen=True)
 class Endpoint:
     method: str
@@ -199,6 +209,36 @@ ENDPOINTS = [
     Endpoint(
         "DELETE", "/api/v1/tokens/{name}", "admin", 200, "etl-craft/token-revoked/1", live_token
     ),
+    Endpoint("GET", "/api/v1/users", "admin", 200, "etl-craft/users/1"),
+    Endpoint(
+        "POST",
+        "/api/v1/users",
+        "admin",
+        201,
+        "etl-craft/user/1",
+        new_name,
+        {"role": "viewer", "password": PASSWORD},
+    ),
+    Endpoint(
+        "PUT",
+        "/api/v1/users/{name}/role",
+        "admin",
+        200,
+        "etl-craft/user/1",
+        a_user,
+        {"role": "developer"},
+    ),
+    Endpoint(
+        "PUT",
+        "/api/v1/users/{name}/password",
+        "admin",
+        200,
+        "etl-craft/user/1",
+        a_user,
+        {"password": PASSWORD},
+    ),
+    Endpoint("POST", "/api/v1/users/{name}/disable", "admin", 200, "etl-craft/user/1", a_user),
+    Endpoint("POST", "/api/v1/users/{name}/enable", "admin", 200, "etl-craft/user/1", a_user),
 ]
 
 

@@ -48,5 +48,5 @@ def test_every_table_and_column_has_a_comment(pg_db: EngineDB) -> None:
             .scalars()
             .all()
         )
-    assert len(tables) == 34
+    assert len(tables) == 35
     assert (bare_tables, bare_columns) == ([], [])

@@ -41,6 +41,7 @@ SEED = [
     "RULE_SQL) SELECT TASK_ID, 'r1', 'REPORT', 's.t', 'id', 'SELECT 1 AS id' FROM CFG_TASKS "
     "WHERE TASK_CODE = 'a'",
     "INSERT INTO CFG_API_TOKENS (NAME, TOKEN_SHA256, ROLE) VALUES ('ci', 'abc', 'viewer')",
+    "INSERT INTO CFG_USERS (USER_NAME, ROLE, SOURCE) VALUES ('alice', 'developer', 'password')",
     "INSERT INTO AUD_PIPELINES_RUN_LOG (PIPELINE_ID, RUN_KEY, TRIGGER_KIND, RUN_DATE, STATUS, "
     "QUEUED_AT, STARTED_BY, STARTED_BY_KIND) SELECT PIPELINE_ID, 'manual:g', 'MANUAL', "
     "'2026-01-01', 'IN-PROGRESS', etl_craft_now(), 't', 'HUMAN' FROM CFG_PIPELINES "
@@ -184,7 +185,7 @@ def _marker(plain: Plain) -> str:
 
 
 def test_every_reserved_table_is_guarded(tables: list[str]) -> None:
-    assert len(tables) == 34
+    assert len(tables) == 35
     assert "SCHEMA_MIGRATIONS" in tables
 
 

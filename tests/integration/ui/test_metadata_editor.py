@@ -45,7 +45,7 @@ def confirm_fields(page: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("role", ["viewer", "operator"])
-def test_below_admin_can_neither_preview_nor_apply_an_edit(ui: Ui, role: str) -> None:
+def test_below_developer_can_neither_preview_nor_apply_an_edit(ui: Ui, role: str) -> None:
     files = migration_files(ui)
 
     previewed = ui.post(role, "/metadata/preview", NEW_TASK)
@@ -53,7 +53,7 @@ def test_below_admin_can_neither_preview_nor_apply_an_edit(ui: Ui, role: str) ->
 
     for answer in (previewed, applied):
         assert answer.status_code == 403
-        assert f"token {role}_token has role {role}; this request needs admin" in answer.text
+        assert f"{role}_token has role {role}; this request needs developer" in answer.text
     assert migration_files(ui) == files
     assert "Change</a>" not in ui.get(role, "/metadata/pipelines/orders").text
 
@@ -83,20 +83,21 @@ def test_a_dependency_that_would_make_a_cycle_is_refused_with_validates_message(
 
 
 def test_a_new_task_is_previewed_then_applied_as_the_next_migration_file(ui: Ui) -> None:
+    # A developer edits the metadata: the role between operator and admin exists for it.
     files = migration_files(ui)
     assert "enrich" not in ui.get("viewer", "/pipelines/orders").text
-    form = ui.get("admin", "/metadata/edit", kind="task", mode="add", key_pipeline="orders")
+    form = ui.get("developer", "/metadata/edit", kind="task", mode="add", key_pipeline="orders")
     assert form.status_code == 200
     assert 'name="field_HANDLER"' in form.text
 
-    preview = ui.post("admin", "/metadata/preview", NEW_TASK)
+    preview = ui.post("developer", "/metadata/preview", NEW_TASK)
     assert preview.status_code == 200, preview.text
     assert "0003_add_task_enrich.sql" in preview.text
     assert "INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, DESCRIPTION, HANDLER)" in preview.text
     assert "INSERT CFG_TASKS row" in preview.text
     assert migration_files(ui) == files  # a preview writes nothing
 
-    applied = ui.post("admin", "/metadata/apply", confirm_fields(preview.text))
+    applied = ui.post("developer", "/metadata/apply", confirm_fields(preview.text))
 
     assert applied.status_code == 200, applied.text
     assert migration_files(ui) == sorted([*files, "0003_add_task_enrich.sql"])
@@ -113,7 +114,7 @@ def test_a_new_task_is_previewed_then_applied_as_the_next_migration_file(ui: Ui)
         "SELECT DISTINCT ACTOR AS actor FROM AUD_METADATA_CHANGES WHERE MIGRATION = :m",
         m="0003_add_task_enrich.sql",
     )
-    assert actors == [{"actor": "admin_token"}]
+    assert actors == [{"actor": "developer_token"}]
 
 
 def test_a_change_form_shows_the_row_and_lands_quotes_and_semicolons_as_data(ui: Ui) -> None:

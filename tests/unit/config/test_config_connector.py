@@ -158,7 +158,7 @@ def test_an_unknown_section_is_refused_with_the_nearest_name(tmp_path: Path) -> 
         "expected one of Engine, Warehouse, Email, Orchestration, Redaction, Docs_site, Retention, "
         "Cloning, "
         "Alerts, "
-        "Secrets, Logs, Artifacts, profiles" in message
+        "Secrets, Logs, Artifacts, Auth, profiles" in message
     )
     assert "(did you mean Orchestration?)" in message
 

@@ -25,6 +25,7 @@ from etl_craft_api.routes import (
     project,
     runs,
     tokens,
+    users,
 )
 from etl_craft_api.screening import Screening
 
@@ -34,9 +35,10 @@ DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 DESCRIPTION = """\
 The etl-craft HTTP API. Every request but health and readiness carries
 `Authorization: Bearer <token>` (etl-craft token create). Roles: viewer reads; operator also
-triggers, cancels, pauses, resumes, marks, reruns, skips and backfills; admin also manages
-tokens. The token's name is the actor recorded for every action it takes. Errors are
-problem documents (RFC 7807). Documents are those `etl-craft ... --format json` prints.
+triggers, cancels, pauses, resumes, marks, reruns, skips and backfills; developer also edits
+the metadata; admin also manages tokens and users. The token's name is the actor recorded for
+every action it takes. Errors are problem documents (RFC 7807). Documents are those
+`etl-craft ... --format json` prints.
 """
 
 
@@ -79,6 +81,6 @@ def create_app(
 
 def version_1() -> APIRouter:
     router = APIRouter(prefix=PREFIX)
-    for module in (pipelines, runs, attempts, project, overview, tokens):
+    for module in (pipelines, runs, attempts, project, overview, tokens, users):
         router.include_router(module.router)
     return router

@@ -64,9 +64,16 @@ class TaskMark(RunMark):
     rows: Annotated[int, Field(ge=0, le=2**62)] | None = None
 
 
+RoleName = Literal["viewer", "operator", "developer", "admin"]
+UserNameText = Annotated[
+    str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$", max_length=128)
+]
+Password = Annotated[str, StringConstraints(min_length=1, max_length=1024)]
+
+
 class NewToken(Body):
     name: Code
-    role: Literal["viewer", "operator", "admin"]
+    role: RoleName
     expires: Annotated[str, StringConstraints(pattern=r"^[1-9][0-9]{0,4}[dh]$")] | None = Field(
         default=None, description="a lifetime such as 90d or 12h; default: never expires"
     )
@@ -74,3 +81,23 @@ class NewToken(Body):
 
 class MaybeWhy(Body):
     reason: Reason | None = None
+
+
+class NewUser(Body):
+    name: UserNameText
+    role: RoleName
+    password: Password | None = Field(
+        default=None,
+        description="at least 12 characters; leave it out for a user who signs in only through "
+        "the OpenID provider",
+    )
+    display_name: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
+    email: Annotated[str, StringConstraints(min_length=3, max_length=320)] | None = None
+
+
+class NewRole(Body):
+    role: RoleName
+
+
+class NewPassword(Body):
+    password: Password = Field(description="at least 12 characters")

@@ -1,4 +1,5 @@
-"""`etl-craft api` and `etl-craft token`, and the `etl-craft-api` console entry point."""
+"""`etl-craft api`, `etl-craft token` and `etl-craft users`, and the `etl-craft-api` console
+entry point."""
 
 from __future__ import annotations
 
@@ -6,7 +7,13 @@ import argparse
 
 from etl_craft.cli.main import main as cli_main
 from etl_craft.cli.registry import Command
-from etl_craft_api.options import DEFAULT_HOST, DEFAULT_PORT, configure_api, configure_token
+from etl_craft_api.options import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    configure_api,
+    configure_token,
+    configure_users,
+)
 
 API = Command(
     "api",
@@ -21,10 +28,18 @@ TOKEN = Command(
     "etl_craft_api.commands:handle_token",
 )
 
+USERS = Command(
+    "users",
+    "add, list, change the role of, disable, enable and set the password of web UI users",
+    configure_users,
+    "etl_craft_api.user_commands:handle_users",
+)
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     API.add_to(subparsers)
     TOKEN.add_to(subparsers)
+    USERS.add_to(subparsers)
 
 
 def main() -> None:

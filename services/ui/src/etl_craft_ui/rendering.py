@@ -68,7 +68,7 @@ def render(
         "session": session,
         "csrf_token": session.csrf if session else "",
         "can_operate": bool(session and session.can_operate),
-        "can_admin": bool(session and session.can_admin),
+        "can_develop": bool(session and session.can_develop),
         "nav": NAV,
         "current": current_nav(request.url.path),
         "events": EVENTS if pushed else "",

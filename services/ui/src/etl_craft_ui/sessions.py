@@ -1,11 +1,11 @@
 """Sign-in sessions: a signed cookie naming a session of the Engine DB, and who acts.
 
-The cookie holds the session's random id, the token's name and row id, its role, a CSRF token
-and the expiry, signed with the UI's secret (signing.py); never the token itself. Every
-request re-reads the session's row and the token's, so a session ends, in every UI process,
-as soon as it is signed out or its token is revoked or expires, and it takes the token's
-current role. The roles are the API's exactly (Role.allows); the actor of every action is the
-token's name.
+The cookie holds the session's random id, the name and row id of the token or user that
+signed in, its role, a CSRF token and the expiry, signed with the UI's secret (signing.py);
+never a token or a password. Every request re-reads the session's row and the token's or
+user's, so a session ends, in every UI process, as soon as it is signed out, its token is
+revoked or expires, or its user is disabled, and it takes their current role. The roles are
+the API's exactly (Role.allows); the actor of every action is the token's or user's name.
 """
 
 from __future__ import annotations
@@ -22,9 +22,14 @@ from starlette.exceptions import HTTPException
 
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.api_tokens import TokenIdentity, live_identity
+from etl_craft.operations.api_tokens import TokenIdentity
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.ui_sessions import SessionGrant, session_token_id
+from etl_craft.operations.ui_sessions import (
+    SessionGrant,
+    SessionHolder,
+    holder_identity,
+    session_holder,
+)
 from etl_craft.runtime.access_log import ACTOR
 from etl_craft_ui.forms import form_fields
 from etl_craft_ui.settings import UiSettings
@@ -40,20 +45,25 @@ EVENTS = "/events"
 
 @dataclass(frozen=True)
 class UiSession:
-    name: str  # the token's name: the actor of what the session does
+    name: str  # the token's or user's name: the actor of what the session does
     role: Role
     csrf: str
     expires_at: int  # seconds since the epoch
-    token_id: int
+    token_id: int | None  # the token that signed in, or None for a user
     session_id: str  # random; the Engine DB keeps only its SHA-256
+    user_id: int | None = None  # the user who signed in, or None for a token
+
+    @property
+    def holder(self) -> SessionHolder:
+        return SessionHolder(self.token_id, self.user_id)
 
     @property
     def can_operate(self) -> bool:
         return self.role.allows(Role.OPERATOR)
 
     @property
-    def can_admin(self) -> bool:
-        return self.role.allows(Role.ADMIN)
+    def can_develop(self) -> bool:
+        return self.role.allows(Role.DEVELOPER)
 
 
 class SignInRequired(Exception):  # noqa: N818 (a redirect to sign in, not an error)
@@ -79,14 +89,15 @@ def ui_settings(request: Request) -> UiSettings:
 
 def open_session(grant: SessionGrant, settings: UiSettings) -> UiSession:
     expires_at = int(time.time()) + settings.session_seconds
-    identity = grant.token.identity
+    identity = grant.identity
     return UiSession(
         identity.name,
         identity.role,
         secrets.token_urlsafe(32),
         expires_at,
-        grant.token.token_id,
+        grant.holder.token_id,
         grant.session_id,
+        grant.holder.user_id,
     )
 
 
@@ -98,6 +109,7 @@ def encode_session(session: UiSession, secret: str) -> str:
         "e": session.expires_at,
         "t": session.token_id,
         "s": session.session_id,
+        "u": session.user_id,
     }
     return sign(payload, secret)
 
@@ -113,12 +125,21 @@ def decode_session(value: str, secret: str, now: float | None = None) -> UiSessi
             Role(payload["r"]),
             str(payload["c"]),
             int(payload["e"]),
-            int(payload["t"]),
+            _optional_id(payload["t"]),
             str(payload["s"]),
+            _optional_id(payload.get("u")),
         )
     except (KeyError, ValueError, TypeError):
         return None
     return session if session.expires_at > (now if now is not None else time.time()) else None
+
+
+def _optional_id(value: object) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"a session's row id is a whole number; found {value!r}")
+    return value
 
 
 def set_session_cookie(response: Response, session: UiSession, settings: UiSettings) -> None:
@@ -164,10 +185,10 @@ def _live_session(request: Request) -> UiSession:
     if session is None:
         raise SignInRequired("the session has expired (or was not signed here): sign in again")
     ctx = service_context(request)
-    if session_token_id(ctx, session.session_id) != session.token_id:
+    if session_holder(ctx, session.session_id) != session.holder:
         raise SignInRequired("the session was signed out or has expired: sign in again")
     try:
-        identity = live_identity(ctx, session.token_id, session.name)
+        identity = holder_identity(ctx, session.holder, session.name)
     except AuthenticationError as error:
         raise SignInRequired(str(error)) from None
     request.scope.setdefault("state", {})[ACTOR] = session.name  # for the access log line
@@ -186,8 +207,8 @@ async def refuse_without_csrf(request: Request, expected: str) -> None:
 
 
 def acting_as(needed: Role) -> Callable[..., Awaitable[OperationContext]]:
-    """A dependency: the service's context acting as the signed-in token, when its role
-    allows ``needed``."""
+    """A dependency: the service's context acting as the signed-in token or user, when their
+    role allows ``needed``."""
 
     async def context(
         request: Request, session: Annotated[UiSession, Depends(signed_in)]
@@ -195,8 +216,8 @@ def acting_as(needed: Role) -> Callable[..., Awaitable[OperationContext]]:
         if not session.role.allows(needed):
             raise HTTPException(
                 403,
-                f"token {session.name} has role {session.role}; this request needs {needed} "
-                "or above: ask an admin for a token with that role",
+                f"{session.name} has role {session.role}; this request needs {needed} "
+                "or above: ask an admin for that role",
             )
         actor = TokenIdentity(session.name, session.role).actor  # as the API records it
         return dataclasses.replace(service_context(request), actor=actor)
@@ -207,4 +228,5 @@ def acting_as(needed: Role) -> Callable[..., Awaitable[OperationContext]]:
 SignedIn = Annotated[UiSession, Depends(signed_in)]
 Viewer = Annotated[OperationContext, Depends(acting_as(Role.VIEWER))]
 Operator = Annotated[OperationContext, Depends(acting_as(Role.OPERATOR))]
+Developer = Annotated[OperationContext, Depends(acting_as(Role.DEVELOPER))]
 Admin = Annotated[OperationContext, Depends(acting_as(Role.ADMIN))]

@@ -17,6 +17,7 @@ from etl_craft.config.providers import EnvFileProvider, EnvironmentProvider
 from etl_craft.config.rules import DEFAULTS, KEYS, REQUIRED_SECTIONS, Parser, suggestion
 from etl_craft.config.secrets import SecretResolver, read_env_file
 from etl_craft.config.sections import (
+    Auth,
     Cloning,
     DocsSite,
     Email,
@@ -26,6 +27,7 @@ from etl_craft.config.sections import (
     Retention,
     SectionView,
     Warehouse,
+    build_auth,
     build_cloning,
     build_docs_site,
     build_email,
@@ -68,6 +70,7 @@ class Connector:
     logs: Logs
     artifacts: StoreSettings | None  # where project bundles are published and fetched from
     cloning: Cloning | None  # None: no Cloning section, cloning is off
+    auth: Auth
     secrets: frozenset[str] = field(repr=False)
     # When a secret from a remote provider may have been rotated (on providers.clock): a
     # process that keeps this Connector reads the configuration again from then on.
@@ -187,6 +190,7 @@ def _build(
     docs_site = build_docs_site(views.get("Docs_site"), project)
     retention = build_retention(views.get("Retention"))
     cloning = build_cloning(views.get("Cloning"))
+    auth = build_auth(views.get("Auth"))
     problems.raise_if_any(str(path))
     if engine_url is None or warehouse is None or ("Email" in views and email is None):
         raise AssertionError(f"{path} failed to load without reporting why")
@@ -205,6 +209,7 @@ def _build(
         logs=build_logs(views.get("Logs")),
         artifacts=build_store(views.get("Artifacts")),
         cloning=cloning,
+        auth=auth,
         secrets=resolver.resolved | local.resolved,
         secrets_expire_at=resolver.expires_at,
         normalised=_normalise(views),

@@ -21,6 +21,7 @@ from etl_craft.config.providers import ProviderKind, ProviderSettings
 from etl_craft.config.secrets import VARIABLE_PATTERN, VARIABLE_RULE, template_problem
 from etl_craft.core import ranges
 from etl_craft.core.cron import cron_problem
+from etl_craft.core.enums import Role
 from etl_craft.core.ranges import Range
 from etl_craft.core.redaction import SENSITIVE_PATTERNS
 from etl_craft.core.text import CODE_RULE, ROLE_RULE, is_code, is_role_name
@@ -262,6 +263,18 @@ def clock_time(value: object) -> str:
     return value
 
 
+def group_roles(value: object) -> dict[str, str]:
+    roles = [role.value for role in Role]
+    if not isinstance(value, dict) or not all(
+        isinstance(group, str) and group.strip() and role in roles for group, role in value.items()
+    ):
+        raise ValueError(
+            f"expected a mapping of group names to roles ({', '.join(roles)}), such as "
+            "{etl-admins: admin, data-team: developer}"
+        )
+    return {str(group): str(role) for group, role in value.items()}
+
+
 def service_url(value: object) -> str:
     parts = urlsplit(text(value).strip())
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.password:
@@ -380,6 +393,16 @@ KEYS: dict[str, dict[str, Parser]] = {
     },
     "Logs": {**STORE_KEYS, "tail_bytes": bounded(ranges.LOG_TAIL_BYTES)},
     "Artifacts": dict(STORE_KEYS),
+    "Auth": {
+        "oidc_issuer": service_url,
+        "oidc_client_id": text,
+        "oidc_client_secret_variable": variable_name,
+        "oidc_default_role": one_of(Role),
+        "oidc_group_roles": group_roles,
+        "oidc_groups_claim": text,
+        "oidc_scopes": text,
+        "oidc_redirect_url": service_url,
+    },
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -433,6 +456,12 @@ DEFAULTS: dict[str, dict[str, object]] = {
     },
     "Logs": {"tail_bytes": 8 * 1024},
     "Artifacts": {},
+    "Auth": {
+        "oidc_default_role": Role.VIEWER.value,
+        "oidc_group_roles": {},
+        "oidc_groups_claim": "groups",
+        "oidc_scopes": "openid profile email",
+    },
 }
 
 REQUIRED_SECTIONS = ("Engine", "Warehouse")

@@ -115,6 +115,24 @@ class DocsSite:
 
 
 @dataclass(frozen=True)
+class Auth:
+    """How people sign in to the web UI besides a password: the OpenID provider, if any."""
+
+    oidc_issuer: str | None  # None: no single sign-on
+    oidc_client_id: str | None
+    oidc_default_role: str
+    oidc_group_roles: dict[str, str]  # a value of the groups claim -> the role it gives
+    oidc_groups_claim: str
+    oidc_scopes: str  # space-separated, as the authorization request sends them
+    oidc_redirect_url: str | None  # None: the UI's own address as the request names it
+    oidc_client_secret: str | None = field(default=None, repr=False)
+
+    @property
+    def oidc(self) -> bool:
+        return self.oidc_issuer is not None and self.oidc_client_id is not None
+
+
+@dataclass(frozen=True)
 class Retention:
     """How long history stays in the Engine DB, and when the overseer purges the rest."""
 
@@ -485,6 +503,33 @@ def build_docs_site(view: SectionView | None, project: Project) -> DocsSite:
         ngrok_authtoken_problem=(
             _problem_text(view.missing.get("ngrok_authtoken_variable")) if view else None
         ),
+    )
+
+
+def build_auth(view: SectionView | None) -> Auth:
+    # Absent, the section is its defaults, and stays out of the fingerprint like Redaction.
+    values = {**DEFAULTS["Auth"], **(view.values if view else {})}
+    if view is not None and "oidc_issuer" in values:
+        view.require("oidc_client_id", "the client id registered with the OpenID provider")
+        view.require(
+            "oidc_client_secret_variable",
+            "the variable holding the client secret, never the secret",
+        )
+
+    def optional(key: str) -> str | None:
+        found = values.get(key)
+        return found if isinstance(found, str) else None
+
+    groups = values["oidc_group_roles"]
+    return Auth(
+        oidc_issuer=optional("oidc_issuer"),
+        oidc_client_id=optional("oidc_client_id"),
+        oidc_default_role=str(values["oidc_default_role"]),
+        oidc_group_roles=dict(groups) if isinstance(groups, dict) else {},
+        oidc_groups_claim=str(values["oidc_groups_claim"]),
+        oidc_scopes=str(values["oidc_scopes"]),
+        oidc_redirect_url=optional("oidc_redirect_url"),
+        oidc_client_secret=view.secrets.get("oidc_client_secret_variable") if view else None,
     )
 
 

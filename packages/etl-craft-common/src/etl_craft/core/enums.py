@@ -115,7 +115,8 @@ class WorkerStatus(StrEnum):
 class Role(StrEnum):
     VIEWER = "viewer"  # reads only
     OPERATOR = "operator"  # also run controls: trigger, cancel, pause, mark, rerun, backfill
-    ADMIN = "admin"  # also tokens
+    DEVELOPER = "developer"  # also metadata edits
+    ADMIN = "admin"  # also tokens and users
 
     def allows(self, needed: Role) -> bool:
         order = list(Role)

@@ -12,7 +12,7 @@ from etl_craft.enginedb.connection import EngineConnection
 class SignIn:
     nonce_sha256: str | None  # None: the form's nonce was used before, so none is spent
     client: str
-    account: str | None  # the token's name when the token presented is known
+    account: str | None  # the token's name when the token presented is known, or the user's
     failure: str | None  # why it was refused; None for a session begun
 
 
@@ -22,22 +22,36 @@ class RecentFailures:
     by_account: int
 
 
+@dataclass(frozen=True)
+class SessionHolder:
+    """Who a session acts for: a token's row or a user's, never both."""
+
+    token_id: int | None
+    user_id: int | None
+
+
 def insert_session(
-    conn: EngineConnection, session_sha256: str, token_id: int, client: str, lifetime: int
+    conn: EngineConnection, session_sha256: str, holder: SessionHolder, client: str, lifetime: int
 ) -> None:
     conn.run(
         "insert_ui_session",
         session_sha256=session_sha256,
-        token_id=token_id,
+        token_id=holder.token_id,
+        user_id=holder.user_id,
         client=client,
         lifetime_seconds=lifetime,
     )
 
 
-def live_session_token(conn: EngineConnection, session_sha256: str) -> int | None:
-    """The token of a session neither signed out nor expired; None for any other."""
-    row = conn.one("live_ui_session_token", session_sha256=session_sha256)
-    return None if row is None else int(row["token_id"])
+def live_session_holder(conn: EngineConnection, session_sha256: str) -> SessionHolder | None:
+    """The token or user of a session neither signed out nor expired; None for any other."""
+    row = conn.one("live_ui_session_holder", session_sha256=session_sha256)
+    if row is None:
+        return None
+    token_id, user_id = row["token_id"], row["user_id"]
+    return SessionHolder(
+        None if token_id is None else int(token_id), None if user_id is None else int(user_id)
+    )
 
 
 def end_session(conn: EngineConnection, session_sha256: str) -> None:

@@ -4,8 +4,8 @@ Writes are authorized by role (the guard triggers let only the tables' owner and
 the writer role write), so a service login needs membership of the writer role; a reporting
 login needs only the reader role. The reader reads every column but those that may hold a
 secret: parameter values (a parameter named *TOKEN* or *PASSWORD* holds one in clear), the
-metadata changes that copy them, and the tokens' hashes. Statements are printed, never run:
-granting is the owner's or a superuser's act.
+metadata changes that copy them, the tokens' hashes and the users' password hashes.
+Statements are printed, never run: granting is the owner's or a superuser's act.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ SECRET_COLUMNS = {
     "CFG_API_TOKENS": ("TOKEN_SHA256",),
     "CFG_PIPELINE_PARAMETERS": ("PARAMETER_VALUE",),
     "CFG_TASK_PARAMETERS": ("PARAMETER_VALUE",),
+    "CFG_USERS": ("PASSWORD_HASH",),
 }
 
 

@@ -20,10 +20,12 @@ from etl_craft.enginedb.migrations import PendingMigrationsError
 from etl_craft.operations.api_tokens import TokenNameTakenError
 from etl_craft.operations.metadata_edits import MigrationConflictError
 from etl_craft.operations.ui_sessions import SignInThrottledError
+from etl_craft.operations.users import UserNameTakenError
 
 STATUSES: dict[type[EtlCraftError], int] = {
     UsageError: 400,
     TokenNameTakenError: 409,  # a usage error to the CLI; over HTTP, a conflict over the name
+    UserNameTakenError: 409,
     AuthenticationError: 401,
     SignInThrottledError: 429,  # too many failed sign-ins: wait, then try again
     NotFoundError: 404,

@@ -16,6 +16,10 @@ Id = Annotated[int, WholeNumber, Path(ge=1, le=MAX_ID, description="a positive i
 PipelineCode = Annotated[str, Path(pattern=CODE, max_length=128, description="a pipeline code")]
 TaskCode = Annotated[str, Path(pattern=CODE, max_length=128, description="a task code")]
 TokenName = Annotated[str, Path(pattern=CODE, max_length=128, description="a token's name")]
+UserName = Annotated[
+    str,
+    Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$", max_length=128, description="a user name"),
+]
 Limit = Annotated[
     int, WholeNumber, Query(ge=1, le=MAX_PAGE, description="at most this many entries")
 ]

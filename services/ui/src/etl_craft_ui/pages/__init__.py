@@ -12,6 +12,7 @@ from etl_craft_ui.pages import (
     health,
     interventions,
     metadata,
+    oidc_sign_in,
     pipelines,
     projects,
     run_actions,
@@ -23,6 +24,7 @@ from etl_craft_ui.pages import (
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
     sign_in.router,
+    oidc_sign_in.router,
     projects.router,
     pipelines.router,
     interventions.router,

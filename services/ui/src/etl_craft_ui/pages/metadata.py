@@ -29,7 +29,7 @@ from etl_craft.operations.metadata_objects import pipeline_metadata
 from etl_craft_ui.forms import Form
 from etl_craft_ui.metadata_forms import MODES, diff_rows, edits_of, kind_of
 from etl_craft_ui.rendering import render
-from etl_craft_ui.sessions import Admin, SignedIn, Viewer
+from etl_craft_ui.sessions import Developer, SignedIn, Viewer
 
 router = APIRouter(tags=["metadata"])
 REFUSED = 409  # as the API answers a MetadataError
@@ -70,7 +70,7 @@ def metadata_pipeline(
 
 
 @router.get("/metadata/edit")
-def metadata_form(request: Request, session: SignedIn, ctx: Admin) -> HTMLResponse:
+def metadata_form(request: Request, session: SignedIn, ctx: Developer) -> HTMLResponse:
     query = request.query_params
     kind = kind_of(query.get("kind"))
     spec = spec_of(kind)
@@ -93,7 +93,9 @@ def metadata_form(request: Request, session: SignedIn, ctx: Admin) -> HTMLRespon
 
 
 @router.post("/metadata/preview")
-def metadata_preview(request: Request, session: SignedIn, ctx: Admin, form: Form) -> HTMLResponse:
+def metadata_preview(
+    request: Request, session: SignedIn, ctx: Developer, form: Form
+) -> HTMLResponse:
     preview = preview_metadata_edit(ctx, edits_of(ctx, form))
     return render(
         request,
@@ -107,7 +109,7 @@ def metadata_preview(request: Request, session: SignedIn, ctx: Admin, form: Form
 
 
 @router.post("/metadata/apply")
-def metadata_apply(request: Request, session: SignedIn, ctx: Admin, form: Form) -> HTMLResponse:
+def metadata_apply(request: Request, session: SignedIn, ctx: Developer, form: Form) -> HTMLResponse:
     edits = edits_of(ctx, form)
     applied = apply_metadata_edit(
         ctx, edits, form.get("expected_file_name", ""), form.get("expected_spec_digest", "")

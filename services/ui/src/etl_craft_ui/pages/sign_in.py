@@ -1,4 +1,4 @@
-"""Sign in with an API token, and sign out.
+"""Sign in with an API token or a user name and password, and sign out.
 
 The sign-in form carries a nonce of its own (a short-lived signed cookie and the same value in
 the form), so that another site cannot sign a browser in under its own token; each nonce serves
@@ -55,7 +55,11 @@ def sign_in(request: Request, fields: Form) -> Response:
         return _form(request, goto, problem=problem, status_code=403)
     settings = ui_settings(request)
     attempt = SignInRequest(
-        fields.get("token", "").strip(), fields.get(CSRF_FIELD, ""), client_of(request)
+        fields.get("token", "").strip(),
+        fields.get(CSRF_FIELD, ""),
+        client_of(request),
+        user_name=fields.get("user_name", "").strip(),
+        password=fields.get("password", ""),
     )
     try:
         grant = sign_in_with_token(service_context(request), attempt, settings.sign_in_policy)
@@ -93,6 +97,11 @@ def safe_next(target: str) -> str:
     return target
 
 
+def sign_in_page(request: Request, goto: str, problem: str | None, status_code: int) -> Response:
+    """The sign-in form, with ``problem`` said above it."""
+    return _form(request, goto, problem=problem, status_code=status_code)
+
+
 def _form(request: Request, goto: str, *, problem: str | None, status_code: int) -> Response:
     settings = ui_settings(request)
     nonce = secrets.token_urlsafe(24)
@@ -105,6 +114,7 @@ def _form(request: Request, goto: str, *, problem: str | None, status_code: int)
         problem=problem,
         sign_in_csrf=nonce,
         project=service_context(request).project_code,
+        single_sign_on=_single_sign_on(request),
     )
     value = sign({"c": nonce, "e": int(time.time()) + SIGN_IN_SECONDS}, settings.secret)
     response.set_cookie(
@@ -117,6 +127,11 @@ def _form(request: Request, goto: str, *, problem: str | None, status_code: int)
         secure=settings.secure_cookies,
     )
     return response
+
+
+def _single_sign_on(request: Request) -> bool:
+    connector = service_context(request).connector
+    return connector is not None and connector.auth.oidc
 
 
 def _form_csrf_valid(request: Request, given: str) -> bool:

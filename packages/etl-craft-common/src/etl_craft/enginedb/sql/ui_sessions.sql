@@ -1,12 +1,12 @@
 -- name: insert_ui_session --
--- Begin a web UI session for a token; the cookie carries the id whose SHA-256 this is.
-INSERT INTO AUD_UI_SESSIONS (SESSION_SHA256, TOKEN_ID, CLIENT, STARTED_AT, EXPIRES_AT)
-VALUES (:session_sha256, :token_id, :client, etl_craft_now(),
+-- Begin a web UI session for a token or a user; the cookie carries the id whose SHA-256 this is.
+INSERT INTO AUD_UI_SESSIONS (SESSION_SHA256, TOKEN_ID, USER_ID, CLIENT, STARTED_AT, EXPIRES_AT)
+VALUES (:session_sha256, :token_id, :user_id, :client, etl_craft_now(),
         etl_craft_add_seconds(etl_craft_now(), :lifetime_seconds));
 
--- name: live_ui_session_token --
--- The token of a session that was neither signed out nor has expired; no row otherwise.
-SELECT TOKEN_ID AS token_id
+-- name: live_ui_session_holder --
+-- The token or user of a session that was neither signed out nor has expired; no row otherwise.
+SELECT TOKEN_ID AS token_id, USER_ID AS user_id
   FROM AUD_UI_SESSIONS
  WHERE SESSION_SHA256 = CAST(:session_sha256 AS VARCHAR(64))
    AND ENDED_AT IS NULL AND EXPIRES_AT > etl_craft_now();
