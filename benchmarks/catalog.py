@@ -27,7 +27,7 @@ from tests.fixtures.metadata import TESTER
 from tests.fixtures.synthetic_catalog import seed_catalog
 
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.operations.catalog import read_catalog
+from etl_craft.operations.catalog.snapshot import read_catalog
 from etl_craft.operations.context import OperationContext
 from etl_craft_catalog.site import write_site
 

@@ -28,7 +28,7 @@ from tests.fixtures.synthetic_catalog import seed_catalog
 from tests.integration.ui.conftest import settings_of, sign_in
 
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.operations.api_tokens import TokenRequest, create_token
+from etl_craft.operations.access.api_tokens import TokenRequest, create_token
 from etl_craft.operations.context import OperationContext
 from etl_craft_ui.app import create_app
 

@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
-from etl_craft.operations.api_tokens import TokenRequest, create_token
+from etl_craft.operations.access.api_tokens import TokenRequest, create_token
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
 from etl_craft.operations.interventions import MarkRequest, cancel, mark
 from etl_craft_api.app import create_app

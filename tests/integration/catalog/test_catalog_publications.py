@@ -7,7 +7,7 @@ import pytest
 
 from etl_craft.core.errors import UsageError
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.operations.catalog_publications import (
+from etl_craft.operations.catalog.publications import (
     Hosting,
     PublicationRequest,
     publish_catalog,

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import event
 
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.operations.catalog import read_catalog
+from etl_craft.operations.catalog.snapshot import read_catalog
 from etl_craft.operations.context import OperationContext
 from tests.conftest import DIALECTS
 from tests.fixtures.databases import postgres_copy, sqlite_copy

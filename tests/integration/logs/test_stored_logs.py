@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from etl_craft.operations.api_tokens import TokenRequest, create_token
+from etl_craft.operations.access.api_tokens import TokenRequest, create_token
 from etl_craft.operations.attempt_logs import whole_log
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
 from etl_craft.operations.masking import secrets_redactor

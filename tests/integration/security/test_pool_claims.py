@@ -9,7 +9,7 @@ from sqlalchemy.exc import DBAPIError
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.core.enums import SlotKind
 from etl_craft.enginedb.transitions.attempts import claim_attempts
-from etl_craft.operations.grants import GrantRequest, WorkerLogin, grants
+from etl_craft.operations.access.grants import GrantRequest, WorkerLogin, grants
 from tests.fixtures.databases import unique_name
 from tests.fixtures.metadata import TESTER, execute
 from tests.integration.security.test_writer_roles import Cluster, cluster

@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 from etl_craft.core.errors import WriteGuardError
 from etl_craft.enginedb.connection import GUARD_SQLSTATE, EngineDB
 from etl_craft.enginedb.guards import install_guards
-from etl_craft.operations.grants import GrantRequest, grants
+from etl_craft.operations.access.grants import GrantRequest, grants
 from tests.fixtures.databases import unique_name
 from tests.fixtures.metadata import TESTER, execute
 from tests.integration.enginedb.test_write_guards import SEED

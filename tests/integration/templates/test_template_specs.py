@@ -13,7 +13,7 @@ import pytest
 
 from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.lineage.build import build_lineage
-from etl_craft.operations.catalog import read_catalog
+from etl_craft.operations.catalog.snapshot import read_catalog
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.setup import migrate
 from etl_craft.operations.spec_effects import spec_metadata

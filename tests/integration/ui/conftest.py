@@ -19,7 +19,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
-from etl_craft.operations.api_tokens import TokenRequest, create_token
+from etl_craft.operations.access.api_tokens import TokenRequest, create_token
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import cancel
 from etl_craft_ui.app import create_app

@@ -9,7 +9,7 @@ import logging
 import pytest
 from fastapi.testclient import TestClient
 
-from etl_craft.operations.api_tokens import revoke_token
+from etl_craft.operations.access.api_tokens import revoke_token
 from etl_craft_ui.app import ACCESS_LOGGER, create_app
 from etl_craft_ui.pages.sign_in import SIGN_IN_COOKIE
 from etl_craft_ui.sessions import SESSION_COOKIE

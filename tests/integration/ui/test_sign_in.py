@@ -7,7 +7,7 @@ import time
 from http.cookies import SimpleCookie
 
 from etl_craft.core.enums import Role
-from etl_craft.operations.api_tokens import revoke_token
+from etl_craft.operations.access.api_tokens import revoke_token
 from etl_craft_ui.app import create_app
 from etl_craft_ui.sessions import SESSION_COOKIE, UiSession, decode_session, encode_session
 from tests.integration.ui.conftest import Ui, csrf_of, settings_of, sign_in

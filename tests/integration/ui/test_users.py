@@ -9,7 +9,7 @@ from httpx2 import Response
 
 from etl_craft.config.sections import Auth
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.users import (
+from etl_craft.operations.access.users import (
     OidcClaims,
     UserRequest,
     add_user,

@@ -15,9 +15,9 @@ from sqlalchemy.pool import NullPool, QueuePool
 from etl_craft.cli.main import build_parser
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.workers import WorkerRegistration
-from etl_craft.operations.connection_budget import over_budget
 from etl_craft.operations.context import ContextRequest, build_context
-from etl_craft.operations.doctor import doctor
+from etl_craft.operations.doctor.connection_budget import over_budget
+from etl_craft.operations.doctor.report import doctor
 from etl_craft.runtime import child
 from etl_craft_worker.worker_command import worker_context
 from tests.fixtures.projects import ProjectOnDisk, make_project

@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException
 
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.api_tokens import TokenIdentity, authenticate, bearer_credentials
+from etl_craft.operations.access.api_tokens import TokenIdentity, authenticate, bearer_credentials
 from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.access_log import ACTOR
 

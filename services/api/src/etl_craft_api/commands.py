@@ -13,7 +13,7 @@ import uvicorn
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.core.addresses import browser_url
-from etl_craft.operations.api_tokens import (
+from etl_craft.operations.access.api_tokens import (
     CreatedToken,
     TokenList,
     TokenRequest,

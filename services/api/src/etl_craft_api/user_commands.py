@@ -13,7 +13,7 @@ import sys
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.users import (
+from etl_craft.operations.access.users import (
     UserChanged,
     UserList,
     UserRequest,

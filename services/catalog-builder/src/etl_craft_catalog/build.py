@@ -12,8 +12,8 @@ from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.cli.progress import step_progress
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.catalog import read_catalog
-from etl_craft.operations.catalog_views import Catalog
+from etl_craft.operations.catalog.snapshot import read_catalog
+from etl_craft.operations.catalog.views import Catalog
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.lineage import UntracedTask
 from etl_craft_catalog.options import STRICT_FAILURE

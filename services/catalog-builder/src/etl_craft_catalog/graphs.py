@@ -1,5 +1,5 @@
 """The site's graphs: a table's lineage (its columns nested in it), and the links of a
-pipeline's DAG (drawn by etl_craft.operations.catalog_dag, as the web UI draws it).
+pipeline's DAG (drawn by etl_craft.operations.catalog.dag, as the web UI draws it).
 
 The lineage of a table is every path up to its root sources and down to its last consumers,
 drawn for a few depths so that the page's depth control switches between them. Column edges
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from etl_craft.drawing import Edge, Node, Port, draw
 from etl_craft.lineage import ColumnEdge, LineageGraph, TaskLineage
 from etl_craft.lineage.model import ROWS
-from etl_craft.operations.catalog_dag import NO_LINEAGE
-from etl_craft.operations.catalog_views import TableEntry
+from etl_craft.operations.catalog.dag import NO_LINEAGE
+from etl_craft.operations.catalog.views import TableEntry
 from etl_craft_catalog.paths import pipeline_page, relative, table_page, task_page
 
 DEPTHS: tuple[int | None, ...] = (1, 2, None)  # None: every path, however long

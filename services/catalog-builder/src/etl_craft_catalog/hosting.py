@@ -20,7 +20,7 @@ from etl_craft.config.rules import public_base_url
 from etl_craft.config.sections import DocsSite
 from etl_craft.core.addresses import browser_url
 from etl_craft.core.errors import EtlCraftError, UsageError
-from etl_craft.operations.catalog_publications import (
+from etl_craft.operations.catalog.publications import (
     Hosting,
     Publication,
     PublicationRequest,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from etl_craft.operations.catalog_views import Catalog
+from etl_craft.operations.catalog.views import Catalog
 from etl_craft_catalog.paths import pipeline_page, rule_page, script_page, table_page, task_page
 
 INDEX_FILE = "search-index.js"

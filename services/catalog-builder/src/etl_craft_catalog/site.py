@@ -17,8 +17,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from etl_craft.branding import LOGOS, logo
-from etl_craft.operations.catalog_dag import pipeline_dag
-from etl_craft.operations.catalog_views import Catalog
+from etl_craft.operations.catalog.dag import pipeline_dag
+from etl_craft.operations.catalog.views import Catalog
 from etl_craft_catalog import paths
 from etl_craft_catalog.graphs import LineageIndex, PageLinks, port_id, table_lineage
 from etl_craft_catalog.search import INDEX_FILE, index_script

@@ -28,7 +28,7 @@ from joserfc.jwk import KeySet
 
 from etl_craft.config.sections import Auth
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.users import OidcClaims
+from etl_craft.operations.access.users import OidcClaims
 
 TIMEOUT_SECONDS = 10
 LEEWAY_SECONDS = 120

@@ -22,14 +22,14 @@ from starlette.exceptions import HTTPException
 
 from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.api_tokens import TokenIdentity
-from etl_craft.operations.context import OperationContext
-from etl_craft.operations.ui_sessions import (
+from etl_craft.operations.access.api_tokens import TokenIdentity
+from etl_craft.operations.access.ui_sessions import (
     SessionGrant,
     SessionHolder,
     holder_identity,
     session_holder,
 )
+from etl_craft.operations.context import OperationContext
 from etl_craft.runtime.access_log import ACTOR
 from etl_craft_ui.forms import form_fields
 from etl_craft_ui.settings import UiSettings

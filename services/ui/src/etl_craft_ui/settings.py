@@ -8,7 +8,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from etl_craft.core.errors import ConfigurationError
-from etl_craft.operations.ui_sessions import SignInPolicy
+from etl_craft.operations.access.ui_sessions import SignInPolicy
 from etl_craft_ui.options import DEFAULT_HOST, DEFAULT_PORT
 
 ENV_PREFIX = "ETL_CRAFT_UI_"

@@ -17,7 +17,7 @@ from etl_craft.config.settings import artifacts_store, load_settings
 from etl_craft.core.errors import EtlCraftError
 from etl_craft.enginedb.bundles import latest_bundle
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.operations.doctor_checks import Check, CheckStatus
+from etl_craft.operations.doctor.checks import Check, CheckStatus
 from etl_craft.runtime.bundles import ARTIFACTS_SETTING, BundleCache
 from etl_craft.stores import open_store
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from etl_craft.operations.api_tokens import TokenRequest, create_token, list_tokens, revoke_token
+from etl_craft.operations.access.api_tokens import (
+    TokenRequest,
+    create_token,
+    list_tokens,
+    revoke_token,
+)
 from etl_craft_api.auth import Admin
 from etl_craft_api.bodies import NewToken
 from etl_craft_api.documents import document

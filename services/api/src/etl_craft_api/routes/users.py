@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from etl_craft.operations.users import (
+from etl_craft.operations.access.users import (
     UserRequest,
     add_user,
     disable_user,

@@ -23,13 +23,13 @@ from markupsafe import escape
 
 from etl_craft.config.sections import Auth
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.ui_sessions import (
+from etl_craft.operations.access.ui_sessions import (
     SessionHolder,
     SignInRequest,
     begin_session,
     record_failure,
 )
-from etl_craft.operations.users import oidc_user
+from etl_craft.operations.access.users import oidc_user
 from etl_craft_ui import oidc
 from etl_craft_ui.pages.sign_in import client_of, safe_next, sign_in_page
 from etl_craft_ui.sessions import open_session, service_context, set_session_cookie, ui_settings

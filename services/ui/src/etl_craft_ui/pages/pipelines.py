@@ -12,9 +12,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import EtlCraftError, NotFoundError
-from etl_craft.operations.catalog import read_catalog
-from etl_craft.operations.catalog_dag import pipeline_dag
-from etl_craft.operations.catalog_views import Catalog, PipelineEntry
+from etl_craft.operations.catalog.dag import pipeline_dag
+from etl_craft.operations.catalog.snapshot import read_catalog
+from etl_craft.operations.catalog.views import Catalog, PipelineEntry
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.history import run_by_id
 from etl_craft.operations.http_statuses import status_of

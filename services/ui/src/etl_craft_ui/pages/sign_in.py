@@ -16,9 +16,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from etl_craft.core.errors import AuthenticationError
-from etl_craft.operations.ui_sessions import SignInRequest, SignInThrottledError
-from etl_craft.operations.ui_sessions import sign_in as sign_in_with_token
-from etl_craft.operations.ui_sessions import sign_out as end_session
+from etl_craft.operations.access.ui_sessions import SignInRequest, SignInThrottledError
+from etl_craft.operations.access.ui_sessions import sign_in as sign_in_with_token
+from etl_craft.operations.access.ui_sessions import sign_out as end_session
 from etl_craft_ui.forms import Form
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import (

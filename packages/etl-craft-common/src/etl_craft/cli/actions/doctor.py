@@ -6,8 +6,8 @@ import argparse
 
 from etl_craft.cli.context import context_request
 from etl_craft.cli.output import emit
-from etl_craft.operations.doctor import DoctorReport, doctor
-from etl_craft.operations.doctor_checks import Check, CheckStatus
+from etl_craft.operations.doctor.checks import Check, CheckStatus
+from etl_craft.operations.doctor.report import DoctorReport, doctor
 
 INDENT = " " * 26
 

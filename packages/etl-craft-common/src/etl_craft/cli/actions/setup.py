@@ -7,7 +7,7 @@ import argparse
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.grants import GrantRequest, GrantsReport, WorkerLogin, grants
+from etl_craft.operations.access.grants import GrantRequest, GrantsReport, WorkerLogin, grants
 
 
 def handle(args: argparse.Namespace) -> int:

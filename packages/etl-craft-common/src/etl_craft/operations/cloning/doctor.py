@@ -7,7 +7,7 @@ from etl_craft.config.connector import Connector
 from etl_craft.core.errors import EtlCraftError
 from etl_craft.enginedb.watermarks import MIRRORED_TABLES
 from etl_craft.operations.cloning.mirror import Mirror
-from etl_craft.operations.doctor_checks import Check, CheckStatus
+from etl_craft.operations.doctor.checks import Check, CheckStatus
 from etl_craft.warehouse import connect
 
 CLONING = "cloning"

@@ -34,14 +34,14 @@ from etl_craft.enginedb.metadata import (
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.lineage.build import source_tables
 from etl_craft.lineage.sources import active_tasks, target_of
-from etl_craft.operations.catalog_tables import read_warehouse_comments, table_entries
-from etl_craft.operations.catalog_tasks import (
+from etl_craft.operations.catalog.tables import read_warehouse_comments, table_entries
+from etl_craft.operations.catalog.tasks import (
     TaskSources,
     rule_entries,
     script_entries,
     task_entries,
 )
-from etl_craft.operations.catalog_views import (
+from etl_craft.operations.catalog.views import (
     Catalog,
     Parameter,
     PipelineEntry,

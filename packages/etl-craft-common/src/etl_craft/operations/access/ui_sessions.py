@@ -25,15 +25,15 @@ from etl_craft.enginedb.ui_sessions import (
     recent_failures,
     record_sign_in,
 )
-from etl_craft.operations.api_tokens import (
+from etl_craft.operations.access.api_tokens import (
     TokenIdentity,
     UnusableTokenError,
     identify,
     live_identity,
     presented_token,
 )
+from etl_craft.operations.access.users import UnusableUserError, identify_user, live_user_identity
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.users import UnusableUserError, identify_user, live_user_identity
 
 __all__ = ["SessionHolder"]  # the UI holds one per session, and may not import enginedb
 

@@ -14,7 +14,7 @@ from etl_craft.enginedb.catalog_site import Descriptions
 from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow
 from etl_craft.lineage import LineageGraph, TaskLineage
 from etl_craft.lineage.sources import active_tasks, name_key
-from etl_craft.operations.catalog_views import (
+from etl_craft.operations.catalog.views import (
     Parameter,
     RuleEntry,
     ScriptEntry,

@@ -30,7 +30,7 @@ from etl_craft.enginedb.users import (
     user_by_id,
     user_by_name,
 )
-from etl_craft.operations.api_tokens import TokenIdentity, role_of
+from etl_craft.operations.access.api_tokens import TokenIdentity, role_of
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, perform
 

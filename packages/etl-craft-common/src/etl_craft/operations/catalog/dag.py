@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from etl_craft.drawing import Edge, Node, Port, draw
-from etl_craft.operations.catalog_views import Catalog, PipelineEntry, TaskEntry
+from etl_craft.operations.catalog.views import Catalog, PipelineEntry, TaskEntry
 
 NO_LINEAGE = "no column lineage"
 NOT_RUN = "NOT RUN"

@@ -18,17 +18,17 @@ from etl_craft.config.settings import ENGINE_URL_VARIABLE, ServiceSettings, load
 from etl_craft.core.actor import ACTOR_VARIABLE, human_actor
 from etl_craft.core.errors import ConfigurationError, EtlCraftError
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.operations import doctor_checks as db_checks
 from etl_craft.operations.bundle_imports import bundle_imports_check
 from etl_craft.operations.cloning.doctor import cloning_check
-from etl_craft.operations.connection_budget import ConnectionBudget
 from etl_craft.operations.context import (
     ContextRequest,
     load_project_connector,
     locate_connector,
 )
-from etl_craft.operations.doctor_checks import Check, CheckStatus, DatabaseChecks, Target
-from etl_craft.operations.doctor_reach import reach_checks
+from etl_craft.operations.doctor import checks as db_checks
+from etl_craft.operations.doctor.checks import Check, CheckStatus, DatabaseChecks, Target
+from etl_craft.operations.doctor.connection_budget import ConnectionBudget
+from etl_craft.operations.doctor.reach import reach_checks
 
 DEPENDENCY_GATES = "dependency-gates"
 

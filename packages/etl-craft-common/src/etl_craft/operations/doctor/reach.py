@@ -8,7 +8,7 @@ from __future__ import annotations
 from etl_craft.config.connector import Connector
 from etl_craft.core.errors import AlertError, WarehouseError
 from etl_craft.handlers.alerts import smtp
-from etl_craft.operations.doctor_checks import Check, CheckStatus
+from etl_craft.operations.doctor.checks import Check, CheckStatus
 from etl_craft.warehouse.kinds import reach
 
 WAREHOUSE = "warehouse"

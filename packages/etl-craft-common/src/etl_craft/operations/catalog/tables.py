@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from etl_craft.config.sections import Warehouse
 from etl_craft.lineage import LineageGraph
 from etl_craft.lineage.model import ROWS
-from etl_craft.operations.catalog_views import (
+from etl_craft.operations.catalog.views import (
     ColumnEntry,
     RuleEntry,
     TableEntry,

@@ -1,0 +1,1 @@
+"""doctor: the checks of an installation and the report that runs them."""
