@@ -89,3 +89,37 @@ def test_the_fork_server_reads_the_configuration_again_once_a_secret_expires(
     later = time.monotonic() + CACHE_SECONDS
     monkeypatch.setattr(providers, "clock", lambda: later)
     assert prepared_password() == second
+
+
+def test_a_forked_process_reads_over_connections_of_its_own(
+    rotating: Rotating, pg_warehouse_url: str, tmp_path: Path
+) -> None:
+    """Task processes are forked from a fork server that has read secrets too: a child talking
+    over its parent's pooled connection while the parent does would read the parent's answer
+    (or the parent the child's) and wait out the client's read timeout. Parent and children
+    read at the same time, round after round; none may fail."""
+    rotating.put("Forked-pw-5120")
+    config = rotating.write_connector(tmp_path / "etl-craft", pg_warehouse_url, 0)
+    connector = load_connector(config, profile=None)  # the parent's pooled connection opens
+    provider = next(iter(providers._shared.values()))
+    failed = []
+    for round_number in range(60):
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child's outcome is its exit status
+            code = 0
+            try:
+                for _ in range(20):
+                    provider.get("WAREHOUSE_PW")
+            except BaseException:
+                code = 1
+            os._exit(code)
+        try:
+            for _ in range(20):
+                provider.get("WAREHOUSE_PW")
+        except Exception as error:
+            failed.append(f"round {round_number}, the parent: {error!r}")
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            failed.append(f"round {round_number}, the child")
+    assert failed == []
+    assert "Forked-pw-5120" in connector.secrets

@@ -9,11 +9,13 @@ rotated in the provider is picked up once its cached copy is that old.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -160,15 +162,16 @@ class VaultProvider:
 class CachedProvider:
     """A provider whose answers are reused for ``seconds``; errors are never cached."""
 
-    def __init__(self, provider: SecretsProvider, seconds: int) -> None:
-        self._provider = provider
+    def __init__(self, opener: Callable[[], SecretsProvider], seconds: int) -> None:
+        self._opener = opener
+        self._provider: SecretsProvider | None = opener()
         self._seconds = seconds
         self._answers: dict[str, tuple[str, float]] = {}
         self._lock = threading.Lock()
 
     @property
     def where(self) -> str:
-        return self._provider.where
+        return self._opened().where
 
     def get(self, name: str) -> str:
         return self.fetch(name)[0]
@@ -180,13 +183,26 @@ class CachedProvider:
             kept = self._answers.get(name)
         if kept is not None and now < kept[1]:
             return kept
-        answer = (self._provider.get(name), now + self._seconds)
+        answer = (self._opened().get(name), now + self._seconds)
         with self._lock:
             self._answers[name] = answer
         return answer
 
     def names(self) -> Iterable[str]:
-        return self._provider.names()
+        return self._opened().names()
+
+    def forked(self) -> None:
+        """In a forked child: the client's pooled connections are its parent's sockets, and two
+        processes talking over one socket read each other's answers (the loser waits out its
+        read timeout), so the child opens a client of its own at its next read. The answers
+        cached so far stay."""
+        self._provider = None
+        self._lock = threading.Lock()
+
+    def _opened(self) -> SecretsProvider:
+        if self._provider is None:
+            self._provider = self._opener()
+        return self._provider
 
 
 _shared: dict[tuple[ProviderSettings, str | None], CachedProvider] = {}
@@ -200,8 +216,20 @@ def remote_provider(settings: ProviderSettings, token: str | None) -> CachedProv
     with _shared_lock:
         found = _shared.get(key)
         if found is None:
-            found = _shared[key] = CachedProvider(_open(settings, token), settings.cache_seconds)
+            found = _shared[key] = CachedProvider(
+                partial(_open, settings, token), settings.cache_seconds
+            )
     return found
+
+
+def _forked() -> None:
+    global _shared_lock  # noqa: PLW0603 - a lock held by another thread at the fork stays held
+    _shared_lock = threading.Lock()
+    for provider in _shared.values():
+        provider.forked()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def _open(settings: ProviderSettings, token: str | None) -> SecretsProvider:
