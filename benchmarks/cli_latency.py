@@ -114,6 +114,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs of each command (default 7)")
     args = parser.parse_args()
     print(f"load average: {', '.join(f'{load:.2f}' for load in os.getloadavg())}")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # An installed package has its bytecode compiled; without it every import compiles
+        # its source again, which triples these figures.
+        print(
+            "PYTHONDONTWRITEBYTECODE is set: imports compile from source each time, unlike an "
+            "install; unset it (and `uv sync --compile-bytecode`) for figures that mean something"
+        )
     if args.folder is not None:
         measure(args.folder.resolve(), args.repeat)
         return

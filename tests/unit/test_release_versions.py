@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import etl_craft
 from etl_craft.cli.main import run as run_cli
 
 ROOT = Path(__file__).parents[2]
@@ -26,6 +27,10 @@ def test_every_member_has_the_one_release_version() -> None:
     members = _members()
     assert len(members) >= 8, members
     assert len(set(members.values())) == 1, members
+
+
+def test_the_package_names_the_release_version() -> None:
+    assert etl_craft.__version__ == _members()["etl-craft-common"]
 
 
 def test_the_cli_reports_the_release_version(capsys: pytest.CaptureFixture[str]) -> None:
