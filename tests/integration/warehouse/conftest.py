@@ -50,10 +50,6 @@ SNOWFLAKE_CONTRACT = frozenset(
         "test_schema_creation",
     }
 )
-# Both Iceberg variants run pyiceberg's one SQL catalog; they differ only in the database that
-# holds it, which matters where commits race or are fenced. The PostgreSQL-held catalog runs
-# those modules and the actions; the SQLite-held one runs the whole contract.
-ICEBERG_POSTGRESQL_CONTRACT = frozenset({"test_actions", "test_concurrency", "test_fence"})
 # The modules whose every test has run green on Spark; the others skip it, saying so.
 SPARK_READY = frozenset({"test_actions"})
 
@@ -77,12 +73,6 @@ def warehouse_kind(request: pytest.FixtureRequest) -> str:
             "doesn't share"
         )
     module = request.module.__name__.rsplit(".", 1)[-1]
-    if request.param == "iceberg-postgresql" and module not in ICEBERG_POSTGRESQL_CONTRACT:
-        pytest.skip(
-            "an Iceberg catalog held in PostgreSQL runs the actions, concurrency and fencing "
-            "(tests/integration/warehouse/conftest.py ICEBERG_POSTGRESQL_CONTRACT); the rest of "
-            "the contract runs on the SQLite-held catalog, the same pyiceberg code"
-        )
     if request.param == "spark" and module not in SPARK_READY:
         pytest.skip(
             f"{module} isn't run on Spark yet: some of its cases rely on what Spark's parquet "
