@@ -47,7 +47,6 @@ SNOWFLAKE_CONTRACT = frozenset(
         "test_snowflake_live",
         "test_scd2_validity",
         "test_guards",
-        "test_schema_creation",
     }
 )
 # The modules whose every test has run green on Spark; the others skip it, saying so.
