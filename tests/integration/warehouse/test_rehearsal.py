@@ -10,6 +10,7 @@ from etl_craft.core.errors import SqlGuardError, WarehouseError
 from etl_craft.handlers.sql import Action
 from etl_craft.handlers.sql.rehearsal import rehearse_action, sample_select
 from etl_craft.warehouse.connection import WarehouseConnection
+from etl_craft.warehouse.spark import SparkConnection
 from tests.integration.warehouse.helpers import definition, rows, run, spec, table
 
 DATA = "id, code"
@@ -98,11 +99,20 @@ def test_the_sample_keeps_no_scratch_table_behind(
 
     assert (sample.total, len(sample.rows)) == (2, 1)
     assert [column.key for column in sample.columns] == ["id", "code"]
-    leftovers = warehouse.fetch_all(
+    assert previews(warehouse) == []
+
+
+def previews(warehouse: WarehouseConnection) -> list[tuple[Any, ...]]:
+    if isinstance(warehouse, SparkConnection):
+        # Spark's catalog has no information_schema; its scratch tables share one schema.
+        return warehouse.run_sql(
+            "look for scratch tables",
+            f"SHOW TABLES IN {warehouse.scratch_schema} LIKE 'etl_preview*'",
+        )
+    return warehouse.fetch_all(
         "look for scratch tables",
         "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'etl_preview%'",
     )
-    assert leftovers == []
 
 
 def test_a_statement_the_warehouse_refuses_is_returned_and_the_connection_goes_on(

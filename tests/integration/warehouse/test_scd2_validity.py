@@ -17,7 +17,14 @@ from etl_craft.warehouse.audit import CLOSING_COLUMNS
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.ledger import ledger_table
 from etl_craft.warehouse.statements import count_rows
-from tests.integration.warehouse.helpers import definition, requires_ledger_table, rows, run, table
+from tests.integration.warehouse.helpers import (
+    definition,
+    needs_drop_column,
+    requires_ledger_table,
+    rows,
+    run,
+    table,
+)
 
 COLUMNS = "id INTEGER, name VARCHAR(10), changed_at TIMESTAMP WITH TIME ZONE"
 BY_TIME: dict[str, Any] = {
@@ -292,6 +299,7 @@ def closing(conn: WarehouseConnection, target: str) -> list[tuple[Any, ...]]:
 def test_an_older_history_target_gets_the_closing_columns(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
+    needs_drop_column(warehouse)
     source, target = history(warehouse, schema, "(1, 'a', NULL)")
     first = {"pipeline_run_id": 5, "task_run_id": 50, "key": ("id",)}
     run(warehouse, Action.SCD2_MERGE, target, source, **first)
@@ -312,6 +320,7 @@ def test_an_older_ledger_gets_the_key_count_columns(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
     requires_ledger_table(warehouse)
+    needs_drop_column(warehouse)
     source, target = history(warehouse, schema, "(1, 'a', NULL), (2, 'b', NULL)")
     ledger = ledger_table().sql
     for name in ("new_key_count", "changed_key_count", "unchanged_key_count"):

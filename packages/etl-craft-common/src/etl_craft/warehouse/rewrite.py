@@ -174,7 +174,7 @@ class Rewriter:
         real = self._real(table)
         return real if real is not None else _real_name(table)
 
-    def _is_target(self, table: exp.Expr) -> bool:
+    def _is_target(self, table: exp.Expr | None) -> bool:
         rewrite = self.rewrite
         return (
             rewrite is not None and isinstance(table, exp.Table) and _names(table, rewrite.target)
@@ -325,7 +325,9 @@ class Rewriter:
         return -1
 
     def _drop_statement(self, purpose: str, tree: exp.Drop) -> int:
-        table = tree.this
+        # sqlglot lists a DROP's tables (DROP TABLE a, b); the actions drop one at a time.
+        dropped = tree.args.get("tables") or [tree.this]
+        table = dropped[0] if len(dropped) == 1 else None
         rewrite = self.rewrite
         if rewrite is not None and self._is_target(table):
             # Published with the rest: until then readers keep the table.
