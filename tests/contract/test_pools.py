@@ -1,4 +1,5 @@
-"""The pool contract (S5.J), over the local provider and the queue provider with workers.
+"""The pool contract (S5.J), over the local provider and the queue provider with workers,
+each running its task processes from the project folder and from pinned bundles.
 
 Every case runs real processes on a PostgreSQL Engine DB: `etl-craft server` with
 `--pool-provider local` (the overseer's own task processes), or `--pool-provider queue` with
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+from collections.abc import Iterator
 
 import pytest
 
@@ -39,6 +41,31 @@ from tests.integration.worker.queueing import (
 )
 
 Owner = subprocess.Popen[bytes]
+
+
+@pytest.fixture(autouse=True, params=["folder", "bundles"])
+def files(request: pytest.FixtureRequest, pg_project: ProjectOnDisk) -> Iterator[str]:
+    """Where task processes read the project's files. Under "bundles" each run pins a bundle
+    published just before it, and the folder's scripts are then made to fail: an attempt that
+    read the folder instead of its bundle would fail its case."""
+    if request.param == "folder":
+        yield "folder"
+        return
+    pg_project.use_artifacts((pg_project.root.parent / "artifacts").as_uri())
+    published = pg_project.publish_bundle
+
+    def publish_then_break_the_folder() -> int:
+        bundle_id = published()
+        for script in (pg_project.root / "ingestion_scripts").glob("*.py"):
+            script.write_text(f"raise SystemExit('{script.name} ran from the project folder')\n")
+        return bundle_id
+
+    pg_project.publish_bundle = publish_then_break_the_folder  # type: ignore[method-assign]
+    yield "bundles"
+    unpinned = rows(
+        pg_project, "SELECT PIPELINE_RUN_ID FROM AUD_PIPELINES_RUN_LOG WHERE BUNDLE_ID IS NULL"
+    )
+    assert unpinned == [], f"runs that pinned no bundle: {unpinned}"
 
 
 @pytest.fixture(params=["local", "queue"])
