@@ -203,7 +203,9 @@ def test_every_page_says_no_server_leads_until_one_does(ui: Ui) -> None:
     ui.end_live_runs()
     ui.project.queued_run("orders", "manual:stalled")
     said = banner(ui.get("viewer", "/pipelines").text)
-    assert "No etl-craft server leads (no server has ever run): 1 run and 0 attempts are" in said
+    assert (
+        "No etl-craft server leads (no server has ever run): 1 run is queued and waiting;" in said
+    )
     assert "Start `etl-craft server`." in said
     assert "No etl-craft server leads" in banner(ui.get("viewer", "/partials/stalls").text)
     leadership = Leadership(ui.project.engine, "overseer-of-the-ui-test")

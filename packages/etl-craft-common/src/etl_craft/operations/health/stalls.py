@@ -99,12 +99,14 @@ def _with_messages(found: Stalls, zone: ZoneInfo) -> Stalls:
 
 def _no_leader(found: Stalls, zone: ZoneInfo) -> str:
     since = _since(found.last_leader_heartbeat_at, zone, "no server has ever run")
-    runs, attempts = _plural(found.queued_runs, "run"), _plural(found.queued_attempts, "attempt")
-    waiting = (
-        f"{runs} and {attempts} are queued and wait; "
-        if found.queued_runs or found.queued_attempts
-        else ""
-    )
+    parts = [
+        _plural(count, noun)
+        for count, noun in ((found.queued_runs, "run"), (found.queued_attempts, "attempt"))
+        if count
+    ]
+    one = len(parts) == 1 and (found.queued_runs or found.queued_attempts) == 1
+    verb = "is" if one else "are"
+    waiting = f"{' and '.join(parts)} {verb} queued and waiting; " if parts else ""
     return (
         f"No etl-craft server leads ({since}): {waiting}schedules, Run now and reruns "
         "are not acted on until one does. Start `etl-craft server`."
