@@ -1,9 +1,9 @@
 """The configuration reference: craft-connector.yml keys and the ETL_CRAFT_* variables.
 
 Which keys exist, their defaults and the required sections come from etl_craft.config.rules;
-which variables exist and their defaults from ServiceSettings. What each one means is written
-here, and the generator refuses to run while a key or variable has no description, or a
-description names one that no longer exists.
+which variables exist and their defaults from etl_craft.config.environment, the environment's
+reader. What each one means is written here, and the generator refuses to run while a key or
+variable has no description, or a description names one that no longer exists.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from docs.generator.markdown import code, header, page, table
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from etl_craft.config.environment import EnvironmentSettings
 from etl_craft.config.rules import DEFAULTS, KEYS, REQUIRED_SECTIONS
-from etl_craft.config.settings import ENV_PREFIX, ServiceSettings
+from etl_craft.config.settings import ENV_PREFIX
 from etl_craft.core.actor import ACTOR_VARIABLE
 
-SOURCE = "etl_craft.config.rules and etl_craft.config.settings"
+SOURCE = "etl_craft.config.rules and etl_craft.config.environment"
 INTRO = (
     "`craft-connector.yml` sits in the project folder (`etl-craft/` of a project made by "
     "`etl-craft new`); commands find it from the current folder upwards, or take `--config "
@@ -334,7 +335,7 @@ def render() -> str:
     lines += ["## Environment variables", ""]
     variables = [
         (code(f"{ENV_PREFIX}{name.upper()}"), _default(field), VARIABLE_DESCRIPTIONS[name])
-        for name, field in ServiceSettings.model_fields.items()
+        for name, field in EnvironmentSettings.model_fields.items()
     ]
     variables.append((code(ACTOR_VARIABLE), "", ACTOR_DESCRIPTION))
     lines += table(("variable", "default", "description"), variables)
@@ -398,14 +399,14 @@ def _require_descriptions() -> None:
     problems += [
         f"section {name} has no description in SECTIONS" for name in KEYS if name not in SECTIONS
     ]
-    fields = ServiceSettings.model_fields
+    fields = EnvironmentSettings.model_fields
     problems += [
         f"{ENV_PREFIX}{name.upper()} has no description in VARIABLE_DESCRIPTIONS"
         for name in fields
         if name not in VARIABLE_DESCRIPTIONS
     ]
     problems += [
-        f"VARIABLE_DESCRIPTIONS describes {name}, which ServiceSettings no longer has"
+        f"VARIABLE_DESCRIPTIONS describes {name}, which the settings no longer have"
         for name in VARIABLE_DESCRIPTIONS
         if name not in fields
     ]

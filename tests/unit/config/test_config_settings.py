@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from etl_craft.config.connector import Connector, load_connector
-from etl_craft.config.settings import ServiceSettings, load_settings, resolve_engine_url
+from etl_craft.config.environment import read_environment
+from etl_craft.config.settings import (
+    SETTING_NAMES,
+    ServiceSettings,
+    load_settings,
+    resolve_engine_url,
+)
 from etl_craft.core.errors import ConfigurationError
 
 SETTING_VARIABLES = (
@@ -23,7 +29,7 @@ SETTING_VARIABLES = (
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for variable in SETTING_VARIABLES:
+    for variable in SETTING_VARIABLES + tuple(f"ETL_CRAFT_{n.upper()}" for n in SETTING_NAMES):
         monkeypatch.delenv(variable, raising=False)
 
 
@@ -45,6 +51,27 @@ def test_defaults_without_variables() -> None:
         log_level="INFO",
         log_format="text",
     )
+
+
+def test_the_environment_reader_has_the_defaults_a_command_without_variables_uses() -> None:
+    """Without a variable no reader runs; what it would read must be those same defaults."""
+    assert read_environment() == load_settings() == ServiceSettings()
+    assert read_environment().given == frozenset()
+
+
+def test_a_variable_in_lower_case_is_read_as_pydantic_settings_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("etl_craft_lease_seconds", "90")
+    settings = load_settings()
+    assert (settings.lease_seconds, settings.given) == (90, frozenset({"lease_seconds"}))
+
+
+def test_a_variable_that_names_no_setting_leaves_the_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ETL_CRAFT_NOT_A_SETTING", "x")
+    assert load_settings() == ServiceSettings()
 
 
 def test_variables_are_read_with_the_etl_craft_prefix(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from etl_craft.config.settings import within
+from etl_craft.config.environment import within
 from etl_craft.core import ranges
 from etl_craft.core.errors import ConfigurationError
 from etl_craft_api.app import DEFAULT_MAX_BODY_BYTES

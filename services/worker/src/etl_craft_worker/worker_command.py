@@ -71,7 +71,7 @@ def worker_settings(ctx: OperationContext, args: argparse.Namespace) -> WorkerSe
     service = load_settings()
     heartbeat = args.heartbeat_seconds
     if heartbeat is None:
-        explicit = "heartbeat_seconds" in service.model_fields_set
+        explicit = "heartbeat_seconds" in service.given
         heartbeat = float(service.heartbeat_seconds) if explicit else DEFAULT_HEARTBEAT_SECONDS
     if heartbeat >= service.lease_seconds:
         raise UsageError(

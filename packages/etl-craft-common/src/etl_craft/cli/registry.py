@@ -11,7 +11,6 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
-from importlib.metadata import entry_points
 from typing import cast
 
 from etl_craft.core.errors import UsageError
@@ -69,5 +68,9 @@ def not_yet_available(name: str, what: str) -> Handler:
 
 def contributed() -> list[Register]:
     """The register functions of every installed service, in name order."""
+    # importlib.metadata (with the email package it reads metadata through) costs some 10 ms,
+    # which a built-in command, whose parser needs no service's, never pays.
+    from importlib.metadata import entry_points  # noqa: PLC0415
+
     found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda entry: entry.name)
     return [entry.load() for entry in found]

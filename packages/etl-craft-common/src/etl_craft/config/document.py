@@ -59,7 +59,12 @@ class LocatedMapping(dict[str, object]):
         return self.key_lines.get(key, self.line)
 
 
-class StrictLoader(yaml.SafeLoader):
+# libyaml's parser, where PyYAML was built with it, reads a file some ten times faster than
+# the pure-Python one; both give the same nodes, marks and errors.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class StrictLoader(_SafeLoader):  # type: ignore[misc,valid-type]
     """A SafeLoader that reports duplicate keys, where PyYAML silently keeps the last one."""
 
     def __init__(self, text: str, path: Path) -> None:

@@ -99,10 +99,10 @@ def lease_timing(service: ServiceSettings, connector: Connector | None) -> tuple
     """(lease, heartbeat) seconds: ETL_CRAFT_LEASE_SECONDS / _HEARTBEAT_SECONDS when set, else
     the project's Orchestration lease_seconds with a heartbeat of at most a quarter of it."""
     lease = float(service.lease_seconds)
-    if "lease_seconds" not in service.model_fields_set and connector is not None:
+    if "lease_seconds" not in service.given and connector is not None:
         lease = float(connector.orchestration.lease_seconds)
     heartbeat = float(service.heartbeat_seconds)
-    if "heartbeat_seconds" not in service.model_fields_set:
+    if "heartbeat_seconds" not in service.given:
         heartbeat = min(heartbeat, lease / 4)
     if heartbeat >= lease:
         raise ConfigurationError(

@@ -8,8 +8,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from dotenv.parser import parse_stream
-
 from etl_craft.config.document import Problem
 from etl_craft.config.providers import CachedProvider, SecretNotFoundError, SecretsProvider
 
@@ -37,6 +35,9 @@ def read_env_file(path: Path) -> tuple[dict[str, str], list[Problem]]:
     quotes and the escapes of double-quoted values; no ${...} expansion."""
     if not path.is_file():
         return {}, []
+    # Imported here: most projects have no .env, and a reading command need not load the parser.
+    from dotenv.parser import parse_stream  # noqa: PLC0415
+
     values: dict[str, str] = {}
     problems: list[Problem] = []
     with path.open(encoding="utf-8-sig") as stream:

@@ -9,7 +9,6 @@ from etl_craft.cli import vocabulary
 from etl_craft.cli.commands import run as run_command
 from etl_craft.cli.registry import Command
 from etl_craft.core import ranges
-from etl_craft.runtime.starter import start_fork_server
 
 STATUSES = ("SUCCESS", "FAILED", "SKIPPED")
 
@@ -167,6 +166,10 @@ def prepare_run(args: argparse.Namespace) -> None:
     """Start the fork server of the run's task processes while this process imports what the
     run needs and admits it; none for the options that start no task."""
     if not (args.init_only or args.finalize_only or args.skip or args.plan):
+        # Imported here, not with the declarations every command's parser imports: the
+        # starter's subprocess machinery is a running command's, never a reading one's.
+        from etl_craft.runtime.starter import start_fork_server  # noqa: PLC0415
+
         start_fork_server()
 
 
