@@ -150,9 +150,11 @@ class OpenPause:
 def read_project_metadata(conn: EngineConnection, project_code: str) -> ProjectMetadata:
     project = conn.one("metadata_project", project_code=project_code)
     if project is None:
+        listed = ", ".join(read_active_project_codes(conn)) or "none yet"
         raise NotFoundError(
-            f"project {project_code!r} is not in the Engine DB; expected the project of "
-            "craft-connector.yml (Orchestration.project): run etl-craft init-db"
+            f"project {project_code!r} is not in the Engine DB (its projects: {listed}); "
+            "choose one with --project, or create it: etl-craft init-db, then etl-craft "
+            "migrate from the project's folder"
         )
     project_id = int(project["project_id"])
     parameters: dict[int, dict[str, str | None]] = {}

@@ -7,6 +7,7 @@ its own and report every failure, where ``build_context`` stops at the first.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -37,6 +38,9 @@ class ContextRequest:
     cwd: Path = field(default_factory=Path.cwd)
     # A worker's slots of every kind together, which size its Engine DB pool; None: not a worker.
     slots: int | None = None
+    # --project: the project of the Engine DB to act on; None: the connector's
+    # Orchestration.project, else the default project.
+    project: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,10 +49,19 @@ class OperationContext:
     connector: Connector | None
     engine: EngineDB
     actor: Actor
+    # A project chosen over the connector's own (--project, an API path, the UI's switcher):
+    # one Engine DB holds many projects, and one process may act on any of them.
+    chosen_project: str | None = None
 
     @property
     def project_code(self) -> str:
+        if self.chosen_project is not None:
+            return self.chosen_project
         return self.connector.orchestration.project if self.connector else DEFAULT_PROJECT_CODE
+
+    def for_project(self, project_code: str) -> OperationContext:
+        """This context acting on ``project_code``, the same Engine DB and actor."""
+        return dataclasses.replace(self, chosen_project=project_code)
 
     @property
     def writer_role(self) -> str:
@@ -126,4 +139,10 @@ def build_context(request: ContextRequest) -> OperationContext:
         timeouts=timeouts,
     )
     project = None if connector is None else connector.project
-    return OperationContext(project=project, connector=connector, engine=engine, actor=actor)
+    return OperationContext(
+        project=project,
+        connector=connector,
+        engine=engine,
+        actor=actor,
+        chosen_project=request.project,
+    )
