@@ -107,7 +107,7 @@ class Cluster:
 
     def cli_json(self, project: str, *args: str) -> Any:
         code, out, err = self.cli(project, "--format", "json", *args)
-        assert code == 0, err
+        assert code == 0, (err, out)
         return json.loads(out)
 
     def trigger(self, acting_from: str, project: str, pipeline: str, key: str) -> int:

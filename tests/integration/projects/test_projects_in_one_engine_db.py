@@ -196,3 +196,15 @@ def test_an_unknown_project_is_refused_with_the_known_ones(cluster: Cluster) -> 
     assert "project 'gamma' is not in the Engine DB" in err
     assert "alpha, beta, default, p03" in err
     assert json.loads(out)["exit_name"] == "NOT_FOUND"
+
+
+def test_a_folder_applies_its_migrations_to_its_own_project_only(cluster: Cluster) -> None:
+    code, _, err = cluster.cli("alpha", "--project", "beta", "migrate")
+    assert code == ExitCode.USAGE
+    assert "whose project is alpha" in err
+    [(versions,)] = rows(
+        cluster.projects["beta"],
+        "SELECT count(*) FROM CFG_PIPELINES p JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID "
+        "WHERE j.PROJECT_CODE = 'beta' AND p.PIPELINE_CODE IN ('hold', 'feed')",
+    )
+    assert versions == 0

@@ -77,6 +77,14 @@ class PipelineDependencyRow:
     type: DependencyType
     upstream_pipeline_code: str
     upstream_pipeline_active: bool
+    upstream_project_code: str | None = None  # None: the same project
+
+    @property
+    def upstream_name(self) -> str:
+        """The upstream as a message names it: with its project when that is another one."""
+        if self.upstream_project_code is None:
+            return self.upstream_pipeline_code
+        return f"{self.upstream_pipeline_code} of project {self.upstream_project_code}"
 
 
 @dataclass(frozen=True)
@@ -180,6 +188,28 @@ def read_project_metadata(conn: EngineConnection, project_code: str) -> ProjectM
     )
 
 
+@dataclass(frozen=True)
+class PipelineEdge:
+    """A dependency of pipeline ``pipeline_id`` (of ``project_code``) on another, any project's."""
+
+    pipeline_id: int
+    upstream_pipeline_id: int
+    project_code: str
+    pipeline_code: str
+
+
+def read_pipeline_edges(conn: EngineConnection) -> tuple[PipelineEdge, ...]:
+    return tuple(
+        PipelineEdge(
+            int(row["pipeline_id"]),
+            int(row["upstream_pipeline_id"]),
+            str(row["project_code"]),
+            str(row["pipeline_code"]),
+        )
+        for row in conn.all("metadata_pipeline_edges")
+    )
+
+
 def read_active_project_codes(conn: EngineConnection) -> tuple[str, ...]:
     return tuple(str(row["project_code"]) for row in conn.all("metadata_active_projects"))
 
@@ -273,6 +303,7 @@ def _pipeline_dependency(row: RowMapping) -> PipelineDependencyRow:
         type=DependencyType(row["dependency_type"]),
         upstream_pipeline_code=str(row["upstream_pipeline_code"]),
         upstream_pipeline_active=_flag(row["upstream_pipeline_active"]),
+        upstream_project_code=row["upstream_project_code"],
     )
 
 

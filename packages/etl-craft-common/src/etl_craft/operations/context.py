@@ -59,6 +59,14 @@ class OperationContext:
             return self.chosen_project
         return self.connector.orchestration.project if self.connector else DEFAULT_PROJECT_CODE
 
+    @property
+    def acts_on_own_project(self) -> bool:
+        """Whether the project acted on is the one whose folder and warehouse the connector
+        describes; another project's files and warehouse are in its published bundle."""
+        return self.chosen_project is None or self.chosen_project == (
+            self.connector.orchestration.project if self.connector else DEFAULT_PROJECT_CODE
+        )
+
     def for_project(self, project_code: str) -> OperationContext:
         """This context acting on ``project_code``, the same Engine DB and actor."""
         return dataclasses.replace(self, chosen_project=project_code)
