@@ -16,8 +16,8 @@ log = logging.getLogger(__name__)
 # Commands that may name a project the Engine DB does not hold yet: they create it, or
 # report on the setup without needing it.
 MAY_CREATE_PROJECT = frozenset({"init-db", "migrate", "setup", "new", "demo", "doctor", "plan"})
-# Commands that write the folder's own files into the Engine DB: only as the folder's project.
-FOLDER_BOUND = frozenset({"init-db", "migrate", "setup", "plan"})
+# Commands that apply the folder's own files or use its warehouse: only as the folder's project.
+FOLDER_BOUND = frozenset({"init-db", "migrate", "setup", "plan", "preview", "clone"})
 # Commands that run tasks here: another project's tasks need its bundle, not this folder.
 RUNS_TASKS = frozenset({"run", "rerun", "backfill"})
 
@@ -56,9 +56,9 @@ def _check_project(ctx: OperationContext, command: str | None) -> None:
     own = ctx.connector.orchestration.project
     if command in FOLDER_BOUND:
         raise UsageError(
-            f"--project {ctx.chosen_project}: {command} applies the files of {ctx.connector.path}, "
-            f"whose project is {own}; run it with project {ctx.chosen_project}'s "
-            "craft-connector.yml (its folder, or --config)"
+            f"--project {ctx.chosen_project}: {command} uses the files and warehouse of "
+            f"{ctx.connector.path}, whose project is {own}; run it with project "
+            f"{ctx.chosen_project}'s craft-connector.yml (its folder, or --config)"
         )
     if command in RUNS_TASKS and artifacts_store(load_settings(), ctx.connector) is None:
         raise UsageError(
