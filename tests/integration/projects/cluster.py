@@ -34,11 +34,14 @@ from tests.integration.worker.queueing import WAIT
 RUN_DATE = date(2026, 12, 1)
 
 
+TIMEZONES = {"beta": "Asia/Tokyo"}  # the others: UTC
+
+
 def connector_yml(code: str, store: str) -> str:
     return (
         "Engine:\n  url: ${TEST_ENGINE_URL}\n"
         f"Warehouse:\n  type: duckdb\n  path: warehouse-{code}.duckdb\n"
-        f"Orchestration:\n  project: {code}\n"
+        f"Orchestration:\n  project: {code}\n  timezone: {TIMEZONES.get(code, 'UTC')}\n"
         f"Artifacts:\n  store: {store}\n"
     )
 

@@ -19,6 +19,7 @@ from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for
 from tests.integration.projects.cluster import (
+    TIMEZONES,
     Cluster,
     clean_environment,
     open_project,
@@ -120,6 +121,7 @@ def test_ten_projects_run_the_same_pipeline_code_side_by_side_into_their_own_war
         listed = cluster.cli_json("alpha", "--project", code, "list")
         assert listed["project"] == code
         own = {p["pipeline_code"] for p in listed["pipelines"]}
+        assert {p["timezone"] for p in listed["pipelines"]} == {TIMEZONES.get(code, "UTC")}
         assert own & {f"only_{other}" for other in CODES} == {f"only_{code}"}
         assert "load" in own
 

@@ -210,6 +210,12 @@ def read_pipeline_edges(conn: EngineConnection) -> tuple[PipelineEdge, ...]:
     )
 
 
+def read_project_timezone(conn: EngineConnection, project_code: str) -> str | None:
+    """The active project's time zone; None when there is no such project."""
+    project = conn.one("metadata_project", project_code=project_code)
+    return None if project is None else str(project["timezone"])
+
+
 def read_active_project_codes(conn: EngineConnection) -> tuple[str, ...]:
     return tuple(str(row["project_code"]) for row in conn.all("metadata_active_projects"))
 

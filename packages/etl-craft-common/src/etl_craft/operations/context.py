@@ -20,6 +20,7 @@ from etl_craft.config.settings import load_settings, logs_store, resolve_engine_
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB, EngineTimeouts
+from etl_craft.enginedb.metadata import read_project_timezone
 from etl_craft.enginedb.pool_budget import pool_size
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.logfile import attempt_logs_dir, bundle_cache_dir
@@ -77,7 +78,15 @@ class OperationContext:
 
     @property
     def timezone(self) -> str:
+        if not self.acts_on_own_project:
+            return self._chosen_timezone
         return self.connector.orchestration.timezone if self.connector else DEFAULT_TIMEZONE
+
+    @cached_property
+    def _chosen_timezone(self) -> str:
+        # Another project's time zone is its CFG_PROJECTS row's, not this configuration's.
+        with self.engine.read() as conn:
+            return read_project_timezone(conn, self.project_code) or DEFAULT_TIMEZONE
 
     @property
     def attempt_logs_dir(self) -> Path:
