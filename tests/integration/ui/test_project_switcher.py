@@ -9,7 +9,8 @@ from etl_craft.core.actor import SYSTEM
 from etl_craft.enginedb.migrations import initialize, migrate_project
 from etl_craft.operations.access.users import UserRequest, add_user
 from tests.fixtures.metadata import TESTER
-from tests.integration.ui.conftest import Ui
+from tests.integration.ui.conftest import Ui, csrf_of
+from tests.integration.ui.test_metadata_editor import NEW_TASK
 from tests.integration.ui.test_users import PASSWORD, sign_in_as
 
 ELSEWHERE = """
@@ -48,3 +49,21 @@ def test_the_switcher_scopes_every_page_to_the_chosen_project(ui: Ui, tmp_path: 
     refused = ui.client("viewer").get("/pipelines", params={"project": "other"})
     assert refused.status_code in (303, 401), refused.text
     assert "elsewhere" not in refused.text
+
+
+def test_another_projects_metadata_is_not_edited_in_this_folder(ui: Ui, tmp_path: Path) -> None:
+    initialize(ui.project.engine, SYSTEM, project_code="third", timezone="UTC")
+    (tmp_path / "0001_third.sql").write_text(ELSEWHERE.replace("'other'", "'third'"))
+    migrate_project(ui.project.engine, TESTER, project_code="third", folder=tmp_path)
+    add_user(ui.tester, UserRequest("ada.d", "developer", PASSWORD))
+    browser = ui.browser()
+    assert sign_in_as(browser, "ada.d", PASSWORD).status_code == 303
+    page = browser.get("/pipelines", params={"project": "third"})
+    files = sorted(path.name for path in (ui.project.root / "migrations").iterdir())
+
+    fields = {**NEW_TASK, "key_pipeline": "elsewhere", "upstream": "", "csrf_token": csrf_of(page)}
+    refused = browser.post("/metadata/preview", data=fields)
+
+    assert refused.status_code >= 400, refused.text
+    assert "edit it in a UI started from project third" in refused.text
+    assert sorted(path.name for path in (ui.project.root / "migrations").iterdir()) == files

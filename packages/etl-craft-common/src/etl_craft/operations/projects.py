@@ -68,3 +68,12 @@ def project_files(ctx: OperationContext) -> Project | None:
         )
     cache = BundleCache(open_store(store, ARTIFACTS_SETTING), bundle_cache_dir(ctx.engine.url))
     return Project(cache.materialise(record))
+
+
+def files_if_reachable(ctx: OperationContext) -> Project | None:
+    """``project_files``, or None when this host cannot reach another project's bundle: views
+    built from what is stored (lineage's traces) then stand on that alone."""
+    try:
+        return project_files(ctx)
+    except ConfigurationError:
+        return None
