@@ -16,7 +16,7 @@ from etl_craft.lineage.build import LineageBuild, build_lineage, source_tables
 from etl_craft.lineage.graph import TableEdge
 from etl_craft.lineage.trace import column_key
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.projects import files_if_reachable
+from etl_craft.operations.project_files import files_if_reachable
 from etl_craft.warehouse import SQL_DIALECTS, TargetObject, connect
 from etl_craft.warehouse.dialect import Column
 

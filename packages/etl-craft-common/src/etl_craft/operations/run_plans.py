@@ -24,7 +24,7 @@ from etl_craft.operations.backfills import backfill_dates
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, task_codes
 from etl_craft.operations.lineage import sql_dialect
-from etl_craft.operations.projects import files_if_reachable
+from etl_craft.operations.project_files import files_if_reachable
 from etl_craft.operations.reruns import RerunRequest, to_redo
 from etl_craft.operations.spec_effects import downstream_columns
 from etl_craft.scheduling.shape import build_shape

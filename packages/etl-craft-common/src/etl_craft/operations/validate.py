@@ -13,7 +13,7 @@ from typing import ClassVar
 from etl_craft.config.rules import WarehouseType
 from etl_craft.enginedb.metadata import ProjectMetadata, read_pipeline_edges, read_project_metadata
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.projects import project_files
+from etl_craft.operations.project_files import project_files
 from etl_craft.operations.remote_rules import check_remote, is_remote
 from etl_craft.operations.spec_findings import placed
 from etl_craft.operations.validate_findings import Finding, Severity, Subject
