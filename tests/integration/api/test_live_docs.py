@@ -109,7 +109,7 @@ def test_every_example_of_the_guide_runs_against_a_live_api(site: Site) -> None:
     finally:
         engine.dispose()
     assert len(tokens) == 2
-    assert '"GET /api/v1/runs/' in logs
+    assert '"GET /api/v1/projects/demo/runs/' in logs
     for token in tokens:
         assert token not in logs
         assert token not in json.dumps(actions, default=str)

@@ -120,3 +120,53 @@ def test_another_projects_runs_and_pipelines_cannot_be_changed(api: Api, neighbo
     # Each refusal is recorded as the neighbour's REFUSED action; nothing else is written.
     assert after.pop("AUD_ACTIONS") - before.pop("AUD_ACTIONS") <= len(changes)
     assert after == before
+
+
+def test_each_projects_paths_answer_its_tokens_under_their_roles(api: Api, neighbour: Api) -> None:
+    # One service (the neighbour's configuration) answers for every project of its Engine DB.
+    ours = neighbour.call("GET", f"/api/v1/projects/{NEIGHBOUR}/pipelines", "viewer")
+    theirs = neighbour.call_with(api.tokens["viewer"], "GET", "/api/v1/projects/default/pipelines")
+    assert (ours.status_code, ours.json()["project"], ours.json()["pipelines"]) == (
+        200,
+        NEIGHBOUR,
+        [],
+    )
+    assert theirs.status_code == 200, theirs.text
+    assert theirs.json()["project"] == "default"
+    assert "orders" in {p["pipeline_code"] for p in theirs.json()["pipelines"]}
+    listed = neighbour.call("GET", "/api/v1/projects", "viewer").json()
+    assert (listed["current"], {"default", NEIGHBOUR} <= set(listed["projects"])) == (
+        NEIGHBOUR,
+        True,
+    )
+
+    # A viewer reads and cannot act; an operator acts, on its own project only.
+    before = api.counts()
+    paused = "/api/v1/projects/default/pipelines/orders/pause"
+    refused = neighbour.call_with(api.tokens["viewer"], "POST", paused, {"reason": "x"})
+    assert refused.status_code == 403, refused.text
+    elsewhere = neighbour.call("POST", paused, "operator", {"reason": "x"})
+    assert elsewhere.status_code == 401, elsewhere.text
+    assert NEIGHBOUR not in problem_of(elsewhere)["detail"].replace(f"{NEIGHBOUR}_operator", "")
+    assert api.counts()["AUD_PIPELINE_PAUSES"] == before["AUD_PIPELINE_PAUSES"]
+    done = neighbour.call_with(api.tokens["operator"], "POST", paused, {"reason": "x"})
+    resumed = "/api/v1/projects/default/pipelines/orders/resume"
+    assert done.status_code == 200, done.text
+    assert neighbour.call_with(api.tokens["operator"], "POST", resumed, {}).status_code == 200
+
+    # The earlier paths still answer, on the service's own project.
+    alias = api.call("GET", "/api/v1/pipelines", "viewer")
+    assert alias.status_code == 200
+    assert alias.headers["Deprecation"] == "true"
+    assert alias.headers["Link"] == '</api/v1/projects/default/pipelines>; rel="successor-version"'
+    assert "Deprecation" not in ours.headers
+    assert alias.json() == api.call("GET", "/api/v1/projects/default/pipelines", "viewer").json()
+
+
+def test_the_paths_without_a_project_are_deprecated_in_openapi(api: Api) -> None:
+    paths = api.client.get("/api/v1/openapi.json").json()["paths"]
+    old, new = paths["/api/v1/pipelines"]["get"], paths["/api/v1/projects/{project}/pipelines"]
+    assert old.get("deprecated") is True
+    assert "deprecated" not in new["get"]
+    assert [p["name"] for p in new["get"]["parameters"] if p["in"] == "path"] == ["project"]
+    assert "deprecated" not in paths["/api/v1/users"]["get"]

@@ -101,7 +101,7 @@ def test_the_tokens_name_is_the_actor_of_what_it_does(api: Api) -> None:
     assert run == {"who": "nightly_ci", "kind": "HUMAN", "status": "QUEUED"}
     assert (action["who"], action["kind"], action["command"]) == ("nightly_ci", "HUMAN", "run")
     assert json.loads(action["arguments"])["reason"] == "nightly load"
-    assert response.headers["location"] == f"/api/v1/runs/{run_id}"
+    assert response.headers["location"] == f"/api/v1/projects/default/runs/{run_id}"
 
 
 def test_admins_create_list_and_revoke_tokens_over_the_api(api: Api) -> None:

@@ -74,7 +74,7 @@ def test_a_paused_projects_run_names_the_project_pause_in_json(
         "project",
         "month end",
     )
-    assert document["resume_command"] == "etl-craft resume --project"
+    assert document["resume_command"] == "etl-craft resume --project default"
 
 
 def test_reconcile_records_its_request(orders: ProjectOnDisk, cli: Cli) -> None:

@@ -10,6 +10,7 @@ import pytest
 from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.enginedb.metadata import (
     PipelineDependencyRow,
+    PipelineEdge,
     PipelineRow,
     ProjectMetadata,
     TaskRow,
@@ -141,6 +142,32 @@ def test_scope_limits_findings_but_not_cycle_detection() -> None:
 
     assert [(f.check, f.pipeline_code) for f in report.findings] == [("cycle", "a")]
     assert "a -> b -> a" in report.findings[0].message
+
+
+def test_a_cycle_through_another_project_is_found_in_each_project_it_runs_through() -> None:
+    # demo.a waits for sales.b, which waits for demo.a: neither project alone holds the cycle.
+    pipelines = (PipelineRow(1, "a", None, None, None, True),)
+    upstream = PipelineDependencyRow(1, 1, 2, DependencyType.SUCCESS, "b", False, "sales")
+    metadata = ProjectMetadata(1, "demo", "UTC", pipelines, (), (), (), (upstream,), ())
+    edges = (PipelineEdge(1, 2, "demo", "a"), PipelineEdge(2, 1, "sales", "b"))
+    subject = Subject(metadata, frozenset({1}), None, "duckdb", pipeline_edges=edges)
+
+    found = [(f.check, f.message) for f in validate_metadata(subject).findings]
+
+    assert found == [
+        (
+            "cycle",
+            "the pipelines depend on each other in a cycle across projects: a (demo) -> b "
+            "(sales) -> a (demo); expected an order in which they can run",
+        ),
+        (
+            "inactive-dependency",
+            "it depends on pipeline b of project sales, which is inactive (ACTIVE_FLAG = 'N'); "
+            "expected an active upstream",
+        ),
+    ]
+    alone = replace(subject, pipeline_edges=edges[:1])
+    assert [f.check for f in validate_metadata(alone).findings] == ["inactive-dependency"]
 
 
 def _file_load(**parameters: str) -> TaskRow:

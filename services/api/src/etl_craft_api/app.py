@@ -5,7 +5,7 @@ Other routers (metrics, say) are added to what ``create_app`` returns with inclu
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from starlette.types import ASGIApp
 
 from etl_craft import __version__
@@ -23,10 +23,12 @@ from etl_craft_api.routes import (
     overview,
     pipelines,
     project,
+    projects,
     runs,
     tokens,
     users,
 )
+from etl_craft_api.routing import deprecated_path
 from etl_craft_api.screening import Screening
 
 PREFIX = "/api/v1"
@@ -39,6 +41,11 @@ triggers, cancels, pauses, resumes, marks, reruns, skips and backfills; develope
 the metadata; admin also manages tokens and users. The token's name is the actor recorded for
 every action it takes. Errors are problem documents (RFC 7807). Documents are those
 `etl-craft ... --format json` prints.
+
+One Engine DB holds many projects: a project's endpoints are under
+`/api/v1/projects/{project}/...` (GET /api/v1/projects lists them). The same paths without
+`/projects/{project}` act on the service's own project (Orchestration.project); they are
+deprecated and will be removed in the next minor release.
 """
 
 
@@ -79,8 +86,23 @@ def create_app(
     return app
 
 
+# Endpoints that act on one project: under /projects/{project}, and, deprecated for one minor
+# release (docs/reference/compatibility.md), at their earlier paths, on the service's project.
+PROJECT_SCOPED = (pipelines, runs, attempts, project, overview, tokens)
+
+
 def version_1() -> APIRouter:
     router = APIRouter(prefix=PREFIX)
-    for module in (pipelines, runs, attempts, project, overview, tokens, users):
-        router.include_router(module.router)
+    router.include_router(projects.router)
+    scoped = APIRouter(
+        prefix="/projects/{project}", dependencies=[Depends(projects.project_in_path)]
+    )
+    for module in PROJECT_SCOPED:
+        scoped.include_router(module.router)
+    router.include_router(scoped)
+    for module in PROJECT_SCOPED:
+        router.include_router(
+            module.router, deprecated=True, dependencies=[Depends(deprecated_path)]
+        )
+    router.include_router(users.router)
     return router

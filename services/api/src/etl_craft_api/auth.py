@@ -18,16 +18,20 @@ from etl_craft.core.enums import Role
 from etl_craft.core.errors import AuthenticationError
 from etl_craft.operations.access.api_tokens import TokenIdentity, authenticate, bearer_credentials
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.projects import require_project
 from etl_craft.runtime.access_log import ACTOR
 
 bearer = HTTPBearer(auto_error=False, description="an etl-craft API token")
 
 
 def service_context(request: Request) -> OperationContext:
+    """The service's context, acting on the project the path names (/projects/{project}/...),
+    else on the service's own project (the deprecated paths without one)."""
     context = request.app.state.context
     if not isinstance(context, OperationContext):
         raise RuntimeError("the API app was created without an operation context")
-    return context
+    project = request.path_params.get("project")
+    return context if project is None else context.for_project(project)
 
 
 def caller(
@@ -58,7 +62,10 @@ def acting_as(needed: Role) -> Callable[..., OperationContext]:
                 f"token {identity.name} has role {identity.role}; this request needs {needed} "
                 "or above: ask an admin for a token with that role",
             )
-        return dataclasses.replace(service_context(request), actor=identity.actor)
+        ctx = dataclasses.replace(service_context(request), actor=identity.actor)
+        # Checked once the caller is known, so that only a token of every project (one of
+        # another project is refused above) learns which projects the Engine DB holds.
+        return ctx if ctx.chosen_project is None else require_project(ctx)
 
     return context
 

@@ -1,4 +1,5 @@
-"""Routes that refuse what they don't declare: an unknown query parameter is a 422, not ignored."""
+"""Routes that refuse what they don't declare: an unknown query parameter is a 422, not ignored;
+and a deprecated route's answers say so, with the path that replaces it."""
 
 from __future__ import annotations
 
@@ -27,9 +28,29 @@ class StrictRoute(APIRoute):
                         for name in unknown
                     ]
                 )
-            return await handle(request)
+            response = await handle(request)
+            if getattr(request.state, DEPRECATED_PATH, False):
+                deprecation_headers(request, response)
+            return response
 
         return strict
+
+
+DEPRECATED_PATH = "deprecated_path"
+
+
+def deprecated_path(request: Request) -> None:
+    """A dependency of the deprecated routes: their answers then carry deprecation headers."""
+    setattr(request.state, DEPRECATED_PATH, True)
+
+
+def deprecation_headers(request: Request, response: Response) -> None:
+    """Tell a client of a path without a project (deprecated) which path replaces it."""
+    project = request.app.state.context.project_code
+    prefix, _, rest = request.url.path.partition("/api/v1/")
+    response.headers["Deprecation"] = "true"
+    successor = f"{prefix}/api/v1/projects/{project}/{rest}"
+    response.headers["Link"] = f'<{successor}>; rel="successor-version"'
 
 
 def _query_names(dependant: Dependant) -> set[str]:

@@ -22,7 +22,9 @@ from markupsafe import escape
 from etl_craft.core.redaction import Redactor
 from etl_craft.operations.health.stalls import stalls
 from etl_craft.operations.masking import secrets_redactor
+from etl_craft.operations.projects import list_projects
 from etl_craft_ui.live import live_of
+from etl_craft_ui.project_choice import remember_project
 from etl_craft_ui.sessions import EVENTS, UiSession, service_context
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -73,12 +75,17 @@ def render(
         "current": current_nav(request.url.path),
         "events": EVENTS if pushed else "",
         "poll": POLL_PUSHED if pushed else POLL_ALONE,
+        "projects": None,
     }
     if not is_fragment(request):
         show = session is not None and status_code < 400  # an error page reads no more
         layout["stalls"] = stalls(service_context(request)) if show else None
+        layout["projects"] = list_projects(service_context(request)) if show else None
     text = templates.env.get_template(name).render({**values, **layout, "request": request})
-    return HTMLResponse(page_redactor(request)(text), status_code=status_code)
+    response = HTMLResponse(page_redactor(request)(text), status_code=status_code)
+    if status_code < 400:
+        remember_project(request, response)
+    return response
 
 
 # Pages reached from a section's page, not from the navigation, that belong to that section.

@@ -30,8 +30,10 @@ from etl_craft.operations.access.ui_sessions import (
     session_holder,
 )
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.projects import require_project
 from etl_craft.runtime.access_log import ACTOR
 from etl_craft_ui.forms import form_fields
+from etl_craft_ui.project_choice import PROJECT_COOKIE, chosen_project
 from etl_craft_ui.settings import UiSettings
 from etl_craft_ui.signing import sign, unsign
 
@@ -75,10 +77,12 @@ class SignInRequired(Exception):  # noqa: N818 (a redirect to sign in, not an er
 
 
 def service_context(request: Request) -> OperationContext:
+    """The service's context, acting on the project the pages show (project_choice)."""
     context = request.app.state.context
     if not isinstance(context, OperationContext):
         raise RuntimeError("the UI app was created without an operation context")
-    return context
+    project = chosen_project(request)
+    return context if project is None else context.for_project(project)
 
 
 def ui_settings(request: Request) -> UiSettings:
@@ -158,6 +162,8 @@ def clear_session_cookie(response: Response, settings: UiSettings) -> None:
     response.delete_cookie(
         SESSION_COOKIE, path="/", httponly=True, samesite="strict", secure=settings.secure_cookies
     )
+    # The next sign-in starts on the service's own project, whose tokens it may hold.
+    response.delete_cookie(PROJECT_COOKIE, path="/", httponly=True, samesite="lax")
 
 
 def current_session(request: Request) -> UiSession | None:
@@ -220,7 +226,8 @@ def acting_as(needed: Role) -> Callable[..., Awaitable[OperationContext]]:
                 "or above: ask an admin for that role",
             )
         actor = TokenIdentity(session.name, session.role).actor  # as the API records it
-        return dataclasses.replace(service_context(request), actor=actor)
+        ctx = dataclasses.replace(service_context(request), actor=actor)
+        return ctx if ctx.chosen_project is None else require_project(ctx)
 
     return context
 

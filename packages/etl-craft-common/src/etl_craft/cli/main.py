@@ -14,7 +14,7 @@ from etl_craft.cli.banner import SUPPRESS_VARIABLE
 from etl_craft.cli.banner import show as show_banner
 from etl_craft.cli.commands import BUILT_IN
 from etl_craft.cli.logs import configure_logging
-from etl_craft.cli.registry import contributed, resolve
+from etl_craft.cli.registry import PROJECT_HELP, contributed, resolve
 from etl_craft.cli.vocabulary import CraftParser, on_refusal
 from etl_craft.core.errors import ConfigurationError, EtlCraftError, ExitCode
 from etl_craft.runtime.stopping import SignalStop
@@ -48,6 +48,7 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
         help="craft-connector.yml (default: found from the current folder upwards)",
     )
     parser.add_argument("--profile", help="the configuration profile to use")
+    parser.add_argument("--project", metavar="P", help=PROJECT_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text", dest="format")
     parser.add_argument(
         "--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR")

@@ -16,6 +16,10 @@ from typing import cast
 from etl_craft.core.errors import UsageError
 
 ENTRY_POINT_GROUP = "etl_craft.commands"
+PROJECT_HELP = (
+    "the project to act on, one of those the Engine DB holds (default: Orchestration.project "
+    "of craft-connector.yml, else default)"
+)
 
 Handler = Callable[[argparse.Namespace], int]
 # Run before the handler is imported: to start what runs beside that import (a fork server).
@@ -40,6 +44,10 @@ class Command:
         )
         if self.configure is not None:
             self.configure(parser)
+        if "--project" not in parser._option_string_actions:  # a command may give it its own help
+            parser.add_argument(
+                "--project", metavar="P", default=argparse.SUPPRESS, help=PROJECT_HELP
+            )
         parser.set_defaults(handler=self.handler, prepare=self.prepare)
 
 

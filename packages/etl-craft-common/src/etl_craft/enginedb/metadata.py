@@ -77,6 +77,14 @@ class PipelineDependencyRow:
     type: DependencyType
     upstream_pipeline_code: str
     upstream_pipeline_active: bool
+    upstream_project_code: str | None = None  # None: the same project
+
+    @property
+    def upstream_name(self) -> str:
+        """The upstream as a message names it: with its project when that is another one."""
+        if self.upstream_project_code is None:
+            return self.upstream_pipeline_code
+        return f"{self.upstream_pipeline_code} of project {self.upstream_project_code}"
 
 
 @dataclass(frozen=True)
@@ -150,9 +158,11 @@ class OpenPause:
 def read_project_metadata(conn: EngineConnection, project_code: str) -> ProjectMetadata:
     project = conn.one("metadata_project", project_code=project_code)
     if project is None:
+        listed = ", ".join(read_active_project_codes(conn)) or "none yet"
         raise NotFoundError(
-            f"project {project_code!r} is not in the Engine DB; expected the project of "
-            "craft-connector.yml (Orchestration.project): run etl-craft init-db"
+            f"project {project_code!r} is not in the Engine DB (its projects: {listed}); "
+            "choose one with --project, or create it: etl-craft init-db, then etl-craft "
+            "migrate from the project's folder"
         )
     project_id = int(project["project_id"])
     parameters: dict[int, dict[str, str | None]] = {}
@@ -176,6 +186,34 @@ def read_project_metadata(conn: EngineConnection, project_code: str) -> ProjectM
         ),
         business_rules=_rows(conn, "metadata_business_rules", project_id, _business_rule),
     )
+
+
+@dataclass(frozen=True)
+class PipelineEdge:
+    """A dependency of pipeline ``pipeline_id`` (of ``project_code``) on another, any project's."""
+
+    pipeline_id: int
+    upstream_pipeline_id: int
+    project_code: str
+    pipeline_code: str
+
+
+def read_pipeline_edges(conn: EngineConnection) -> tuple[PipelineEdge, ...]:
+    return tuple(
+        PipelineEdge(
+            int(row["pipeline_id"]),
+            int(row["upstream_pipeline_id"]),
+            str(row["project_code"]),
+            str(row["pipeline_code"]),
+        )
+        for row in conn.all("metadata_pipeline_edges")
+    )
+
+
+def read_project_timezone(conn: EngineConnection, project_code: str) -> str | None:
+    """The active project's time zone; None when there is no such project."""
+    project = conn.one("metadata_project", project_code=project_code)
+    return None if project is None else str(project["timezone"])
 
 
 def read_active_project_codes(conn: EngineConnection) -> tuple[str, ...]:
@@ -271,6 +309,7 @@ def _pipeline_dependency(row: RowMapping) -> PipelineDependencyRow:
         type=DependencyType(row["dependency_type"]),
         upstream_pipeline_code=str(row["upstream_pipeline_code"]),
         upstream_pipeline_active=_flag(row["upstream_pipeline_active"]),
+        upstream_project_code=row["upstream_project_code"],
     )
 
 

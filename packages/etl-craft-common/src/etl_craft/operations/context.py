@@ -7,6 +7,7 @@ its own and report every failure, where ``build_context`` stops at the first.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -19,6 +20,7 @@ from etl_craft.config.settings import load_settings, logs_store, resolve_engine_
 from etl_craft.core.actor import Actor, human_actor
 from etl_craft.core.errors import ConfigurationError
 from etl_craft.enginedb.connection import EngineDB, EngineTimeouts
+from etl_craft.enginedb.metadata import read_project_timezone
 from etl_craft.enginedb.pool_budget import pool_size
 from etl_craft.runtime.identity import owner_id
 from etl_craft.runtime.logfile import attempt_logs_dir, bundle_cache_dir
@@ -37,6 +39,9 @@ class ContextRequest:
     cwd: Path = field(default_factory=Path.cwd)
     # A worker's slots of every kind together, which size its Engine DB pool; None: not a worker.
     slots: int | None = None
+    # --project: the project of the Engine DB to act on; None: the connector's
+    # Orchestration.project, else the default project.
+    project: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,10 +50,27 @@ class OperationContext:
     connector: Connector | None
     engine: EngineDB
     actor: Actor
+    # A project chosen over the connector's own (--project, an API path, the UI's switcher):
+    # one Engine DB holds many projects, and one process may act on any of them.
+    chosen_project: str | None = None
 
     @property
     def project_code(self) -> str:
+        if self.chosen_project is not None:
+            return self.chosen_project
         return self.connector.orchestration.project if self.connector else DEFAULT_PROJECT_CODE
+
+    @property
+    def acts_on_own_project(self) -> bool:
+        """Whether the project acted on is the one whose folder and warehouse the connector
+        describes; another project's files and warehouse are in its published bundle."""
+        return self.chosen_project is None or self.chosen_project == (
+            self.connector.orchestration.project if self.connector else DEFAULT_PROJECT_CODE
+        )
+
+    def for_project(self, project_code: str) -> OperationContext:
+        """This context acting on ``project_code``, the same Engine DB and actor."""
+        return dataclasses.replace(self, chosen_project=project_code)
 
     @property
     def writer_role(self) -> str:
@@ -56,7 +78,15 @@ class OperationContext:
 
     @property
     def timezone(self) -> str:
+        if not self.acts_on_own_project:
+            return self._chosen_timezone
         return self.connector.orchestration.timezone if self.connector else DEFAULT_TIMEZONE
+
+    @cached_property
+    def _chosen_timezone(self) -> str:
+        # Another project's time zone is its CFG_PROJECTS row's, not this configuration's.
+        with self.engine.read() as conn:
+            return read_project_timezone(conn, self.project_code) or DEFAULT_TIMEZONE
 
     @property
     def attempt_logs_dir(self) -> Path:
@@ -126,4 +156,10 @@ def build_context(request: ContextRequest) -> OperationContext:
         timeouts=timeouts,
     )
     project = None if connector is None else connector.project
-    return OperationContext(project=project, connector=connector, engine=engine, actor=actor)
+    return OperationContext(
+        project=project,
+        connector=connector,
+        engine=engine,
+        actor=actor,
+        chosen_project=request.project,
+    )

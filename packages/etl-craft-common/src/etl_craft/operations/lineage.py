@@ -16,6 +16,7 @@ from etl_craft.lineage.build import LineageBuild, build_lineage, source_tables
 from etl_craft.lineage.graph import TableEdge
 from etl_craft.lineage.trace import column_key
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.project_files import files_if_reachable
 from etl_craft.warehouse import SQL_DIALECTS, TargetObject, connect
 from etl_craft.warehouse.dialect import Column
 
@@ -69,7 +70,8 @@ def project_lineage(ctx: OperationContext, *, with_warehouse: bool = False) -> L
         metadata = read_project_metadata(conn, ctx.project_code)
         stored = stored_traces(conn, metadata.project_id)
     known: dict[str, tuple[str, ...]] = {}
-    if with_warehouse and ctx.connector is not None:
+    # Another project's warehouse is not this configuration's: its stored traces stand alone.
+    if with_warehouse and ctx.connector is not None and ctx.acts_on_own_project:
         tables = source_tables(metadata, ctx.project, dialect, stored=stored)
         found = read_warehouse_columns(ctx.connector.warehouse, tables)
         known = known_columns(found, dialect)
@@ -84,7 +86,7 @@ def stored_lineage(
 ) -> LineageBuild:
     """The lineage built from stored traces where they still hold; the others are stored."""
     build = build_lineage(
-        metadata, ctx.project, sql_dialect(ctx), stored=stored, warehouse_columns=known
+        metadata, files_if_reachable(ctx), sql_dialect(ctx), stored=stored, warehouse_columns=known
     )
     if build.changed:
         with ctx.engine.transaction(ctx.actor) as conn:

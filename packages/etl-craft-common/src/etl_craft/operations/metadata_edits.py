@@ -228,6 +228,12 @@ def _migrations_dir(ctx: OperationContext) -> Path:
             "metadata edits are written as migration files of a project, and this context has "
             "none; run from a project folder or pass --config"
         )
+    if not ctx.acts_on_own_project:
+        raise UsageError(
+            f"project {ctx.project_code}'s metadata is written as migrations of its own folder, "
+            f"and this service's folder is another project's ({ctx.project.root}); edit it in "
+            f"a UI started from project {ctx.project_code}'s folder"
+        )
     return ctx.project.migrations_dir
 
 

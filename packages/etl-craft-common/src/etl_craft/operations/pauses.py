@@ -69,7 +69,7 @@ def pause(ctx: OperationContext, request: PauseRequest) -> Pause:
             found = read_open_pause(acting.conn, project_id, pipeline_id)
             raise RunStateError(
                 f"{_named(ctx, request)} is paused already{_since(found)}; resume it first "
-                f"(etl-craft resume {_flag(request)}) to pause it with another reason"
+                f"(etl-craft resume {_flag(ctx, request)}) to pause it with another reason"
             )
         return read_pause(acting.conn, pause_id), _live_runs(acting.conn, project_id, pipeline_id)
 
@@ -86,7 +86,7 @@ def resume(ctx: OperationContext, request: PauseRequest) -> Pause:
         if pause_id is None:
             raise RunStateError(
                 f"{_named(ctx, request)} is not paused, so there is nothing to resume"
-                f"{_other_pause(acting.conn, project_id, pipeline_id)}"
+                f"{_other_pause(acting.conn, ctx.project_code, project_id, pipeline_id)}"
             )
         return read_pause(acting.conn, pause_id), _live_runs(acting.conn, project_id, pipeline_id)
 
@@ -117,13 +117,15 @@ def _live_runs(conn: EngineConnection, project_id: int, pipeline_id: int | None)
     )
 
 
-def _other_pause(conn: EngineConnection, project_id: int, pipeline_id: int | None) -> str:
+def _other_pause(
+    conn: EngineConnection, project_code: str, project_id: int, pipeline_id: int | None
+) -> str:
     if pipeline_id is not None:
         project = read_open_pause(conn, project_id, None)
         if project is not None:
             return (
                 f"; the whole project is paused{_since(project)}: resume it with "
-                "etl-craft resume --project"
+                f"etl-craft resume --project {project_code}"
             )
     return ""
 
@@ -140,8 +142,10 @@ def _named(ctx: OperationContext, request: PauseRequest) -> str:
     return f"pipeline {request.pipeline_code}"
 
 
-def _flag(request: PauseRequest) -> str:
-    return "--project" if request.pipeline_code is None else f"--pipeline {request.pipeline_code}"
+def _flag(ctx: OperationContext, request: PauseRequest) -> str:
+    if request.pipeline_code is None:
+        return f"--project {ctx.project_code}"
+    return f"--pipeline {request.pipeline_code}"
 
 
 def _arguments(request: PauseRequest, reason: str | None) -> dict[str, object]:

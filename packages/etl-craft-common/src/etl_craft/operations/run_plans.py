@@ -24,6 +24,7 @@ from etl_craft.operations.backfills import backfill_dates
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.interventions import Acting, task_codes
 from etl_craft.operations.lineage import sql_dialect
+from etl_craft.operations.project_files import files_if_reachable
 from etl_craft.operations.reruns import RerunRequest, to_redo
 from etl_craft.operations.spec_effects import downstream_columns
 from etl_craft.scheduling.shape import build_shape
@@ -96,7 +97,7 @@ def _lineage(ctx: OperationContext) -> LineageGraph:
     with ctx.engine.read() as conn:
         metadata = read_project_metadata(conn, ctx.project_code)
         stored = stored_traces(conn, metadata.project_id)
-    return build_lineage(metadata, ctx.project, sql_dialect(ctx), stored=stored).graph
+    return build_lineage(metadata, files_if_reachable(ctx), sql_dialect(ctx), stored=stored).graph
 
 
 def _planned(graph: LineageGraph, pipeline: str, code: str, row: TaskRunRow | None) -> PlannedTask:

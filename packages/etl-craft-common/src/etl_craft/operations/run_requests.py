@@ -57,7 +57,7 @@ def request_run(
 
     done, action_id = perform(ctx, "run", _arguments(request), body)
     if isinstance(done, tuple):
-        return _paused(request, action_id, *done)
+        return _paused(ctx, request, action_id, *done)
     with watch(done) if watch is not None else contextlib.nullcontext():
         return run_pipeline(ctx, replace(request, run_id=done))
 
@@ -81,8 +81,11 @@ def _pause_blocking_a_new_run(
     return found, "pipeline" if pipeline_pause is not None else "project"
 
 
-def _paused(request: RunRequest, action_id: int, pause: PauseRow, scope: str) -> PausedPipeline:
-    flag = f"--pipeline {request.pipeline_code}" if scope == "pipeline" else "--project"
+def _paused(
+    ctx: OperationContext, request: RunRequest, action_id: int, pause: PauseRow, scope: str
+) -> PausedPipeline:
+    pipeline_flag = f"--pipeline {request.pipeline_code}"
+    flag = pipeline_flag if scope == "pipeline" else f"--project {ctx.project_code}"
     resume = f"etl-craft resume {flag}"
     what = f"pipeline {request.pipeline_code}" if scope == "pipeline" else "its project"
     message = (

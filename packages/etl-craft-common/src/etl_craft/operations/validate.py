@@ -11,8 +11,9 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from etl_craft.config.rules import WarehouseType
-from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
+from etl_craft.enginedb.metadata import ProjectMetadata, read_pipeline_edges, read_project_metadata
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.project_files import project_files
 from etl_craft.operations.remote_rules import check_remote, is_remote
 from etl_craft.operations.spec_findings import placed
 from etl_craft.operations.validate_findings import Finding, Severity, Subject
@@ -65,8 +66,10 @@ class ValidateReport:
 def validate(ctx: OperationContext, pipeline_code: str | None = None) -> ValidateReport:
     with ctx.engine.read() as conn:
         metadata = read_project_metadata(conn, ctx.project_code)
+        edges = read_pipeline_edges(conn)
     scope = _scope(metadata, pipeline_code)
-    report = validate_metadata(subject_of(ctx, metadata, scope, with_warehouse=True))
+    subject = replace(subject_of(ctx, metadata, scope, with_warehouse=True), pipeline_edges=edges)
+    report = validate_metadata(subject)
     return replace(report, findings=placed(_specs(ctx), report.findings))
 
 
@@ -93,13 +96,15 @@ def subject_of(
     tables and columns SELECTs read up in the warehouse: validate does, while migrate does not
     hold metadata back for source tables that are loaded after it."""
     warehouse = ctx.connector.warehouse.type if ctx.connector else WarehouseType.DUCKDB
+    # Another project's files are its bundle's; its warehouse is not this configuration's.
+    own = ctx.acts_on_own_project
     return Subject(
         metadata=metadata,
         scope=scope,
-        project=ctx.project,
+        project=project_files(ctx),
         dialect=SQL_DIALECTS[warehouse],
         remote=is_remote(ctx),
-        warehouse=ctx.connector.warehouse if with_warehouse and ctx.connector else None,
+        warehouse=ctx.connector.warehouse if with_warehouse and ctx.connector and own else None,
     )
 
 

@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from etl_craft.config.project import Project
 from etl_craft.config.sections import Warehouse
-from etl_craft.enginedb.metadata import PipelineRow, ProjectMetadata, TaskRow
+from etl_craft.enginedb.metadata import PipelineEdge, PipelineRow, ProjectMetadata, TaskRow
 
 
 class Severity(StrEnum):
@@ -44,6 +44,8 @@ class Subject:
     remote: bool = False  # Orchestration mode: remote, where an external orchestrator decides
     # The warehouse to look tables and columns up in; None leaves them unchecked.
     warehouse: Warehouse | None = None
+    # Every project's pipeline dependencies, for cycles through other projects; () skips them.
+    pipeline_edges: tuple[PipelineEdge, ...] = ()
 
     def pipelines(self) -> tuple[PipelineRow, ...]:
         return tuple(p for p in self.metadata.pipelines if p.active and p.pipeline_id in self.scope)

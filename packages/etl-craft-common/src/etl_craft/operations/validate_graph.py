@@ -22,6 +22,7 @@ def check_graph(subject: Subject) -> list[Finding]:
         *_codes(subject),
         *_cycles_within(subject),
         *_cycles_between(subject),
+        *_cycles_across_projects(subject),
         *_inactive_dependencies(subject),
         *_run_conditions(subject),
         *_has_data(subject),
@@ -98,6 +99,42 @@ def _cycles_between(subject: Subject) -> Iterator[Finding]:
             )
 
 
+def _cycles_across_projects(subject: Subject) -> Iterator[Finding]:
+    # Each project's own graph cannot see a cycle through another project's pipelines, and the
+    # runs on one would wait on each other's gates for ever.
+    upstreams: dict[int, list[int]] = {}
+    for edge in subject.pipeline_edges:
+        upstreams.setdefault(edge.pipeline_id, []).append(edge.upstream_pipeline_id)
+    named = {e.pipeline_id: (e.project_code, e.pipeline_code) for e in subject.pipeline_edges}
+    for pipeline in subject.pipelines():
+        cycle = _cycle_through(pipeline.pipeline_id, upstreams)
+        projects = {named[p][0] for p in cycle if p in named}
+        if not cycle or projects <= {subject.metadata.project_code}:
+            continue  # none, or one within the project, which _cycles_between reports
+        path = " -> ".join(f"{named[p][1]} ({named[p][0]})" for p in [*cycle, cycle[0]])
+        yield subject.fail(
+            "cycle",
+            pipeline,
+            f"the pipelines depend on each other in a cycle across projects: {path}; "
+            "expected an order in which they can run",
+            "remove one of these dependencies from CFG_PIPELINE_DEPENDENCY",
+        )
+
+
+def _cycle_through(start: int, upstreams: dict[int, list[int]]) -> list[int]:
+    """The pipelines of a path from ``start`` back to itself, start first; [] when none."""
+    stack, seen = [(start, [start])], {start}
+    while stack:
+        node, path = stack.pop()
+        for upstream in upstreams.get(node, ()):
+            if upstream == start:
+                return path
+            if upstream not in seen:
+                seen.add(upstream)
+                stack.append((upstream, [*path, upstream]))
+    return []
+
+
 def _inactive_dependencies(subject: Subject) -> Iterator[Finding]:
     for task in subject.tasks():
         for dependency in subject.metadata.dependencies_of(task.task_id):
@@ -116,7 +153,7 @@ def _inactive_dependencies(subject: Subject) -> Iterator[Finding]:
                 yield subject.fail(
                     "inactive-dependency",
                     pipeline,
-                    f"it depends on pipeline {pipeline_dependency.upstream_pipeline_code}, "
+                    f"it depends on pipeline {pipeline_dependency.upstream_name}, "
                     "which is inactive (ACTIVE_FLAG = 'N'); expected an active upstream",
                     "activate the upstream, or set ACTIVE_FLAG = 'N' on PIPELINE_DEPENDENCY_ID "
                     f"{pipeline_dependency.dependency_id} in CFG_PIPELINE_DEPENDENCY",

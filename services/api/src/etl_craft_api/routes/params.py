@@ -14,6 +14,9 @@ MAX_PAGE = 500
 
 Id = Annotated[int, WholeNumber, Path(ge=1, le=MAX_ID, description="a positive id")]
 PipelineCode = Annotated[str, Path(pattern=CODE, max_length=128, description="a pipeline code")]
+ProjectCode = Annotated[
+    str, Path(pattern=CODE, max_length=128, description="a project of the Engine DB, by code")
+]
 TaskCode = Annotated[str, Path(pattern=CODE, max_length=128, description="a task code")]
 TokenName = Annotated[str, Path(pattern=CODE, max_length=128, description="a token's name")]
 UserName = Annotated[

@@ -48,7 +48,7 @@ def get_runs(
 )
 def post_run(code: PipelineCode, body: Trigger, ctx: Operator) -> JSONResponse:
     view = trigger_run(ctx, TriggerRequest(code, body.run_date, body.run_key, body.reason))
-    location = {"Location": f"/api/v1/runs/{view.run_id}"}
+    location = {"Location": f"/api/v1/projects/{ctx.project_code}/runs/{view.run_id}"}
     return document(ctx, view, status=202, headers=location)
 
 

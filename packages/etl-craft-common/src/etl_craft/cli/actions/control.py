@@ -57,6 +57,7 @@ def handle_reopen(args: argparse.Namespace) -> int:
 
 
 def handle_pause(args: argparse.Namespace) -> int:
+    _scope_project(args)
     ctx = operation_context(args)
     try:
         done = pause(ctx, _pause_request(args))
@@ -67,6 +68,7 @@ def handle_pause(args: argparse.Namespace) -> int:
 
 
 def handle_resume(args: argparse.Namespace) -> int:
+    _scope_project(args)
     ctx = operation_context(args)
     try:
         done = resume(ctx, _pause_request(args))
@@ -76,8 +78,22 @@ def handle_resume(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scope_project(args: argparse.Namespace) -> None:
+    """`pause --project P` names the project acted on, as the global --project P does."""
+    named = args.whole_project
+    if not named:  # None (--pipeline) or `--project` alone: the project acted on
+        return
+    if args.project is not None and args.project != named:
+        raise UsageError(
+            f"--project {args.project} before the command and --project {named} after it "
+            "name two projects; name the project once"
+        )
+    args.project = named
+
+
 def _pause_request(args: argparse.Namespace) -> PauseRequest:
-    return PauseRequest(None if args.project else args.pipeline_code, args.reason)
+    whole = args.whole_project is not None
+    return PauseRequest(None if whole else args.pipeline_code, args.reason)
 
 
 def handle_audit(args: argparse.Namespace) -> int:

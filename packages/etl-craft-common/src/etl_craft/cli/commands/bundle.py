@@ -18,7 +18,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--format", choices=("text", "json"), default=argparse.SUPPRESS, dest="format"
     )
     publish.add_argument(
-        "--project", metavar="P", help="the project's code (default: Orchestration.project)"
+        "--project",
+        metavar="P",
+        default=argparse.SUPPRESS,  # the global --project, also accepted here
+        help="the project's code (default: Orchestration.project)",
     )
 
 

@@ -11,6 +11,7 @@ from etl_craft.cli.registry import Command
 from etl_craft.core import ranges
 
 STATUSES = ("SUCCESS", "FAILED", "SKIPPED")
+CURRENT_PROJECT = ""  # `pause --project` with no value: the project the command acts on
 
 
 def _pipeline(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -51,7 +52,16 @@ def configure_reopen(parser: argparse.ArgumentParser) -> None:
 def configure_pause(parser: argparse.ArgumentParser) -> None:
     scope = parser.add_mutually_exclusive_group(required=True)
     vocabulary.pipeline(scope, required=False)
-    scope.add_argument("--project", action="store_true", help="every pipeline of the project")
+    # `pause --project` pauses the whole project the command acts on (the global --project,
+    # else Orchestration.project); `pause --project P` names that project here instead.
+    scope.add_argument(
+        "--project",
+        dest="whole_project",
+        metavar="P",
+        nargs="?",
+        const=CURRENT_PROJECT,
+        help="every pipeline of the project: the one acted on, or P",
+    )
     _reason(parser)
 
 

@@ -15,7 +15,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="count what would be deleted, table by table, and delete nothing",
     )
     parser.add_argument(
-        "--project", metavar="P", help="purge this project's history only (default: every project)"
+        "--project",
+        metavar="P",
+        default=argparse.SUPPRESS,  # the global --project, also accepted here
+        help="purge this project's history only, given here or before the command (default: "
+        "every project)",
     )
     parser.add_argument(
         "--archive-to",

@@ -61,15 +61,30 @@ SELECT d.TASK_DEPENDENCY_ID AS dependency_id, d.TASK_ID AS task_id,
  ORDER BY d.TASK_ID, d.TASK_DEPENDENCY_ID;
 
 -- name: metadata_pipeline_dependencies --
--- Every active pipeline dependency of a project's pipelines, with the upstream's code and flag.
+-- Every active pipeline dependency of a project's pipelines, with the upstream's code and flag,
+-- and the upstream's project when it is another one.
 SELECT d.PIPELINE_DEPENDENCY_ID AS dependency_id, d.PIPELINE_ID AS pipeline_id,
        d.DEPENDS_ON_PIPELINE_ID AS upstream_pipeline_id, d.DEPENDENCY_TYPE AS dependency_type,
-       u.PIPELINE_CODE AS upstream_pipeline_code, u.ACTIVE_FLAG AS upstream_pipeline_active
+       u.PIPELINE_CODE AS upstream_pipeline_code, u.ACTIVE_FLAG AS upstream_pipeline_active,
+       CASE WHEN u.PROJECT_ID <> p.PROJECT_ID THEN uj.PROJECT_CODE END AS upstream_project_code
   FROM CFG_PIPELINE_DEPENDENCY d
   JOIN CFG_PIPELINES p ON p.PIPELINE_ID = d.PIPELINE_ID
   JOIN CFG_PIPELINES u ON u.PIPELINE_ID = d.DEPENDS_ON_PIPELINE_ID
+  JOIN CFG_PROJECTS uj ON uj.PROJECT_ID = u.PROJECT_ID
  WHERE p.PROJECT_ID = :project_id AND d.ACTIVE_FLAG = 'Y'
  ORDER BY d.PIPELINE_ID, d.PIPELINE_DEPENDENCY_ID;
+
+-- name: metadata_pipeline_edges --
+-- Every active pipeline dependency between active pipelines of every project, for cycles that
+-- run through several projects.
+SELECT d.PIPELINE_ID AS pipeline_id, d.DEPENDS_ON_PIPELINE_ID AS upstream_pipeline_id,
+       j.PROJECT_CODE AS project_code, p.PIPELINE_CODE AS pipeline_code
+  FROM CFG_PIPELINE_DEPENDENCY d
+  JOIN CFG_PIPELINES p ON p.PIPELINE_ID = d.PIPELINE_ID
+  JOIN CFG_PIPELINES u ON u.PIPELINE_ID = d.DEPENDS_ON_PIPELINE_ID
+  JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
+ WHERE d.ACTIVE_FLAG = 'Y' AND p.ACTIVE_FLAG = 'Y' AND u.ACTIVE_FLAG = 'Y'
+ ORDER BY d.PIPELINE_ID, d.DEPENDS_ON_PIPELINE_ID;
 
 -- name: metadata_business_rules --
 -- Every active business rule of a project's tasks.

@@ -114,7 +114,7 @@ def apply_metadata_edit(
 
 
 def _defined(ctx: OperationContext, pipeline: str) -> _Defined | None:
-    if ctx.project is None:
+    if ctx.project is None or not ctx.acts_on_own_project:
         return None
     specs = load_specs(ctx.project.pipelines_dir)
     spec = next((s for s in specs if s.code == pipeline), None)
