@@ -109,8 +109,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
-# Spark's tests start a Spark Connect server and take minutes: run with -m spark (see the Spark
-# guide), outside the default run's time budget.
+# Spark's cases share the session's Spark Connect server: the marker puts them all on one xdist
+# worker (tests/fixtures/scheduling.py); -m 'not spark' leaves them out (see the Spark guide).
 @pytest.fixture(
     params=[
         pytest.param(kind, marks=pytest.mark.spark) if kind == "spark" else kind
