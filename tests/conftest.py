@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,13 @@ from tests.fixtures.databases import (
     postgres_copy,
     sqlite_copy,
     unique_name,
+)
+from tests.fixtures.scheduling import (
+    FOLDER_KEY,
+    ModulesAndSpark,
+    list_spark_tests,
+    remove_spark_tests_folder,
+    spark_tests_folder,
 )
 from tests.fixtures.secret_servers import AWS_CREDENTIALS, moto_server
 from tests.fixtures.snowflake import Emulator, fakesnow_server
@@ -47,6 +55,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark each test with its folder's category before `-m` deselects by marker."""
     for item in items:
         item.add_marker(category(item.path))
+
+
+@pytest.hookimpl
+def pytest_collection_finish(session: pytest.Session) -> None:
+    list_spark_tests(session.config, session.items)
+
+
+# The Spark tests run on one xdist worker, sharing its Spark Connect server
+# (tests/fixtures/scheduling.py); the other modules are spread as `--dist loadscope` spreads them.
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput[FOLDER_KEY] = str(spark_tests_folder(node.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> ModulesAndSpark | None:
+    return ModulesAndSpark(config, log) if config.getvalue("dist") == "loadscope" else None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    remove_spark_tests_folder(config)
 
 
 @pytest.fixture(scope="session")

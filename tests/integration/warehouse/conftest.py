@@ -66,9 +66,51 @@ SPARK_READY = frozenset(
     }
 )
 
+# On Spark, where each case costs seconds, a test repeated for every action (or every spelling)
+# whose outcome is a refusal decided before anything is written, by code no warehouse changes
+# (the SELECT's columns and statements, the catalog's answer, the staged keys), runs its first
+# case only; the cases that write (each action, history, evolution, faults after each write,
+# the ledger row of each action) all run.
+SPARK_FIRST_CASE_ONLY = frozenset(
+    {
+        "test_guards.py::test_null_merge_keys",
+        "test_guards.py::test_engine_managed_columns",
+        "test_guards.py::test_names_needing_quotes",
+        "test_guards.py::test_dedupe_ties_between_differing_rows",
+        "test_guards.py::test_missing_target",
+        "test_guards.py::test_float_compare_columns",
+        "test_guards.py::test_only_one_read_only_select",
+        "test_guards.py::test_trailing_semicolon_and_comment",
+        "test_faults_and_ledger.py::test_warehouse_fault_in_the_select",
+    }
+)
 
-# Spark's tests start a Spark Connect server and take minutes: run with -m spark (see the Spark
-# guide), outside the default run's time budget.
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    seen: set[str] = set()
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        name = f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
+        if (
+            callspec is None
+            or callspec.params.get("warehouse_kind") != "spark"
+            or name not in SPARK_FIRST_CASE_ONLY
+        ):
+            kept.append(item)
+        elif name in seen:
+            dropped.append(item)
+        else:
+            seen.add(name)
+            kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+# Spark's cases share the session's Spark Connect server: the marker puts them all on one xdist
+# worker (tests/fixtures/scheduling.py); -m 'not spark' leaves them out (see the Spark guide).
 @pytest.fixture(
     params=[
         pytest.param(kind, marks=pytest.mark.spark) if kind == "spark" else kind
