@@ -2,7 +2,7 @@
 
     uv run python benchmarks/dataplane.py [--rows N]
         [--warehouse duckdb|postgresql|iceberg|spark] [--url URL] [--remote sc://HOST:PORT]
-        [--repeat N]
+        [--repeat N] [--only NAME ...] [--no-dbt]
 
 A customers table of N rows (default 1,000,000) is batch 1; batch 2 changes 10% of its rows,
 drops 1% and adds 1% new ones. Each action runs through run_sql_action, the code path of a real
@@ -11,9 +11,12 @@ transaction; the two targets are then compared (business columns, HASH_KEY, the 
 a version is current) and the benchmark stops when they differ. It prints the wall time of each,
 the attempt's phases (as its DEBUG log reports them), the peak resident memory of this process
 while each ran (DuckDB runs inside it; a PostgreSQL server's memory is not counted) and the ratio
-to the floor. DuckDB works in a temporary database file; PostgreSQL in a throwaway database
-created from the admin URL (default ETL_CRAFT_TEST_DATABASE_URL) and dropped. Run by hand on a
-quiet machine, never in CI.
+to the floor. Before each side runs the warehouse checkpoints, so neither side's commit writes
+out what the resets or the other side left. Beside SCD2_MERGE, SCD1_MERGE and APPEND_TABLE it
+prints dbt-core's equivalent node on the same input (benchmarks/dbt_rival.py; --no-dbt leaves
+it out) and etl-craft's ratio to it. DuckDB works in a temporary database file; PostgreSQL in a
+throwaway database created from the admin URL (default ETL_CRAFT_TEST_DATABASE_URL) and
+dropped. Run by hand on a quiet machine, never in CI.
 
 --warehouse iceberg runs the SCD2_MERGE cases on Apache Iceberg tables (a SQLite catalog and a
 folder of table files in a temporary folder) beside the same merges on DuckDB native tables, in
@@ -35,13 +38,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's tests package
 
+from benchmarks.dbt_rival import Dbt, node_of, rival
 from tests.fixtures.databases import create_database, drop_database, unique_name
 from tests.integration.warehouse.helpers import spec
 
@@ -91,6 +95,12 @@ def main() -> None:
         "--repeat", type=int, default=1, help="run each case N times and keep the fastest of each"
     )
     parser.add_argument("--memory-limit", default="4GB", help="DuckDB's memory_limit")
+    parser.add_argument(
+        "--only", action="append", default=[], help="run only the cases whose name starts so"
+    )
+    parser.add_argument(
+        "--no-dbt", action="store_true", help="leave out dbt-core's column (its venv and runs)"
+    )
     args = parser.parse_args()
     _capture_phases()
     print(f"{args.rows:,} rows on {args.warehouse}; load average {os.getloadavg()}")
@@ -106,12 +116,13 @@ def main() -> None:
             conn = DuckDBConnection(str(Path(folder) / "warehouse.duckdb"))
             # The machine is shared: past this DuckDB spills to disk instead of taking it all.
             conn.execute("cap DuckDB's memory", f"SET memory_limit = '{args.memory_limit}'")
-            benchmark(conn, args.rows, args.repeat)
+            benchmark(conn, Settings(args.rows, args.repeat, args.only, not args.no_dbt, None))
         return
     if not args.url:
         parser.error("give --url or set ETL_CRAFT_TEST_DATABASE_URL")
     with throwaway_database(args.url) as url:
-        benchmark(PostgreSQLConnection(url), args.rows, args.repeat)
+        settings = Settings(args.rows, args.repeat, args.only, not args.no_dbt, url)
+        benchmark(PostgreSQLConnection(url), settings)
 
 
 @contextmanager
@@ -341,28 +352,77 @@ CASES = (
 # -- running and comparing ----------------------------------------------------------------------
 
 
-def benchmark(conn: WarehouseConnection, rows: int, repeat: int) -> None:
+def chosen(only: list[str]) -> tuple[Case, ...]:
+    return tuple(case for case in CASES if not only or case.name.startswith(tuple(only)))
+
+
+@dataclass(frozen=True)
+class Settings:
+    rows: int
+    repeat: int
+    only: list[str]
+    dbt: bool
+    url: str | None  # PostgreSQL's, for dbt's profile
+
+
+def benchmark(conn: WarehouseConnection, settings: Settings) -> None:
     with conn:
         started = time.perf_counter()
-        fill_sources(conn, rows)
+        fill_sources(conn, settings.rows)
         build_bases(conn)
-        print(f"sources and starting targets built in {time.perf_counter() - started:.1f} s\n")
-        print(
-            f"{'action':<22} {'etl-craft':>9} {'floor':>7} {'ratio':>6}  "
-            + " ".join(f"{phase.value:>11}" for phase in Phase)
-            + f"  {'peak MiB':>13}"
-        )
-        for case in CASES:
-            runs = [run_case(conn, case) for _ in range(repeat)]
-            craft = min((craft for craft, _ in runs), key=lambda measure: measure.seconds)
-            floor = min((floor for _, floor in runs), key=lambda measure: measure.seconds)
-            phases = " ".join(f"{floor_phase(craft, phase):>11}" for phase in Phase)
+        print(f"sources and starting targets built in {time.perf_counter() - started:.1f} s")
+        with rival(conn, settings.url) if settings.dbt else nullcontext() as dbt:
+            if dbt is not None:
+                print(f"dbt-core in {dbt.venv.path}")
             print(
-                f"{case.name:<22} {craft.seconds:>8.3f}s {floor.seconds:>6.3f}s "
-                f"{craft.seconds / floor.seconds:>5.1f}x  {phases}  "
-                f"{craft.peak_mib:>6.0f}/{floor.peak_mib:<6.0f}",
-                flush=True,
+                f"\n{'action':<22} {'etl-craft':>9} {'floor':>7} {'ratio':>6} {'dbt':>7} "
+                f"{'ratio':>6}  "
+                + " ".join(f"{phase.value:>11}" for phase in Phase)
+                + f"  {'peak MiB':>13}"
             )
+            for case in chosen(settings.only):
+                print(
+                    line(
+                        case,
+                        [run_case(conn, case) for _ in range(settings.repeat)],
+                        dbt_seconds(conn, dbt, case, settings.repeat),
+                    ),
+                    flush=True,
+                )
+
+
+def line(case: Case, runs: list[tuple[Measure, Measure]], dbt: float | None) -> str:
+    craft = min((craft for craft, _ in runs), key=lambda measure: measure.seconds)
+    floor = min((floor for _, floor in runs), key=lambda measure: measure.seconds)
+    phases = " ".join(f"{floor_phase(craft, phase):>11}" for phase in Phase)
+    rival_ = "" if dbt is None else f"{dbt:>6.3f}s {craft.seconds / dbt:>5.1f}x"
+    return (
+        f"{case.name:<22} {craft.seconds:>8.3f}s {floor.seconds:>6.3f}s "
+        f"{craft.seconds / floor.seconds:>5.1f}x {rival_:>14}  {phases}  "
+        f"{craft.peak_mib:>6.0f}/{floor.peak_mib:<6.0f}"
+    )
+
+
+def dbt_seconds(
+    conn: WarehouseConnection, dbt: Dbt | None, case: Case, repeat: int
+) -> float | None:
+    """dbt's fastest node time on the case's input, with its rows checked against etl-craft's:
+    the last run of the case left etl-craft's target in place."""
+    node = None if dbt is None else node_of(case.action, case.options)
+    if dbt is None or node is None:
+        return None
+    seconds = min(dbt.measure(node) for _ in range(repeat))
+    current = "VALID_TO IS NULL" if case.action is Action.SCD2_MERGE else "1 = 1"
+    row = conn.fetch_all(
+        "count etl-craft's rows",
+        f"SELECT COUNT(*), SUM(CASE WHEN {current} THEN 1 ELSE 0 END) FROM {TARGET}",
+    )[0]
+    ours, theirs = (int(row[0]), int(row[1] or 0)), dbt.versions(node)
+    if ours != theirs:
+        raise SystemExit(
+            f"{case.name}: dbt's {node.name} has {theirs} (rows, current rows), etl-craft {ours}"
+        )
+    return seconds
 
 
 def floor_phase(measure: Measure, phase: Phase) -> str:
@@ -376,15 +436,25 @@ def run_case(conn: WarehouseConnection, case: Case) -> tuple[Measure, Measure]:
             conn.execute("reset", f"CREATE TABLE {table} AS SELECT * FROM {case.base}")
             analyze(conn, table)
     request = attempt(case.action, case.source, **case.options)
+    settle(conn)
     with sampled() as craft:
         run_sql_action(conn, request)
     craft.phases = dict(_PHASES)
     statements = case.floor(Floor(conn, case.source))
+    settle(conn)
     with sampled() as floor, conn.transaction():
         for statement in statements:
             conn.execute(f"floor of {case.name}", statement)
     compare(conn, case)
     return craft, floor
+
+
+def settle(conn: WarehouseConnection) -> None:
+    """Write out what the resets and the other side left, so each side's commit carries only
+    its own changes: DuckDB checkpoints within the commit that takes its log past
+    checkpoint_threshold, and PostgreSQL flushes dirty pages when it must."""
+    if conn.dialect.name in ("duckdb", "postgresql"):
+        conn.execute("checkpoint", "CHECKPOINT")
 
 
 def compare(conn: WarehouseConnection, case: Case) -> None:

@@ -92,12 +92,15 @@ class DuckDBConnection(WarehouseConnection):
             self._release()
             raise WarehouseError(f"can't open the DuckDB warehouse {path}: {error}") from error
         self._conn.execute("SET TimeZone = 'UTC'")
+        # Read once: etl-craft never runs USE, and every target is resolved against it, so a
+        # round trip per resolution would cost each action several for the same answer.
+        self._database = str(self._conn.execute("SELECT current_database()").fetchall()[0][0])
         # An in-memory database belongs to this connection alone: no other writer to exclude.
         self._lock_folder = None if path == MEMORY_DATABASE else Path(path).resolve().parent
         self._lock_prefix = Path(path).name
 
     def current_database(self) -> str:
-        return str(self._conn.execute("SELECT current_database()").fetchall()[0][0])
+        return self._database
 
     def interrupt(self) -> str:
         # DuckDB runs in this process: the interrupted statement ends before this returns its

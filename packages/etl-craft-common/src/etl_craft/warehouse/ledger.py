@@ -80,10 +80,13 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
     """Create the ledger's tables, each in its own transaction, so concurrent first writers
     don't race. Each is created where it is missing: a warehouse whose ledger predates the fence
     table gets it on its next write, and a ledger that predates a count column gets that."""
-    for table, columns in (
-        (ledger_table(schema), LEDGER_COLUMNS),
-        (fence_table(schema), FENCE_COLUMNS),
-    ):
+    tables = ((ledger_table(schema), LEDGER_COLUMNS), (fence_table(schema), FENCE_COLUMNS))
+    # Every action but a warehouse's first finds both complete: a read of each, with no lock
+    # and no transaction of its own, says so. Columns are only ever added, so what is present
+    # now stays present, and the locked path below settles anything missing.
+    if all(_complete(conn, table, columns) for table, columns in tables):
+        return
+    for table, columns in tables:
         with conn.mutation(table):
             present = {column.key for column in conn.columns(table)}
             if present:
@@ -98,6 +101,11 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
                 # first writer: the table it created is the one wanted.
                 if not conn.exists(table):
                     raise
+
+
+def _complete(conn: WarehouseConnection, table: TargetObject, columns: tuple[Column, ...]) -> bool:
+    present = {column.key for column in conn.columns(table)}
+    return all(column.key in present for column in columns)
 
 
 def _add_missing(

@@ -141,11 +141,24 @@ def dedupe(
     )
 
 
-def index_stage(stage: str, keys: Sequence[str]) -> list[Statement]:
-    return [
-        Statement(f"CREATE INDEX {stage}_keys ON {stage} ({', '.join(keys)})"),
-        Statement(f"ANALYZE {stage}"),
-    ]
+def differing(
+    changes: str, delta: str, target: str, keys: Sequence[str], conditions: Sequence[str]
+) -> Statement:
+    """The staged rows (alias d) that no target row meeting ``conditions`` matches by key and
+    hash: the only rows a merge's update and insert can write."""
+    also = "".join(f" AND {condition}" for condition in conditions)
+    return Statement(
+        f"CREATE TEMPORARY TABLE {delta} AS\nSELECT * FROM {changes} d WHERE NOT EXISTS (\n"
+        f"  SELECT 1 FROM {target} t WHERE {keys_match(keys)}\n"
+        f"    AND t.HASH_KEY = d.etl_craft_hash{also}\n)"
+    )
+
+
+def index_stage(stage: str, keys: Sequence[str], *, index: bool = True) -> list[Statement]:
+    analyze = Statement(f"ANALYZE {stage}")
+    if not index:
+        return [analyze]
+    return [Statement(f"CREATE INDEX {stage}_keys ON {stage} ({', '.join(keys)})"), analyze]
 
 
 def create_schema(schema: str) -> Statement:

@@ -78,6 +78,7 @@ def scd2_merge(ctx: Context) -> Counts:
 
 def _apply_changes(ctx: Context, merge: Merge, soft: bool, bounds: Bounds) -> tuple[int, int, int]:
     """Close the changed keys' versions and open the new ones: (changed keys, closed, opened)."""
+    merge.narrow(current_only=True)
     changed = None
     if bounds.deleted_current:
         statement = history.changed_keys(

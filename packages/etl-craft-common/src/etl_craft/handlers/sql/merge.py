@@ -52,7 +52,9 @@ class Merge:
         self.present |= {column.key for column in additions}
         with ctx.phases.of(Phase.HASH):
             self.deduped = self._dedupe() if most > 1 else self.stage.name
-            self._index()
+            # Statistics for the anti-joins over the whole stage; only the rows that differ
+            # (narrow) are joined key by key, so only they get an index.
+            self._index(self.deduped, index=False)
         # The rows the writes apply: an SCD2 merge by a source column sets some aside.
         self.changes = self.deduped
 
@@ -91,10 +93,26 @@ class Merge:
         ctx.run("keep one row per key", statement)
         return name
 
-    def _index(self) -> None:
+    def _index(self, table: str, *, index: bool = True) -> None:
         if self.ctx.conn.dialect.capabilities.index_stage:
-            for statement in statements.index_stage(self.deduped, self.ctx.spec.merge_key):
+            keys = self.ctx.spec.merge_key
+            for statement in statements.index_stage(table, keys, index=index):
                 self.ctx.run("index and analyze the stage", statement)
+
+    def narrow(self, *, current_only: bool) -> None:
+        """Keep, of the rows the writes apply, those that differ from the target: a staged row
+        whose key's row (current version) has its hash is neither updated nor inserted. The
+        update and the insert then join the few that differ, not the whole stage."""
+        ctx = self.ctx
+        delta = ctx.scratch_name("delta")
+        same = [statements.current_version()] if current_only else []
+        if "delete_flag" in self.present:
+            same.append(statements.not_soft_deleted())
+        statement = statements.differing(self.changes, delta, ctx.target, ctx.spec.merge_key, same)
+        with ctx.phases.of(Phase.HASH):
+            ctx.run("keep the staged rows that differ from the target", statement)
+            self._index(delta)
+        self.changes = delta
 
     @property
     def duplicates(self) -> int:
@@ -133,6 +151,7 @@ def scd1_merge(ctx: Context) -> Counts:
     if "delete_flag" in merge.present:
         assignments["DELETE_FLAG"] = statements.flag(False)
     assignments |= ctx.update_stamps(merge.present)
+    merge.narrow(current_only=False)
     updated = merge.update("update changed rows", assignments, merge.changed())
     inserted = merge.insert_missing(current_only=False)
     written = counts(

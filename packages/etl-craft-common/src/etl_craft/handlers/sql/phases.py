@@ -10,7 +10,7 @@ from enum import StrEnum
 
 class Phase(StrEnum):
     STAGE = "stage"  # the SELECT into its temporary table
-    HASH = "hash"  # one row per key, with its change hash
+    HASH = "hash"  # one row per key with its change hash; the rows that differ from the target
     CHECKS = "checks"  # everything that can refuse before the first write
     WRITE = "write"  # the statements that change the target
     BOOKKEEPING = "bookkeeping"  # fence, ledger, counts, scratch tables

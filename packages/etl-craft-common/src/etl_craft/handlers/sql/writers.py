@@ -28,11 +28,10 @@ def counts(
     duplicates: int = 0,
     target: int | None = None,
 ) -> Counts:
-    """The attempt's counts; the target's rows are counted unless the caller knows them."""
+    """The attempt's counts; the target, which exists, has its rows counted unless the caller
+    knows them."""
     if target is None:
-        target = 0
-        if ctx.conn.exists(ctx.spec.target):
-            target = ctx.count("count the target's rows", statements.count_rows(ctx.target))
+        target = ctx.count("count the target's rows", statements.count_rows(ctx.target))
     return Counts(
         source=source,
         target=target,
@@ -94,14 +93,15 @@ def create_table(ctx: Context) -> Counts:
     ctx.run("drop the old table", statements.drop_table(ctx.target))
     present = _create(ctx, stage)
     inserted = insert_stage(ctx, stage.name, stage.columns, present, _plain_hash(ctx, stage, ()))
-    return counts(ctx, stage.rows, inserted=inserted)
+    return counts(ctx, stage.rows, inserted=inserted, target=inserted)
 
 
 def setup_table(ctx: Context) -> Counts:
     stage = build_stage(ctx, empty=True)
     if not ctx.conn.exists(ctx.spec.target):
         _create(ctx, stage)
-    elif ctx.spec.history_columns:
+        return counts(ctx, 0, target=0)
+    if ctx.spec.history_columns:
         # A history table of an older etl-craft gets the columns an SCD2_MERGE now writes.
         present = {column.key for column in ctx.target_columns()}
         add_missing(ctx, present, HISTORY_COLUMNS)
@@ -134,7 +134,7 @@ def overwrite_table(ctx: Context) -> Counts:
         deleted = ctx.run("delete every row", statement)
     change_hash = _plain_hash(ctx, stage, target)
     inserted = insert_stage(ctx, stage.name, stage.columns, present, change_hash)
-    return counts(ctx, stage.rows, inserted=inserted, deleted=deleted)
+    return counts(ctx, stage.rows, inserted=inserted, deleted=deleted, target=inserted)
 
 
 def append_table(ctx: Context) -> Counts:
@@ -189,4 +189,4 @@ def drop_table(ctx: Context) -> Counts:
         )
     rows = ctx.count("count the rows dropped", statements.count_rows(ctx.target))
     ctx.run("drop the table", statements.drop_table(ctx.target))
-    return counts(ctx, None, deleted=rows)
+    return counts(ctx, None, deleted=rows, target=0)
