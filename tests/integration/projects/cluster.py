@@ -57,39 +57,33 @@ SELECT PROJECT_ID, 'only_{code}' FROM CFG_PROJECTS WHERE PROJECT_CODE = '{code}'
 """
 
 
-def sql_task(project: str, pipeline: str, task: str, target: str, sql_file: str) -> str:
+def task(project: str, pipeline: str, code: str, handler: str, params: dict[str, str]) -> str:
+    """Statements adding task ``code`` with ``params`` to ``pipeline`` of ``project``."""
+    values = " UNION ALL ".join(
+        f"SELECT '{name}' AS N, '{value}' AS V" for name, value in params.items()
+    )
     return f"""
 INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
-SELECT p.PIPELINE_ID, '{task}', 'SQL' FROM CFG_PIPELINES p
+SELECT p.PIPELINE_ID, '{code}', '{handler}' FROM CFG_PIPELINES p
   JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
  WHERE j.PROJECT_CODE = '{project}' AND p.PIPELINE_CODE = '{pipeline}';
 INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
 SELECT k.TASK_ID, x.N, x.V FROM CFG_TASKS k
   JOIN CFG_PIPELINES p ON p.PIPELINE_ID = k.PIPELINE_ID
   JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
-  JOIN (SELECT 'ACTION' AS N, 'CREATE_TABLE' AS V
-        UNION ALL SELECT 'TARGET_OBJECT', '{target}'
-        UNION ALL SELECT 'SOURCE_SQL_FILE', '{sql_file}') x ON 1 = 1
+  JOIN ({values}) x ON 1 = 1
  WHERE j.PROJECT_CODE = '{project}' AND p.PIPELINE_CODE = '{pipeline}'
-   AND k.TASK_CODE = '{task}';
+   AND k.TASK_CODE = '{code}';
 """
 
 
-def python_task(project: str, pipeline: str, task: str, script: str, params: str) -> str:
-    return f"""
-INSERT INTO CFG_TASKS (PIPELINE_ID, TASK_CODE, HANDLER)
-SELECT p.PIPELINE_ID, '{task}', 'PYTHON' FROM CFG_PIPELINES p
-  JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
- WHERE j.PROJECT_CODE = '{project}' AND p.PIPELINE_CODE = '{pipeline}';
-INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
-SELECT k.TASK_ID, x.N, x.V FROM CFG_TASKS k
-  JOIN CFG_PIPELINES p ON p.PIPELINE_ID = k.PIPELINE_ID
-  JOIN CFG_PROJECTS j ON j.PROJECT_ID = p.PROJECT_ID
-  JOIN (SELECT 'SCRIPT' AS N, '{script}' AS V
-        UNION ALL SELECT 'INPUT_PARAMS', '{params}') x ON 1 = 1
- WHERE j.PROJECT_CODE = '{project}' AND p.PIPELINE_CODE = '{pipeline}'
-   AND k.TASK_CODE = '{task}';
-"""
+def sql_task(project: str, pipeline: str, code: str, target: str, sql_file: str) -> str:
+    params = {"ACTION": "CREATE_TABLE", "TARGET_OBJECT": target, "SOURCE_SQL_FILE": sql_file}
+    return task(project, pipeline, code, "SQL", params)
+
+
+def python_task(project: str, pipeline: str, code: str, script: str, params: str) -> str:
+    return task(project, pipeline, code, "PYTHON", {"SCRIPT": script, "INPUT_PARAMS": params})
 
 
 @dataclass
