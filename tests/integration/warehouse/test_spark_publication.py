@@ -15,12 +15,7 @@ from etl_craft.warehouse.spark import DEFAULT_SCRATCH_SCHEMA, SparkConnection, c
 from tests.fixtures.databases import unique_name
 from tests.integration.warehouse.helpers import rows, run, spec
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.skip(
-        reason="written for Spark but not yet run green on this machine; enable once it has"
-    ),
-]
+pytestmark = pytest.mark.spark
 
 SOURCE = "SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (3, 'c')) v(n, label)"
 FAULTY = "SELECT n, CAST(CASE WHEN n = 3 THEN 'x' ELSE '1' END AS INT) AS label FROM (VALUES (1), (2), (3)) v(n)"

@@ -13,12 +13,7 @@ from etl_craft.warehouse.spark import connect_spark
 from tests.fixtures.spark import connect_server
 from tests.integration.warehouse.helpers import rows, run
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.skip(
-        reason="written for Spark but not yet run green on this machine; enable once it has"
-    ),
-]
+pytestmark = pytest.mark.spark
 
 SOURCE = "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) v(n, label)"
 
