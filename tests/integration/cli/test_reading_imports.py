@@ -1,5 +1,6 @@
 """The reading commands load only what reading needs: no pydantic (the settings read the
-environment only when a variable is set), no SQL parser, no warehouse driver, no web stack.
+environment only when a variable is set), no SQL parser, no warehouse driver, no web stack, and
+on an SQLite Engine DB not even SQLAlchemy (they read through the standard library's sqlite3).
 Each runs in a fresh interpreter, as `etl-craft` does, on a project with a finished run."""
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ INSERT INTO CFG_TASK_PARAMETERS (TASK_ID, PARAMETER_NAME, PARAMETER_VALUE)
 SELECT TASK_ID, 'SCRIPT', 'quick.py' FROM CFG_TASKS WHERE TASK_CODE = 'quick';
 """
 NOT_FOR_READING = (
+    "sqlalchemy",  # the project's Engine DB is an SQLite file
     "pydantic",
     "pydantic_settings",
     "sqlglot",
@@ -104,7 +106,7 @@ def test_a_reading_command_imports_nothing_it_does_not_read_with(
     code, loaded = loaded_by(project, argv)
 
     assert code == 0
-    assert "sqlalchemy" in loaded  # the probe sees what the command imported
+    assert "sqlite3" in loaded  # the probe sees what the command imported
     assert sorted(loaded & {*NOT_FOR_READING, *MODULES_NOT_FOR_READING}) == []
 
 

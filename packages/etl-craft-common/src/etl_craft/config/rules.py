@@ -12,9 +12,6 @@ from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 from etl_craft.config.alerts import Alerts, channel_specs
 from etl_craft.config.project import relative_path_problem
 from etl_craft.config.providers import ProviderKind, ProviderSettings
@@ -154,6 +151,11 @@ def url_template(value: object) -> str:
 
 
 def _inline_password(template: str) -> bool:
+    if "@" not in template:
+        return False  # no user information, so no password
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         password = make_url(template).password
     except ArgumentError:

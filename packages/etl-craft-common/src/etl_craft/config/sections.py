@@ -8,9 +8,6 @@ from datetime import time
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from zoneinfo import ZoneInfo
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 from etl_craft.config.document import Problem, Problems
 from etl_craft.config.project import Project
 from etl_craft.config.providers import ProviderKind, ProviderSettings, remote_provider
@@ -247,6 +244,9 @@ class SectionView:
 
     def _is_url(self, key: str, template: str, resolved: str) -> bool:
         # Checked only once resolved: `${HOST}` or a whole `${DATABASE_URL}` is not a URL yet.
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
         try:
             make_url(resolved)
         except ArgumentError:

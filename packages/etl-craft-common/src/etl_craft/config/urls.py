@@ -9,10 +9,14 @@ into a log.
 
 from __future__ import annotations
 
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from etl_craft.core.redaction import DEFAULT_NAMES, MASK
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 # Query keys drivers read credentials from that the sensitive name patterns do not match.
 CREDENTIAL_QUERY_KEYS = frozenset({"pass", "passwd", "pwd", "private_key_file_pwd"})
@@ -69,9 +73,38 @@ def query_credential_problem(url: str | URL) -> str | None:
 
 
 def _parsed(url: str | URL) -> URL | None:
-    if isinstance(url, URL):
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    if not isinstance(url, str):
         return url
     try:
         return make_url(url)
     except ArgumentError:
         return None
+
+
+# How SQLAlchemy's URLs open: a backend, a driver after "+" perhaps, then "://".
+_SCHEME = re.compile(r"(?P<backend>\w+)(?:\+\w+)?://")
+# Without a query and percent-escapes, whose reading is SQLAlchemy's to do.
+_SQLITE_FILE = re.compile(r"sqlite(?:\+pysqlite)?:///(?P<path>[^?%]+)")
+
+
+def backend_name(url: str) -> str:
+    """The database ``url`` names, read as SQLAlchemy reads it (``postgres`` is PostgreSQL),
+    without importing SQLAlchemy for a URL of the usual shape."""
+    found = _SCHEME.match(url)
+    if found is None:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).get_backend_name()  # raises SQLAlchemy's own parse error
+    return "postgresql" if found["backend"] == "postgres" else found["backend"]
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of an SQLite URL with no options (``sqlite:///relative/path``,
+    ``sqlite:////absolute/path``); None for any other URL, an in-memory database included."""
+    found = _SQLITE_FILE.fullmatch(url)
+    if found is None or found["path"] == ":memory:":
+        return None
+    return Path(found["path"])

@@ -6,9 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sqlalchemy import RowMapping
-
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 
 class AlertEvent(StrEnum):
@@ -103,7 +101,7 @@ def due_deliveries(conn: EngineConnection, most: int) -> list[DueDelivery]:
     ]
 
 
-def recent_deliveries(conn: EngineConnection, most: int) -> list[RowMapping]:
+def recent_deliveries(conn: EngineConnection, most: int) -> list[Row]:
     return list(conn.all("recent_alert_deliveries", most=most))
 
 

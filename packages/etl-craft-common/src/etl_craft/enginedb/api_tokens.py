@@ -5,11 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.enums import Role
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 
 @dataclass(frozen=True)
@@ -24,7 +22,7 @@ class TokenRow:
     created_at: datetime | None = None
 
 
-def _token(row: RowMapping) -> TokenRow:
+def _token(row: Row) -> TokenRow:
     return TokenRow(
         token_id=int(row["token_id"]),
         name=str(row["name"]),

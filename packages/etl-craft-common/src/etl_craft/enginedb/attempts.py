@@ -10,12 +10,10 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.enums import AttemptStatus, Handler
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, EngineReads, Row
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,7 @@ def read_invocations(
     if not attempt_ids:
         return {}
     ids = list(attempt_ids)
-    parameters: dict[int, list[RowMapping]] = defaultdict(list)
+    parameters: dict[int, list[Row]] = defaultdict(list)
     for found in conn.all("attempt_parameters", attempt_id_list=ids):
         parameters[int(found["attempt_id"])].append(found)
     return {
@@ -87,7 +85,7 @@ def read_invocations(
     }
 
 
-def _invocation(row: RowMapping, found: list[RowMapping]) -> AttemptInvocation:
+def _invocation(row: Row, found: list[Row]) -> AttemptInvocation:
     run_date = row["run_date"]
     params = [p for p in found if p["scope"] == "task"]
     pipeline_params = [p for p in found if p["scope"] == "pipeline"]
@@ -182,7 +180,7 @@ def attempt_status(conn: EngineConnection, attempt_id: int) -> AttemptStatus | N
 
 
 def latest_attempt_id(
-    conn: EngineConnection, run_id: int, task_code: str, project_code: str
+    conn: EngineReads, run_id: int, task_code: str, project_code: str
 ) -> int | None:
     """The newest attempt of the task in a run of the project; None before its first."""
     row = conn.one(
@@ -192,7 +190,7 @@ def latest_attempt_id(
 
 
 def attempt_record(
-    conn: EngineConnection, attempt_id: int, project_code: str
+    conn: EngineReads, attempt_id: int, project_code: str
 ) -> Mapping[str, Any] | None:
     """Everything the attempt view shows of an attempt of the project, by column; None when the
     project has no such attempt."""
@@ -200,7 +198,7 @@ def attempt_record(
     return None if row is None else dict(row)
 
 
-def attempt_log_endpoint(conn: EngineConnection, attempt_id: int) -> str | None:
+def attempt_log_endpoint(conn: EngineReads, attempt_id: int) -> str | None:
     """Where the worker that runs the attempt serves its log; None: no live worker serves it."""
     row = conn.one("attempt_log_endpoint", attempt_id=attempt_id)
     return None if row is None or row["log_endpoint"] is None else str(row["log_endpoint"])

@@ -9,12 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.actor import Actor
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 
 @dataclass(frozen=True)
@@ -71,7 +69,7 @@ def latest_bundle(conn: EngineConnection, project_code: str) -> BundleRecord | N
     return None if row is None else _record(row)
 
 
-def _record(row: RowMapping) -> BundleRecord:
+def _record(row: Row) -> BundleRecord:
     return BundleRecord(
         bundle_id=int(row["bundle_id"]),
         project_code=str(row["project_code"]),

@@ -9,11 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.enums import RunStatus, TaskRunStatus
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 from etl_craft.enginedb.metadata import as_date
 
 
@@ -73,7 +71,7 @@ def read_descriptions(conn: EngineConnection, project_id: int) -> Descriptions:
     return found
 
 
-def _run(row: RowMapping) -> ShownRun:
+def _run(row: Row) -> ShownRun:
     return ShownRun(
         pipeline_id=int(row["pipeline_id"]),
         pipeline_run_id=int(row["pipeline_run_id"]),
@@ -86,7 +84,7 @@ def _run(row: RowMapping) -> ShownRun:
     )
 
 
-def _task_run(row: RowMapping) -> ShownTaskRun:
+def _task_run(row: Row) -> ShownTaskRun:
     return ShownTaskRun(
         pipeline_run_id=int(row["pipeline_run_id"]),
         task_id=int(row["task_id"]),

@@ -15,18 +15,14 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import URL, Connection, CursorResult, Engine, RowMapping, create_engine, event
-from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Dialect, ExecutionContext, make_url
-from sqlalchemy.pool import ConnectionPoolEntry, NullPool
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from etl_craft import __version__
 from etl_craft.config.settings import load_settings
-from etl_craft.config.urls import mask_url
+from etl_craft.config.urls import backend_name, mask_url, sqlite_file
 from etl_craft.core.actor import Actor
 from etl_craft.core.errors import (
     EngineDBError,
@@ -40,6 +36,11 @@ from etl_craft.enginedb.pool_budget import DEFAULT_POOL_SIZE
 
 if TYPE_CHECKING:
     from prometheus_client import Histogram
+    from sqlalchemy import URL, Connection, CursorResult, Engine
+    from sqlalchemy import exc as sa_exc
+    from sqlalchemy.engine import Dialect, ExecutionContext
+    from sqlalchemy.pool import ConnectionPoolEntry
+
 
 WRITE_OPTION = "etl_craft_write"
 _STATE_KEY = "etl_craft"
@@ -111,6 +112,8 @@ class EngineTimeouts:
 
 def normalize_url(url: str) -> URL:
     """Accept plain ``postgresql://`` URLs and drive them with psycopg 3."""
+    from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
@@ -138,6 +141,10 @@ def _sqlite_add_seconds(stamp: str | None, seconds: float | None) -> str | None:
 def _register_sqlite(dbapi: sqlite3.Connection, record: ConnectionPoolEntry) -> None:
     state = _SqliteState()
     record.info[_STATE_KEY] = state
+    _prepare_sqlite(dbapi, state)
+
+
+def _prepare_sqlite(dbapi: sqlite3.Connection, state: _SqliteState) -> None:
     # Python's sqlite3 module opens transactions on its own; etl-craft opens them itself
     # so that BEGIN IMMEDIATE takes the write lock before the first read.
     dbapi.isolation_level = None
@@ -224,6 +231,8 @@ class _PingIfIdle:
         # transaction open (a session could not switch the connection to autocommit then).
         # Whatever it raises means the connection is no use: a server that ended it says why
         # before the driver sees it closed.
+        from sqlalchemy import exc as sa_exc
+
         try:
             alive = self.dialect.do_ping(dbapi)
         except Exception as error:
@@ -268,7 +277,11 @@ WriteFence = Callable[["EngineConnection"], None]
 
 
 class EngineDB:
-    """The Engine DB of one process."""
+    """The Engine DB of one process.
+
+    SQLAlchemy is imported, and the engine created, at the first transaction that needs them:
+    a reading command on an SQLite file reads through the standard library instead
+    (``read_only``), and answers without paying for SQLAlchemy's import."""
 
     def __init__(
         self,
@@ -279,16 +292,25 @@ class EngineDB:
         application: str = "etl-craft",
         timeouts: EngineTimeouts | None = None,
     ):
-        self.url = normalize_url(url)
-        self.timeouts = timeouts or EngineTimeouts.configured()
-        self.dialect = self.url.get_backend_name()
+        self.url_text = url
+        self.dialect = backend_name(url)
         if self.dialect not in ("postgresql", "sqlite"):
             raise EngineDBError(
-                f"Engine DB URL {safe_url(self.url)} uses {self.dialect}; expected a "
+                f"Engine DB URL {safe_url(url)} uses {self.dialect}; expected a "
                 "postgresql:// or sqlite:/// URL"
             )
-        self.engine = self._create_engine(null_pool, pool_size, application)
+        self.timeouts = timeouts or EngineTimeouts.configured()
+        # Shared by the twins ``fenced`` makes, so that they share one pool.
+        self._engine = _LazyEngine(lambda: self._create_engine(null_pool, pool_size, application))
         self.fence: WriteFence | None = None
+
+    @cached_property
+    def url(self) -> URL:
+        return normalize_url(self.url_text)
+
+    @property
+    def engine(self) -> Engine:
+        return self._engine.get()
 
     def fenced(self, fence: WriteFence) -> EngineDB:
         """This Engine DB, its connections shared, whose every writing transaction first runs
@@ -299,6 +321,9 @@ class EngineDB:
         return twin
 
     def _create_engine(self, null_pool: bool, pool_size: int, application: str) -> Engine:
+        from sqlalchemy import create_engine, event
+        from sqlalchemy.pool import NullPool
+
         options: dict[str, Any] = {"future": True}
         if null_pool:
             options["poolclass"] = NullPool
@@ -371,6 +396,18 @@ class EngineDB:
             yield EngineConnection(raw, self.dialect)
 
     @contextmanager
+    def read_only(self) -> Iterator[EngineReads]:
+        """A read-only transaction for named statements only, as ``read``; on an SQLite file
+        it reads through the standard library's sqlite3 (one consistent snapshot as well)."""
+        path = sqlite_file(self.url_text)
+        if path is None:
+            with self.read() as conn:
+                yield conn
+            return
+        with read_sqlite(path, self.url_text) as reads:
+            yield reads
+
+    @contextmanager
     def session(self) -> Iterator[EngineConnection]:
         """A dedicated autocommit connection held for as long as the caller needs it.
 
@@ -386,32 +423,19 @@ class EngineDB:
     def translated(self) -> Iterator[None]:
         """Raise what the driver raises as etl-craft's errors (every transaction does; a
         ``session``'s statements run outside the block that opened it, so they ask)."""
+        from sqlalchemy import exc as sa_exc
+
         try:
             yield
         except sa_exc.DBAPIError as error:
             if _is_guard_refusal(error):
                 raise WriteGuardError(str(error.orig).strip()) from error
-            self._refuse_missing_schema(error)
+            missing = missing_schema(self.url_text, error.orig)
+            if missing is not None:
+                raise missing from error
             if isinstance(error, sa_exc.OperationalError):
-                raise EngineDBError(
-                    f"the Engine DB at {safe_url(self.url)} failed: {error.orig}; check that it "
-                    "is reachable and that the URL, user and password are right"
-                ) from error
+                raise unreachable(self.url_text, error.orig) from error
             raise
-
-    def _refuse_missing_schema(self, error: sa_exc.DBAPIError) -> None:
-        """A table of etl-craft's own that is not there: the Engine DB was never initialised,
-        or predates this release; reachability and credentials are not the problem."""
-        found = _MISSING_TABLE.search(str(error.orig))
-        table = (found.group("table") or found.group("pg")).upper() if found else ""
-        if not table.startswith(("AUD_", "CFG_")):
-            return
-        raise MigrationError(
-            f"the Engine DB at {safe_url(self.url)} has no table {table}: "
-            "it was never initialised, or its schema is older than this etl-craft "
-            f"({__version__}); run etl-craft init-db, which creates or upgrades the schema, "
-            "then etl-craft migrate"
-        ) from error
 
     def create_storage(self) -> None:
         """Create an SQLite Engine DB file private to its owner; a server database must exist."""
@@ -424,7 +448,24 @@ class EngineDB:
                 os.close(os.open(database, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
     def dispose(self) -> None:
-        self.engine.dispose()
+        self._engine.dispose()
+
+
+class _LazyEngine:
+    """An engine made at its first use."""
+
+    def __init__(self, make: Callable[[], Engine]):
+        self._make = make
+        self._made: Engine | None = None
+
+    def get(self) -> Engine:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+    def dispose(self) -> None:
+        if self._made is not None:
+            self._made.dispose()
 
 
 # SQLite: "no such table: CFG_PROJECTS"; PostgreSQL: 'relation "cfg_projects" does not exist'.
@@ -433,12 +474,51 @@ _MISSING_TABLE = re.compile(
 )
 
 
+def missing_schema(url: str, failure: BaseException | None) -> MigrationError | None:
+    """A table of etl-craft's own that is not there: the Engine DB was never initialised,
+    or predates this release; reachability and credentials are not the problem."""
+    found = _MISSING_TABLE.search(str(failure))
+    table = (found.group("table") or found.group("pg")).upper() if found else ""
+    if not table.startswith(("AUD_", "CFG_")):
+        return None
+    return MigrationError(
+        f"the Engine DB at {safe_url(url)} has no table {table}: "
+        "it was never initialised, or its schema is older than this etl-craft "
+        f"({__version__}); run etl-craft init-db, which creates or upgrades the schema, "
+        "then etl-craft migrate"
+    )
+
+
+def unreachable(url: str, failure: BaseException | None) -> EngineDBError:
+    return EngineDBError(
+        f"the Engine DB at {safe_url(url)} failed: {failure}; check that it "
+        "is reachable and that the URL, user and password are right"
+    )
+
+
 def _is_guard_refusal(error: sa_exc.DBAPIError) -> bool:
     """Whether an etl-craft write guard refused the statement: by SQLSTATE on PostgreSQL, by
     the opening of its message on SQLite."""
     if isinstance(error.orig, sqlite3.Error):
         return _SQLITE_GUARD.match(str(error.orig)) is not None
     return getattr(error.orig, "sqlstate", None) == GUARD_SQLSTATE
+
+
+# A row of a named statement, by column name.
+Row = Mapping[str, Any]
+
+
+class EngineReads(Protocol):
+    """What a read-only transaction offers: named statements and their rows."""
+
+    @property
+    def dialect(self) -> str: ...
+
+    def one(self, name: str, /, **params: Any) -> Row | None: ...
+
+    def all(self, name: str, /, **params: Any) -> list[Row]: ...
+
+    def scalar(self, name: str, /, **params: Any) -> Any: ...
 
 
 @dataclass
@@ -505,21 +585,21 @@ class EngineConnection:
         result = self.connection.execute(named.clause, [self._params(row) for row in rows])
         return int(result.rowcount)
 
-    def one(self, name: str, /, **params: Any) -> RowMapping | None:
-        return self.run(name, **params).mappings().first()
+    def one(self, name: str, /, **params: Any) -> Row | None:
+        return cast("Row | None", self.run(name, **params).mappings().first())
 
-    def all(self, name: str, /, **params: Any) -> list[RowMapping]:
-        return list(self.run(name, **params).mappings())
+    def all(self, name: str, /, **params: Any) -> list[Row]:
+        return cast("list[Row]", list(self.run(name, **params).mappings()))
 
     def scalar(self, name: str, /, **params: Any) -> Any:
         return self.run(name, **params).scalar()
 
-    def guarded(self, name: str, /, *, refusal: str, **params: Any) -> RowMapping:
+    def guarded(self, name: str, /, *, refusal: str, **params: Any) -> Row:
         """Run a guarded statement that must change exactly one row and return it."""
         rows = self.run(name, **params).mappings().all()
         if len(rows) != 1:
             raise StaleTransitionError(refusal)
-        return rows[0]
+        return cast("Row", rows[0])
 
     def script(self, sql: str) -> None:
         """Run a multi-statement DDL script (schema files and migrations)."""
@@ -569,3 +649,70 @@ def _split_sqlite_script(sql: str) -> Iterator[str]:
 
 def _has_code(piece: str) -> bool:
     return any(line.strip() and not line.strip().startswith("--") for line in piece.splitlines())
+
+
+@contextmanager
+def read_sqlite(path: Path, url: str) -> Iterator[SqliteReads]:
+    """One read transaction on the SQLite file at ``path`` through the standard library."""
+    try:
+        dbapi = sqlite3.connect(path, timeout=30)
+    except sqlite3.Error as error:
+        raise unreachable(url, error) from error
+    try:
+        _prepare_sqlite(dbapi, _SqliteState())
+        dbapi.execute("BEGIN DEFERRED")
+        yield SqliteReads(dbapi)
+        dbapi.execute("COMMIT")
+    except sqlite3.OperationalError as error:
+        raise missing_schema(url, error) or unreachable(url, error) from error
+    finally:
+        dbapi.close()
+
+
+@dataclass(frozen=True)
+class SqliteReads:
+    """A read transaction on an SQLite Engine DB through sqlite3, for named statements: their
+    ``:name`` parameters are sqlite3's own, and a ``:name_list`` one expands as SQLAlchemy's
+    expanding parameters do."""
+
+    dbapi: sqlite3.Connection
+    dialect: str = "sqlite"
+
+    def _execute(self, name: str, params: Mapping[str, Any]) -> sqlite3.Cursor:
+        sql = statement(self.dialect, name).sql
+        bound: dict[str, Any] = {}
+        for key, value in params.items():
+            if not key.endswith("_list"):
+                bound[key] = _sqlite_value(value)
+                continue
+            keys = [f"{key}__{i}" for i in range(len(value))]
+            bound.update(zip(keys, map(_sqlite_value, value), strict=True))
+            listed = ", ".join(f":{item}" for item in keys)
+            sql = re.sub(rf"(?<!:):{key}\b", f"({listed})", sql)
+        return self.dbapi.execute(sql, bound)
+
+    def one(self, name: str, /, **params: Any) -> Row | None:
+        cursor = self._execute(name, params)
+        found = cursor.fetchone()
+        return None if found is None else _named(cursor, found)
+
+    def all(self, name: str, /, **params: Any) -> list[Row]:
+        cursor = self._execute(name, params)
+        return [_named(cursor, found) for found in cursor.fetchall()]
+
+    def scalar(self, name: str, /, **params: Any) -> Any:
+        found = self._execute(name, params).fetchone()
+        return None if found is None else found[0]
+
+
+def _named(cursor: sqlite3.Cursor, values: tuple[Any, ...]) -> Row:
+    return dict(zip((column[0] for column in cursor.description), values, strict=True))
+
+
+def _sqlite_value(value: Any) -> Any:
+    """A parameter as the SQLite Engine DB stores it, as SQLAlchemy's SQLite types bind it."""
+    if isinstance(value, datetime):
+        return to_sqlite_text(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from etl_craft.core.actor import Actor
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineReads
 
 
 @dataclass(frozen=True)
@@ -15,7 +15,7 @@ class RunControls:
     reopened: bool  # reopened after it ended: its next SUCCESS is a repair
 
 
-def read_controls(conn: EngineConnection, run_id: int) -> RunControls:
+def read_controls(conn: EngineReads, run_id: int) -> RunControls:
     row = conn.one("run_controls", pipeline_run_id=run_id)
     if row is None:
         return RunControls(paused=False, cancel_pending=False, reopened=False)
@@ -27,7 +27,7 @@ def read_controls(conn: EngineConnection, run_id: int) -> RunControls:
 
 
 def record_intervention(
-    conn: EngineConnection,
+    conn: EngineReads,
     actor: Actor,
     *,
     run_id: int,

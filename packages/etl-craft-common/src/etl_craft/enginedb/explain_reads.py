@@ -8,7 +8,7 @@ from datetime import datetime
 
 from etl_craft.core.enums import AttemptStatus, TaskRunStatus
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineReads
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def _instant(value: datetime | str) -> datetime:
     return found
 
 
-def read_attempts(conn: EngineConnection, task_run_id: int) -> tuple[AttemptRow, ...]:
+def read_attempts(conn: EngineReads, task_run_id: int) -> tuple[AttemptRow, ...]:
     return tuple(
         AttemptRow(
             number=int(row["attempt_number"]),
@@ -71,7 +71,7 @@ def read_attempts(conn: EngineConnection, task_run_id: int) -> tuple[AttemptRow,
     )
 
 
-def read_gate_waits(conn: EngineConnection, run_id: int, task_id: int) -> tuple[GateWaitRow, ...]:
+def read_gate_waits(conn: EngineReads, run_id: int, task_id: int) -> tuple[GateWaitRow, ...]:
     return tuple(
         GateWaitRow(
             pipeline_gate=row["task_id"] is None,
@@ -87,7 +87,7 @@ def read_gate_waits(conn: EngineConnection, run_id: int, task_id: int) -> tuple[
 
 
 def read_gate_decisions(
-    conn: EngineConnection, run_id: int, task_id: int
+    conn: EngineReads, run_id: int, task_id: int
 ) -> tuple[GateDecisionRow, ...]:
     return tuple(
         GateDecisionRow(
@@ -147,7 +147,7 @@ class PauseSpan:
     resumed_at: datetime | None
 
 
-def read_attempt_history(conn: EngineConnection, run_id: int) -> tuple[AttemptHistoryRow, ...]:
+def read_attempt_history(conn: EngineReads, run_id: int) -> tuple[AttemptHistoryRow, ...]:
     return tuple(
         AttemptHistoryRow(
             task_run_id=int(row["task_run_id"]),
@@ -169,7 +169,7 @@ def read_attempt_history(conn: EngineConnection, run_id: int) -> tuple[AttemptHi
     )
 
 
-def read_interventions(conn: EngineConnection, run_id: int) -> tuple[InterventionRow, ...]:
+def read_interventions(conn: EngineReads, run_id: int) -> tuple[InterventionRow, ...]:
     return tuple(
         InterventionRow(
             task_run_id=row["task_run_id"],
@@ -185,7 +185,7 @@ def read_interventions(conn: EngineConnection, run_id: int) -> tuple[Interventio
     )
 
 
-def read_pauses(conn: EngineConnection, run_id: int) -> tuple[PauseSpan, ...]:
+def read_pauses(conn: EngineReads, run_id: int) -> tuple[PauseSpan, ...]:
     return tuple(
         PauseSpan(_instant(row["paused_at"]), as_utc(row["resumed_at"]))
         for row in conn.all("explain_run_pauses", pipeline_run_id=run_id)

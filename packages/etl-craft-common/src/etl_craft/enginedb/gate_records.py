@@ -9,7 +9,7 @@ from datetime import datetime
 from etl_craft.core.actor import Actor
 from etl_craft.core.enums import DependencyType, RunStatus, TaskRunStatus
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, EngineReads
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class Decision:
 
 
 def pipeline_gate_dependencies(
-    conn: EngineConnection, pipeline_id: int
+    conn: EngineReads, pipeline_id: int
 ) -> tuple[PipelineGateDependency, ...]:
     return tuple(
         PipelineGateDependency(
@@ -86,7 +86,7 @@ def pipeline_gate_dependencies(
     )
 
 
-def upstream_run(conn: EngineConnection, pipeline_id: int) -> UpstreamRun | None:
+def upstream_run(conn: EngineReads, pipeline_id: int) -> UpstreamRun | None:
     row = conn.one("gate_upstream_run", pipeline_id=pipeline_id)
     if row is None:
         return None
@@ -99,7 +99,7 @@ def upstream_run(conn: EngineConnection, pipeline_id: int) -> UpstreamRun | None
 
 
 def upstream_task_run(
-    conn: EngineConnection, pipeline_run_id: int, task_id: int
+    conn: EngineReads, pipeline_run_id: int, task_id: int
 ) -> UpstreamTaskRun | None:
     row = conn.one("gate_upstream_task_run", pipeline_run_id=pipeline_run_id, task_id=task_id)
     if row is None:
@@ -111,7 +111,7 @@ def upstream_task_run(
 
 
 def last_consumption(
-    conn: EngineConnection, task_dependency_id: int | None, pipeline_dependency_id: int | None
+    conn: EngineReads, task_dependency_id: int | None, pipeline_dependency_id: int | None
 ) -> Consumption | None:
     row = conn.one(
         "gate_last_consumption",
@@ -121,7 +121,7 @@ def last_consumption(
     return None if row is None else Consumption(int(row["pipeline_run_id"]), int(row["revision"]))
 
 
-def open_wait(conn: EngineConnection, pipeline_run_id: int, task_id: int | None) -> OpenWait | None:
+def open_wait(conn: EngineReads, pipeline_run_id: int, task_id: int | None) -> OpenWait | None:
     """The unresolved wait of a run's task gate (task_id None: the pipeline gate)."""
     row = conn.one("gate_open_wait", pipeline_run_id=pipeline_run_id, task_id=task_id or 0)
     if row is None:

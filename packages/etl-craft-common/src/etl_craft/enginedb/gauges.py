@@ -17,12 +17,11 @@ from datetime import datetime
 from prometheus_client import REGISTRY
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
-from sqlalchemy import RowMapping
 
 from etl_craft.core.enums import AttemptStatus, RunStatus, SlotKind, WorkerStatus
 from etl_craft.core.errors import EngineDBError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection, EngineDB
+from etl_craft.enginedb.connection import EngineConnection, EngineDB, Row
 from etl_craft.enginedb.overseers import active_overseer
 
 log = logging.getLogger(__name__)
@@ -155,7 +154,7 @@ def _fill(conn: EngineConnection, families: Families) -> None:
         families.overseer_age.add_metric([], _age(now, overseer.heartbeat_at))
 
 
-def _fill_runs(rows: list[RowMapping], families: Families) -> None:
+def _fill_runs(rows: list[Row], families: Families) -> None:
     runs: dict[tuple[str, str], int] = {}
     over: dict[str, int] = {}
     for row in rows:
@@ -171,7 +170,7 @@ def _fill_runs(rows: list[RowMapping], families: Families) -> None:
         families.over_sla.add_metric([project], value)
 
 
-def _fill_attempts(rows: list[RowMapping], now: datetime, families: Families) -> None:
+def _fill_attempts(rows: list[Row], now: datetime, families: Families) -> None:
     pools = sorted({str(row["pool"]) for row in rows})
     attempts = {(p, k.value, s.value): 0 for p in pools for k in SlotKind for s in LIVE_ATTEMPTS}
     queues = {(pool, kind.value): [0, 0, 0.0] for pool in pools for kind in SlotKind}
@@ -191,7 +190,7 @@ def _fill_attempts(rows: list[RowMapping], now: datetime, families: Families) ->
         families.oldest.add_metric([pool, kind], age)
 
 
-def _fill_gate_waits(rows: list[RowMapping], now: datetime, families: Families) -> None:
+def _fill_gate_waits(rows: list[Row], now: datetime, families: Families) -> None:
     found = {str(row["level"]): row for row in rows}
     for level in GATE_LEVELS:
         row = found.get(level)
@@ -200,7 +199,7 @@ def _fill_gate_waits(rows: list[RowMapping], now: datetime, families: Families) 
         families.gate_oldest.add_metric([level], _age(now, oldest))
 
 
-def _fill_workers(rows: list[RowMapping], pools: set[str], families: Families) -> None:
+def _fill_workers(rows: list[Row], pools: set[str], families: Families) -> None:
     pools |= {str(row["pool"]) for row in rows}
     workers = {(pool, status): 0 for pool in pools for status in WORKING}
     slots = {(pool, kind.value): 0 for pool in pools for kind in SlotKind}

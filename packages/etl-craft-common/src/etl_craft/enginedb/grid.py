@@ -11,12 +11,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import bindparam
-
 from etl_craft.core.enums import AttemptStatus, RunStatus, TaskRunStatus
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
-from etl_craft.enginedb.named_statements import statement
+from etl_craft.enginedb.connection import EngineReads
 
 NO_LATER_RUN = 2**62  # a run id above any real one: the first page has no "before"
 
@@ -101,7 +98,7 @@ def _date(value: Any) -> date:
     return value if isinstance(value, date) else date.fromisoformat(str(value))
 
 
-def read_grid_runs(conn: EngineConnection, query: GridQuery) -> list[GridRunRow]:
+def read_grid_runs(conn: EngineReads, query: GridQuery) -> list[GridRunRow]:
     rows = conn.all(
         "grid_runs",
         project_code=query.project_code,
@@ -130,8 +127,8 @@ def read_grid_runs(conn: EngineConnection, query: GridQuery) -> list[GridRunRow]
     ]
 
 
-def read_grid_task_runs(conn: EngineConnection, run_ids: Sequence[int]) -> list[GridTaskRunRow]:
-    rows = _expanded(conn, "grid_task_runs", "run_ids", run_ids)
+def read_grid_task_runs(conn: EngineReads, run_ids: Sequence[int]) -> list[GridTaskRunRow]:
+    rows = conn.all("grid_task_runs", run_id_list=list(run_ids)) if run_ids else []
     return [
         GridTaskRunRow(
             run_id=int(row["pipeline_run_id"]),
@@ -148,15 +145,15 @@ def read_grid_task_runs(conn: EngineConnection, run_ids: Sequence[int]) -> list[
     ]
 
 
-def read_grid_tasks(conn: EngineConnection, pipeline_ids: Sequence[int]) -> list[GridTaskRow]:
-    rows = _expanded(conn, "grid_tasks", "pipeline_ids", pipeline_ids)
+def read_grid_tasks(conn: EngineReads, pipeline_ids: Sequence[int]) -> list[GridTaskRow]:
+    rows = conn.all("grid_tasks", pipeline_id_list=list(pipeline_ids)) if pipeline_ids else []
     return [
         GridTaskRow(int(row["pipeline_id"]), int(row["task_id"]), str(row["task_code"]))
         for row in rows
     ]
 
 
-def read_run_attempts(conn: EngineConnection, run_id: int) -> list[AttemptRow]:
+def read_run_attempts(conn: EngineReads, run_id: int) -> list[AttemptRow]:
     times = ("queued_at", "started_at", "ended_at")
     found = []
     for row in conn.all("run_attempts", pipeline_run_id=run_id):
@@ -166,11 +163,3 @@ def read_run_attempts(conn: EngineConnection, run_id: int) -> list[AttemptRow]:
         values["status"] = AttemptStatus(row["status"])
         found.append(AttemptRow(**values))
     return found
-
-
-def _expanded(conn: EngineConnection, name: str, key: str, values: Sequence[int]) -> list[Any]:
-    """A statement whose ``key`` is an IN list; no statement at all for an empty list."""
-    if not values:
-        return []
-    clause = statement(conn.dialect, name).clause.bindparams(bindparam(key, expanding=True))
-    return list(conn.connection.execute(clause, {key: list(values)}).mappings())

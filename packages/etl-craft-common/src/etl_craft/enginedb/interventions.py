@@ -9,12 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.actor import Actor
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.action_log import mask_arguments
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 REQUESTED = "REQUESTED"
 REFUSED = "REFUSED"
@@ -126,7 +124,7 @@ def operator_decisions(conn: EngineConnection, run_id: int) -> dict[int, str]:
 
 def audit_actions(
     conn: EngineConnection, *, project_id: int, pipeline_id: int | None, since: datetime, limit: int
-) -> list[RowMapping]:
+) -> list[Row]:
     return conn.all(
         "audit_actions", project_id=project_id, pipeline_id=pipeline_id, since=since, limit=limit
     )
@@ -134,15 +132,15 @@ def audit_actions(
 
 def audit_metadata_changes(
     conn: EngineConnection, *, pipeline_id: int | None, since: datetime, limit: int
-) -> list[RowMapping]:
+) -> list[Row]:
     return conn.all("audit_metadata_changes", pipeline_id=pipeline_id, since=since, limit=limit)
 
 
-def metadata_changes_of_migration(conn: EngineConnection, migration: str) -> list[RowMapping]:
+def metadata_changes_of_migration(conn: EngineConnection, migration: str) -> list[Row]:
     return conn.all("metadata_changes_of_migration", migration=migration)
 
 
-def _pause(row: RowMapping) -> PauseRow:
+def _pause(row: Row) -> PauseRow:
     paused_at = as_utc(row["paused_at"])
     assert paused_at is not None
     return PauseRow(

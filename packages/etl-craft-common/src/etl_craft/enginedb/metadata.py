@@ -12,12 +12,10 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.enums import DependencyType, Handler, RunCondition, RunStatus
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineReads, Row
 
 
 @dataclass(frozen=True)
@@ -155,7 +153,7 @@ class OpenPause:
     paused_by: str
 
 
-def read_project_metadata(conn: EngineConnection, project_code: str) -> ProjectMetadata:
+def read_project_metadata(conn: EngineReads, project_code: str) -> ProjectMetadata:
     project = conn.one("metadata_project", project_code=project_code)
     if project is None:
         listed = ", ".join(read_active_project_codes(conn)) or "none yet"
@@ -198,7 +196,7 @@ class PipelineEdge:
     pipeline_code: str
 
 
-def read_pipeline_edges(conn: EngineConnection) -> tuple[PipelineEdge, ...]:
+def read_pipeline_edges(conn: EngineReads) -> tuple[PipelineEdge, ...]:
     return tuple(
         PipelineEdge(
             int(row["pipeline_id"]),
@@ -210,17 +208,17 @@ def read_pipeline_edges(conn: EngineConnection) -> tuple[PipelineEdge, ...]:
     )
 
 
-def read_project_timezone(conn: EngineConnection, project_code: str) -> str | None:
+def read_project_timezone(conn: EngineReads, project_code: str) -> str | None:
     """The active project's time zone; None when there is no such project."""
     project = conn.one("metadata_project", project_code=project_code)
     return None if project is None else str(project["timezone"])
 
 
-def read_active_project_codes(conn: EngineConnection) -> tuple[str, ...]:
+def read_active_project_codes(conn: EngineReads) -> tuple[str, ...]:
     return tuple(str(row["project_code"]) for row in conn.all("metadata_active_projects"))
 
 
-def read_last_runs(conn: EngineConnection, project_id: int) -> dict[int, LastRun]:
+def read_last_runs(conn: EngineReads, project_id: int) -> dict[int, LastRun]:
     return {
         int(row["pipeline_id"]): LastRun(
             pipeline_run_id=int(row["pipeline_run_id"]),
@@ -232,7 +230,7 @@ def read_last_runs(conn: EngineConnection, project_id: int) -> dict[int, LastRun
     }
 
 
-def read_open_pauses(conn: EngineConnection, project_id: int) -> tuple[OpenPause, ...]:
+def read_open_pauses(conn: EngineReads, project_id: int) -> tuple[OpenPause, ...]:
     return tuple(
         OpenPause(
             pipeline_id=None if row["pipeline_id"] is None else int(row["pipeline_id"]),
@@ -244,7 +242,7 @@ def read_open_pauses(conn: EngineConnection, project_id: int) -> tuple[OpenPause
     )
 
 
-def _rows(conn: EngineConnection, name: str, project_id: int, build: Any) -> tuple[Any, ...]:
+def _rows(conn: EngineReads, name: str, project_id: int, build: Any) -> tuple[Any, ...]:
     return tuple(build(row) for row in conn.all(name, project_id=project_id))
 
 
@@ -252,7 +250,7 @@ def _flag(value: object) -> bool:
     return value == "Y"
 
 
-def _pipeline(row: RowMapping) -> PipelineRow:
+def _pipeline(row: Row) -> PipelineRow:
     return PipelineRow(
         pipeline_id=int(row["pipeline_id"]),
         code=str(row["pipeline_code"]),
@@ -263,7 +261,7 @@ def _pipeline(row: RowMapping) -> PipelineRow:
     )
 
 
-def _task(row: RowMapping, parameters: dict[str, str | None]) -> TaskRow:
+def _task(row: Row, parameters: dict[str, str | None]) -> TaskRow:
     count = row["required_count"]
     return TaskRow(
         task_id=int(row["task_id"]),
@@ -277,7 +275,7 @@ def _task(row: RowMapping, parameters: dict[str, str | None]) -> TaskRow:
     )
 
 
-def _pipeline_parameter(row: RowMapping) -> PipelineParameterRow:
+def _pipeline_parameter(row: Row) -> PipelineParameterRow:
     return PipelineParameterRow(
         pipeline_id=int(row["pipeline_id"]),
         name=str(row["name"]),
@@ -286,7 +284,7 @@ def _pipeline_parameter(row: RowMapping) -> PipelineParameterRow:
     )
 
 
-def _task_dependency(row: RowMapping) -> TaskDependencyRow:
+def _task_dependency(row: Row) -> TaskDependencyRow:
     return TaskDependencyRow(
         dependency_id=int(row["dependency_id"]),
         task_id=int(row["task_id"]),
@@ -301,7 +299,7 @@ def _task_dependency(row: RowMapping) -> TaskDependencyRow:
     )
 
 
-def _pipeline_dependency(row: RowMapping) -> PipelineDependencyRow:
+def _pipeline_dependency(row: Row) -> PipelineDependencyRow:
     return PipelineDependencyRow(
         dependency_id=int(row["dependency_id"]),
         pipeline_id=int(row["pipeline_id"]),
@@ -313,7 +311,7 @@ def _pipeline_dependency(row: RowMapping) -> PipelineDependencyRow:
     )
 
 
-def _business_rule(row: RowMapping) -> BusinessRuleRow:
+def _business_rule(row: Row) -> BusinessRuleRow:
     return BusinessRuleRow(
         rule_id=int(row["rule_id"]),
         task_id=int(row["task_id"]),
@@ -341,19 +339,19 @@ def _instant(value: object) -> datetime:
     return instant
 
 
-def active_project_id(conn: EngineConnection, project_code: str) -> int | None:
+def active_project_id(conn: EngineReads, project_code: str) -> int | None:
     """The id of the active project with this code; None when the Engine DB has none."""
     row = conn.one("metadata_project", project_code=project_code)
     return None if row is None else int(row["project_id"])
 
 
-def read_pipelines(conn: EngineConnection, project_id: int) -> tuple[PipelineRow, ...]:
+def read_pipelines(conn: EngineReads, project_id: int) -> tuple[PipelineRow, ...]:
     """Every pipeline of the project, active or not, by code."""
     return _rows(conn, "metadata_pipelines", project_id, _pipeline)
 
 
 def project_parameter_values(
-    conn: EngineConnection, project_code: str
+    conn: EngineReads, project_code: str
 ) -> tuple[tuple[str, str | None], ...]:
     """Every (name, value) of the project's task and pipeline parameters."""
     rows = conn.all("project_parameter_values", project_code=project_code)

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib.resources import files
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import BindParameter, TextClause, bindparam, text
+if TYPE_CHECKING:
+    from sqlalchemy import BindParameter, TextClause
 
 STATEMENT_OPTION = "etl_craft_statement"  # the name, carried to the Engine DB's timing events
 HEADER = re.compile(r"^--\s*name:\s*([a-z][a-z0-9_]*)\s*--\s*$", re.MULTILINE)
@@ -34,6 +35,8 @@ class Statement:
     def clause(self) -> TextClause:
         # Built once per statement; the name rides along as an option, so timing it by name
         # costs a dictionary lookup rather than parsing the SQL.
+        from sqlalchemy import bindparam, text
+
         names = sorted(set(EXPANDING.findall(self.sql)))
         expanding: list[BindParameter[Any]] = [bindparam(n, expanding=True) for n in names]
         clause = text(self.sql).bindparams(*expanding) if expanding else text(self.sql)

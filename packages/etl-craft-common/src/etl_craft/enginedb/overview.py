@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 
 def engine_now(conn: EngineConnection) -> datetime:
@@ -21,31 +19,31 @@ def engine_now(conn: EngineConnection) -> datetime:
     return now
 
 
-def project_runs(conn: EngineConnection, project_id: int, since: datetime) -> RowMapping:
+def project_runs(conn: EngineConnection, project_id: int, since: datetime) -> Row:
     """Counts of the project's live runs and of those ended since ``since``."""
     row = conn.one("overview_project_runs", project_id=project_id, since=since)
     assert row is not None  # an aggregate answers one row
     return row
 
 
-def project_attempts(conn: EngineConnection, project_id: int) -> RowMapping:
+def project_attempts(conn: EngineConnection, project_id: int) -> Row:
     row = conn.one("overview_project_attempts", project_id=project_id)
     assert row is not None
     return row
 
 
-def pool_load(conn: EngineConnection) -> list[RowMapping]:
+def pool_load(conn: EngineConnection) -> list[Row]:
     """Live attempts by pool, slot kind and status (every pool appears), as metrics reads them."""
     return conn.all("metrics_attempts")
 
 
-def workers(conn: EngineConnection, limit: int) -> list[RowMapping]:
+def workers(conn: EngineConnection, limit: int) -> list[Row]:
     return conn.all("overview_workers", limit=limit)
 
 
 def interventions(
     conn: EngineConnection, project_id: int, pipeline_id: int | None, limit: int
-) -> list[RowMapping]:
+) -> list[Row]:
     return conn.all(
         "overview_interventions", project_id=project_id, pipeline_id=pipeline_id, limit=limit
     )
@@ -61,7 +59,7 @@ def project_id_of(conn: EngineConnection, project_code: str) -> int:
     return int(row["project_id"])
 
 
-def fresh_leader(conn: EngineConnection, fresh_seconds: float) -> RowMapping | None:
+def fresh_leader(conn: EngineConnection, fresh_seconds: float) -> Row | None:
     """The leading overseer, if it runs: not stopped and beating within ``fresh_seconds``."""
     return conn.one("overview_leader", fresh_seconds=fresh_seconds)
 
@@ -70,6 +68,6 @@ def last_overseer_beat(conn: EngineConnection) -> datetime | None:
     return as_utc(conn.scalar("overview_last_overseer_beat"))
 
 
-def waiting_pools(conn: EngineConnection, fresh_seconds: float) -> list[RowMapping]:
+def waiting_pools(conn: EngineConnection, fresh_seconds: float) -> list[Row]:
     """Pools with due queued attempts, with their workers: ever, live, last heartbeat."""
     return conn.all("overview_waiting_pools", fresh_seconds=fresh_seconds)

@@ -7,11 +7,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.enums import RunStatus
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, EngineReads, Row
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,7 @@ def _date(value: Any) -> date:
     return value if isinstance(value, date) else date.fromisoformat(str(value))
 
 
-def _listed(row: RowMapping) -> dict[str, Any]:
+def _listed(row: Row) -> dict[str, Any]:
     return {
         "pipeline_run_id": int(row["pipeline_run_id"]),
         "run_key": str(row["run_key"]),
@@ -60,7 +58,7 @@ def lock_pipeline_runs(conn: EngineConnection, pipeline_id: int) -> None:
     conn.run("lock_pipeline_runs", pipeline_id=pipeline_id)
 
 
-def live_runs(conn: EngineConnection, pipeline_id: int) -> tuple[LiveRun, ...]:
+def live_runs(conn: EngineReads, pipeline_id: int) -> tuple[LiveRun, ...]:
     """The pipeline's QUEUED and IN-PROGRESS runs, oldest first."""
     return tuple(
         LiveRun(
@@ -73,7 +71,7 @@ def live_runs(conn: EngineConnection, pipeline_id: int) -> tuple[LiveRun, ...]:
 
 
 def newest_runs(
-    conn: EngineConnection, pipeline_id: int, limit: int, before: int | None = None
+    conn: EngineReads, pipeline_id: int, limit: int, before: int | None = None
 ) -> tuple[PastRun, ...]:
     """The pipeline's newest runs, newest first; with ``before``, those older than that run."""
     if before is None:
@@ -93,12 +91,12 @@ def newest_runs(
     )
 
 
-def run_id_by_key(conn: EngineConnection, pipeline_id: int, run_key: str) -> int | None:
+def run_id_by_key(conn: EngineReads, pipeline_id: int, run_key: str) -> int | None:
     row = conn.one("run_by_key", pipeline_id=pipeline_id, run_key=run_key)
     return None if row is None else int(row["pipeline_run_id"])
 
 
-def pipeline_code_of_run(conn: EngineConnection, run_id: int, project_code: str) -> str | None:
+def pipeline_code_of_run(conn: EngineReads, run_id: int, project_code: str) -> str | None:
     """The code of the pipeline of a run of the project, found by the run's id alone."""
     row = conn.one("run_pipeline_code", run_id=run_id, project_code=project_code)
     return None if row is None else str(row["pipeline_code"])

@@ -19,7 +19,7 @@ from etl_craft.core.enums import (
 )
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineReads
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def _instant(value: Any) -> datetime:
     return found
 
 
-def read_run(conn: EngineConnection, run_id: int) -> RunRow:
+def read_run(conn: EngineReads, run_id: int) -> RunRow:
     row = conn.one("run_row", pipeline_run_id=run_id)
     if row is None:
         raise NotFoundError(
@@ -136,7 +136,7 @@ def read_run(conn: EngineConnection, run_id: int) -> RunRow:
     )
 
 
-def read_task_runs(conn: EngineConnection, run_id: int) -> dict[int, TaskRunRow]:
+def read_task_runs(conn: EngineReads, run_id: int) -> dict[int, TaskRunRow]:
     runs = {}
     for row in conn.all("run_task_runs", pipeline_run_id=run_id):
         status = row["attempt_status"]
@@ -161,7 +161,7 @@ def read_task_runs(conn: EngineConnection, run_id: int) -> dict[int, TaskRunRow]
     return runs
 
 
-def read_pipeline_shape(conn: EngineConnection, pipeline_id: int) -> PipelineShape:
+def read_pipeline_shape(conn: EngineReads, pipeline_id: int) -> PipelineShape:
     tasks = tuple(
         TaskRow(
             task_id=int(row["task_id"]),
@@ -209,7 +209,7 @@ class QueuedAttemptRow:
         return max(self.queued_at, self.not_before or self.queued_at)
 
 
-def queued_attempts(conn: EngineConnection, run_id: int) -> list[QueuedAttemptRow]:
+def queued_attempts(conn: EngineReads, run_id: int) -> list[QueuedAttemptRow]:
     """The run's QUEUED attempts, in queue order."""
     return [
         QueuedAttemptRow(

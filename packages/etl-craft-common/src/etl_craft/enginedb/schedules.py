@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 
 @dataclass(frozen=True)
@@ -43,7 +41,7 @@ def latest_schedule_run_key(conn: EngineConnection, pipeline_id: int) -> str | N
     return None if key is None else str(key)
 
 
-def _pipeline(row: RowMapping) -> ScheduledPipeline:
+def _pipeline(row: Row) -> ScheduledPipeline:
     start = row["start_date"]
     return ScheduledPipeline(
         pipeline_id=int(row["pipeline_id"]),

@@ -7,9 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import RowMapping
-
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 # (table, role) -> the write privileges that role holds on that table
 HeldPrivileges = dict[tuple[str, str], list[str]]
@@ -58,7 +56,7 @@ def guard_triggers(conn: EngineConnection) -> tuple[GuardTrigger, ...]:
     )
 
 
-def _held(rows: Sequence[RowMapping]) -> HeldPrivileges:
+def _held(rows: Sequence[Row]) -> HeldPrivileges:
     held: defaultdict[tuple[str, str], list[str]] = defaultdict(list)
     for row in rows:
         held[(str(row["table_name"]), str(row["grantee"]))].append(str(row["privilege"]))

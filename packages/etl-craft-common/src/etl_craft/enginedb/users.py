@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.enums import Role
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,7 @@ class NewUser:
     source: str
 
 
-def _user(row: RowMapping) -> UserRow:
+def _user(row: Row) -> UserRow:
     return UserRow(
         user_id=int(row["user_id"]),
         user_name=str(row["user_name"]),

@@ -11,12 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.enums import AttemptStatus, WorkerStatus
 from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 
 # The overseer declares a worker GONE once this many heartbeat intervals pass without one.
 SILENT_INTERVALS = 3
@@ -70,7 +68,7 @@ def attempt_end(conn: EngineConnection, attempt_id: int) -> AttemptEnd:
     return AttemptEnd(AttemptStatus(row["status"]), row["error_message"])
 
 
-def _worker(row: RowMapping) -> WorkerRow:
+def _worker(row: Row) -> WorkerRow:
     registration = WorkerRegistration(
         worker_id=str(row["worker_id"]),
         pool=str(row["pool"]),

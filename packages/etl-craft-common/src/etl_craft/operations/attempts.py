@@ -144,7 +144,7 @@ def _from_worker(
     if AttemptStatus(row["status"]).terminal:
         return None
     token = load_settings().worker_token
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         endpoint = attempt_log_endpoint(conn, attempt_id)
     if endpoint is None or token is None:
         return None
@@ -153,7 +153,7 @@ def _from_worker(
 
 def latest_attempt(ctx: OperationContext, run_id: int, task_code: str) -> int:
     """The id of the newest attempt of task ``task_code`` in run ``run_id``."""
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         found = latest_attempt_id(conn, run_id, task_code, ctx.project_code)
     if found is None:
         raise NotFoundError(
@@ -165,7 +165,7 @@ def latest_attempt(ctx: OperationContext, run_id: int, task_code: str) -> int:
 
 
 def _row(ctx: OperationContext, attempt_id: int) -> Mapping[str, Any]:
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         row = attempt_record(conn, attempt_id, ctx.project_code)
     if row is None:
         raise NotFoundError(

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from etl_craft.core.errors import MetadataError
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineReads
 from etl_craft.enginedb.metadata import (
     ProjectMetadata,
     read_active_project_codes,
@@ -55,12 +55,12 @@ def blocking_findings(metadata: ProjectMetadata) -> dict[str, tuple[Finding, ...
 
 
 def project_blocking_findings(
-    conn: EngineConnection, project_code: str
+    conn: EngineReads, project_code: str
 ) -> dict[str, tuple[Finding, ...]]:
     return blocking_findings(read_project_metadata(conn, project_code))
 
 
-def blocked_pipelines(conn: EngineConnection) -> tuple[BlockedPipeline, ...]:
+def blocked_pipelines(conn: EngineReads) -> tuple[BlockedPipeline, ...]:
     """The pipelines of every active project of the Engine DB that cannot run."""
     blocked: list[BlockedPipeline] = []
     for project_code in read_active_project_codes(conn):
@@ -89,7 +89,7 @@ def refusal(pipeline_code: str, findings: Iterable[Finding]) -> MetadataError:
     return MetadataError(f"{refusal_text(pipeline_code, findings)}; no run was created")
 
 
-def refuse_blocked(conn: EngineConnection, project_code: str, pipeline_code: str) -> None:
+def refuse_blocked(conn: EngineReads, project_code: str, pipeline_code: str) -> None:
     """Raise MetadataError naming every blocking finding of the pipeline, if it has any."""
     findings = project_blocking_findings(conn, project_code).get(pipeline_code)
     if findings:

@@ -85,13 +85,13 @@ class OperationContext:
     @cached_property
     def _chosen_timezone(self) -> str:
         # Another project's time zone is its CFG_PROJECTS row's, not this configuration's.
-        with self.engine.read() as conn:
+        with self.engine.read_only() as conn:
             return read_project_timezone(conn, self.project_code) or DEFAULT_TIMEZONE
 
     @property
     def attempt_logs_dir(self) -> Path:
         logs = self.project.logs_dir if self.project else Path.cwd() / "logs"
-        return attempt_logs_dir(logs, self.engine.url, self.project_code)
+        return attempt_logs_dir(logs, self.engine.url_text, self.project_code)
 
     @cached_property
     def log_store(self) -> ObjectStore | None:

@@ -433,7 +433,7 @@ def explain_task(
     With ``at``, explain the task as it stood at that past moment, from the run's records."""
     if at is not None:
         refuse_future(at)
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         findings = project_blocking_findings(conn, ctx.project_code).get(pipeline_code, ())
     try:
         chosen = run_status(ctx, pipeline_code, run_id).run_id
@@ -445,7 +445,7 @@ def explain_task(
         raise
     orchestration = ctx.connector.orchestration if ctx.connector else None
     retries = orchestration.retries if orchestration else 0
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         if at is None:
             snap = read_explain_snapshot(conn, chosen, task_code, default_retries=retries)
             return explain(snap, findings)

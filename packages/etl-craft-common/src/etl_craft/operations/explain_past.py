@@ -16,7 +16,7 @@ from datetime import datetime
 from etl_craft.core.enums import AttemptStatus, RunStatus, TaskRunStatus
 from etl_craft.core.errors import UsageError
 from etl_craft.core.time import as_utc, utc_now
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineReads
 from etl_craft.enginedb.controls import RunControls
 from etl_craft.enginedb.explain_reads import (
     AttemptHistoryRow,
@@ -41,7 +41,7 @@ class RunHistory:
 
 
 def read_explain_records_at(
-    conn: EngineConnection, run_id: int, task_code: str, at: datetime, *, default_retries: int = 0
+    conn: EngineReads, run_id: int, task_code: str, at: datetime, *, default_retries: int = 0
 ) -> ExplainRecords:
     records = read_explain_records(conn, run_id, task_code, default_retries=default_retries)
     history = RunHistory(

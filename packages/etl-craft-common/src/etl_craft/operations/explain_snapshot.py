@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from etl_craft.core.enums import DependencyType, RunCondition, RunStatus, TaskRunStatus
 from etl_craft.core.errors import NotFoundError
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineReads
 from etl_craft.enginedb.controls import RunControls, read_controls
 from etl_craft.enginedb.explain_reads import (
     AttemptRow,
@@ -87,7 +87,7 @@ class ExplainRecords:
 
 
 def read_explain_records(
-    conn: EngineConnection, run_id: int, task_code: str, *, default_retries: int = 0
+    conn: EngineReads, run_id: int, task_code: str, *, default_retries: int = 0
 ) -> ExplainRecords:
     run = read_run(conn, run_id)
     pipeline = read_pipeline_shape(conn, run.pipeline_id)
@@ -109,7 +109,7 @@ def read_explain_records(
 
 
 def read_explain_snapshot(
-    conn: EngineConnection, run_id: int, task_code: str, *, default_retries: int = 0
+    conn: EngineReads, run_id: int, task_code: str, *, default_retries: int = 0
 ) -> ExplainSnapshot:
     return snapshot_of(
         read_explain_records(conn, run_id, task_code, default_retries=default_retries)

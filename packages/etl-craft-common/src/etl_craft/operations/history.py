@@ -38,7 +38,7 @@ def history(
     ctx: OperationContext, pipeline_code: str, limit: int = 20, before: int | None = None
 ) -> History:
     """The pipeline's newest runs; with ``before``, the page of runs older than that run id."""
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code, inactive=True)
         rows = newest_runs(conn, pipeline_id, limit, before)
     runs = tuple(
@@ -62,7 +62,7 @@ def run_status(
 ) -> RunView:
     """The named run, else the pipeline's single run in progress; with ``or_latest``, when none
     is in progress, its newest run (what `status` shows: reading is no guess that acts)."""
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         pipeline_id = pipeline_id_of(conn, ctx.project_code, pipeline_code, inactive=True)
         if run_id is None:
             live = live_runs(conn, pipeline_id)
@@ -96,7 +96,7 @@ def run_status(
 
 def pipeline_of_run(ctx: OperationContext, run_id: int) -> str:
     """The code of the pipeline a run of this project belongs to, found by the run's id."""
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         code = pipeline_code_of_run(conn, run_id, ctx.project_code)
     if code is None:
         raise NotFoundError(

@@ -115,7 +115,7 @@ class PipelineSteps:
 
 
 def list_pipelines(ctx: OperationContext, now: datetime | None = None) -> PipelineList:
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         metadata = read_project_metadata(conn, ctx.project_code)
         last_runs = read_last_runs(conn, metadata.project_id)
         pauses = read_open_pauses(conn, metadata.project_id)
@@ -220,7 +220,7 @@ def pipeline_steps(ctx: OperationContext, pipeline_code: str) -> PipelineSteps:
 
 
 def _read(ctx: OperationContext) -> ProjectMetadata:
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         return read_project_metadata(conn, ctx.project_code)
 
 

@@ -11,7 +11,7 @@ from etl_craft.operations.context import OperationContext
 def secrets_redactor(ctx: OperationContext) -> Redactor:
     """Masks, in any text, every value of a parameter with a secret-looking name (S7.C) and
     every secret the configuration resolved."""
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         values = project_parameter_values(conn, ctx.project_code)
     found = parameter_secrets(values, sensitive_names(ctx.connector))
     resolved = ctx.connector.secrets if ctx.connector else frozenset()

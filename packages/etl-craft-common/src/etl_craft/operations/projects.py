@@ -21,7 +21,7 @@ class ProjectList:
 
 
 def list_projects(ctx: OperationContext) -> ProjectList:
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         codes = read_active_project_codes(conn)
     return ProjectList(current=ctx.project_code, projects=codes)
 
@@ -36,7 +36,7 @@ def unknown_project(project_code: str, known: tuple[str, ...]) -> NotFoundError:
 
 def require_project(ctx: OperationContext) -> OperationContext:
     """``ctx`` itself, once its project is known to the Engine DB; else NotFoundError."""
-    with ctx.engine.read() as conn:
+    with ctx.engine.read_only() as conn:
         known = read_active_project_codes(conn)
     if ctx.project_code not in known:
         raise unknown_project(ctx.project_code, known)

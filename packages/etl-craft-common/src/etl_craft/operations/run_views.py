@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from etl_craft.core.enums import RunStatus, TaskRunStatus
 from etl_craft.core.errors import NotFoundError
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineReads
 from etl_craft.enginedb.runs import read_pipeline_shape, read_run, read_task_runs
 
 
@@ -49,7 +49,7 @@ class RunView:
         return tally
 
 
-def read_run_view(conn: EngineConnection, run_id: int) -> RunView:
+def read_run_view(conn: EngineReads, run_id: int) -> RunView:
     run = read_run(conn, run_id)
     runs = read_task_runs(conn, run_id)
     shape = read_pipeline_shape(conn, run.pipeline_id)
@@ -86,7 +86,7 @@ def read_run_view(conn: EngineConnection, run_id: int) -> RunView:
 
 
 def pipeline_id_of(
-    conn: EngineConnection, project_code: str, pipeline_code: str, *, inactive: bool = False
+    conn: EngineReads, project_code: str, pipeline_code: str, *, inactive: bool = False
 ) -> int:
     """The active pipeline's id; with ``inactive``, an inactive one's too, for commands that
     read or settle the runs it already has (history, status, cancel)."""

@@ -5,8 +5,12 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy.engine import URL
+from etl_craft.config.urls import sqlite_file
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 TAIL_BYTES = 8 * 1024  # Logs.tail_bytes by default
 STORED_LOGS = "logs"  # the keys of stored attempt logs start so
@@ -30,20 +34,28 @@ def tail(path: Path, limit: int = TAIL_BYTES) -> str | None:
     return data.decode("utf-8", errors="ignore")
 
 
-def engine_key(url: URL) -> str:
+def engine_key(url: str | URL) -> str:
     """A short name for one Engine DB, stable across runs and free of its credentials.
 
     Two Engine DBs (a SQLite file and a PostgreSQL database, say) number their runs
     independently, so their attempt logs must not share a folder.
     """
-    database = url.database or ""
-    if url.get_backend_name() == "sqlite" and database not in ("", ":memory:"):
+    path = sqlite_file(url) if isinstance(url, str) else None
+    if path is not None:  # read without SQLAlchemy, as a reading command does
+        backend, host, port, database = "sqlite", None, None, str(path)
+    else:
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url) if isinstance(url, str) else url
+        backend, host, port = parsed.get_backend_name(), parsed.host, parsed.port
+        database = parsed.database or ""
+    if backend == "sqlite" and database not in ("", ":memory:"):
         database = str(Path(database).resolve())
-    where = f"{url.get_backend_name()}|{url.host or ''}|{url.port or ''}|{database}"
-    return f"{url.get_backend_name()}-{hashlib.sha256(where.encode()).hexdigest()[:8]}"
+    where = f"{backend}|{host or ''}|{port or ''}|{database}"
+    return f"{backend}-{hashlib.sha256(where.encode()).hexdigest()[:8]}"
 
 
-def attempt_logs_dir(logs_dir: Path, url: URL, project_code: str) -> Path:
+def attempt_logs_dir(logs_dir: Path, url: str | URL, project_code: str) -> Path:
     """Where the attempt logs of one project in one Engine DB go."""
     return logs_dir / f"{project_code}.{engine_key(url)}"
 
@@ -63,7 +75,7 @@ def local_log_path(logs_root: Path, key: str) -> Path:
     return logs_root / key.removeprefix(f"{STORED_LOGS}/")
 
 
-def bundle_cache_dir(url: URL) -> Path:
+def bundle_cache_dir(url: str | URL) -> Path:
     """Where an owner materialises the bundles of one Engine DB: its bundle ids are its own."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache) / "etl-craft" / "bundles" / engine_key(url)

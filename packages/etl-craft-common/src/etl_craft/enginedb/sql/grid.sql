@@ -27,14 +27,14 @@ SELECT t.PIPELINE_RUN_ID AS pipeline_run_id, t.TASK_ID AS task_id, k.TASK_CODE A
   FROM AUD_TASK_RUN_LOG t
   JOIN CFG_TASKS k ON k.TASK_ID = t.TASK_ID
   LEFT JOIN AUD_TASK_ATTEMPTS a ON a.ATTEMPT_ID = t.LATEST_ATTEMPT_ID
- WHERE t.PIPELINE_RUN_ID IN :run_ids
+ WHERE t.PIPELINE_RUN_ID IN :run_id_list
  ORDER BY t.PIPELINE_RUN_ID, t.TASK_ID;
 
 -- name: grid_tasks --
 -- The active tasks of some pipelines, in each pipeline's task order: the grid's columns.
 SELECT k.PIPELINE_ID AS pipeline_id, k.TASK_ID AS task_id, k.TASK_CODE AS task_code
   FROM CFG_TASKS k
- WHERE k.PIPELINE_ID IN :pipeline_ids AND k.ACTIVE_FLAG = 'Y'
+ WHERE k.PIPELINE_ID IN :pipeline_id_list AND k.ACTIVE_FLAG = 'Y'
  ORDER BY k.PIPELINE_ID, k.TASK_ID;
 
 -- name: run_attempts --

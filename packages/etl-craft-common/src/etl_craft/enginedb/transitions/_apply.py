@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from sqlalchemy import RowMapping
+from typing import Any, cast
 
 from etl_craft.core.actor import Actor
 from etl_craft.core.errors import StaleTransitionError
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 from etl_craft.enginedb.transitions.table import BY_NAME, Entity
 
 _STATE_QUERY = {
@@ -29,7 +27,7 @@ def apply(
     *,
     owner_id: str | None = None,
     **params: Any,
-) -> RowMapping:
+) -> Row:
     """Run ``transition_<name>`` for one row; raise StaleTransitionError unless it changed it."""
     query, key = _STATE_QUERY[entity]
     values: dict[str, Any] = {key: row_id, "actor": actor.name, "actor_kind": actor.kind.value}
@@ -39,7 +37,7 @@ def apply(
     rows = conn.run(f"transition_{transition}", **values).mappings().all()
     if len(rows) == 1:
         notify(conn, entity, row_id, str(rows[0]["status"]))
-        return rows[0]
+        return cast("Row", rows[0])
     found = conn.one(query, **{key: row_id})
     raise StaleTransitionError(_refusal(transition, entity, row_id, owner_id, found))
 
@@ -81,7 +79,7 @@ def _refusal(
     entity: Entity,
     row_id: int | str,
     owner_id: str | None,
-    found: RowMapping | None,
+    found: Row | None,
 ) -> str:
     rule = BY_NAME.get(transition)
     expected = rule.guard if rule else "the row to be live and owned by the caller"

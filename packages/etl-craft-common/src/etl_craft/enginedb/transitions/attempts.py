@@ -7,14 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import RowMapping
-
 from etl_craft.core.actor import Actor
 from etl_craft.core.counts import Counts
 from etl_craft.core.enums import AttemptStatus, SlotKind
 from etl_craft.core.errors import StaleTransitionError
 from etl_craft.core.time import as_utc
-from etl_craft.enginedb.connection import EngineConnection
+from etl_craft.enginedb.connection import EngineConnection, Row
 from etl_craft.enginedb.transitions._apply import apply, apply_many, notify
 from etl_craft.enginedb.transitions.table import Entity
 
@@ -160,7 +158,7 @@ def claim_attempts(
     return claimed
 
 
-def _claimed(row: RowMapping) -> ClaimedAttempt:
+def _claimed(row: Row) -> ClaimedAttempt:
     due, claimed = as_utc(row["due_at"]), as_utc(row["claimed_at"])
     waited = 0.0 if due is None or claimed is None else (claimed - due).total_seconds()
     kind = SlotKind(row["slot_kind"])
@@ -408,7 +406,7 @@ def _attempt(
     *,
     owner_id: str | None = None,
     **params: Any,
-) -> RowMapping:
+) -> Row:
     return apply(conn, Entity.ATTEMPT, transition, attempt_id, actor, owner_id=owner_id, **params)
 
 
