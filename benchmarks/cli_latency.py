@@ -9,9 +9,10 @@ the demo's SQLite Engine DB, it times `list`, `status`, `history` and `explain` 
 whole command, interleaved with the floor so a burst of load hits each alike), and how soon
 `logs --follow` is attached: from its launch to the first log line on stdout. Each is printed
 with its median and minimum wall time, its CPU time and the 300 ms target, beside the import of
-SQLAlchemy, its SQLite dialect and PyYAML alone; the load average comes first, since figures
-only mean something on a quiet machine. For a command over the target, `python -X importtime`
-shows where its start goes.
+SQLAlchemy, its SQLite dialect and PyYAML alone (what a command reading through SQLAlchemy, as
+on a PostgreSQL Engine DB, pays before its first row; on SQLite they read through sqlite3); the
+load average comes first, since figures only mean something on a quiet machine. For a command
+over the target, `python -X importtime` shows where its start goes.
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def measure(folder: Path, repeat: int) -> None:
     attempt = next(str(task["attempt_id"]) for task in tasks if task.get("attempt_id"))
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],
-        # What every reading command imports before it reads a row: the part of its start
-        # no change inside etl-craft takes away while the Engine DB is read through SQLAlchemy.
+        # What a reading command would import before it reads a row through SQLAlchemy (on
+        # PostgreSQL); on this demo's SQLite Engine DB they read through sqlite3 instead.
         "python: SQLAlchemy + SQLite + PyYAML": [sys.executable, "-c", FLOOR_IMPORTS],
         "etl-craft --version": [ETL_CRAFT, "--version"],
         "etl-craft list": [ETL_CRAFT, "list"],
