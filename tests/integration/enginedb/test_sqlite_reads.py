@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import Histogram
 
 from etl_craft.core.errors import EngineDBError, MigrationError
 from etl_craft.core.time import SQLITE_TIMESTAMP_FORMAT, utc_now
+from etl_craft.enginedb import connection
 from etl_craft.enginedb.attempts import attempt_record, latest_attempt_id
-from etl_craft.enginedb.connection import EngineDB, EngineReads, Row, SqliteReads
+from etl_craft.enginedb.connection import EngineConnection, EngineDB, EngineReads, Row, SqliteReads
 from etl_craft.enginedb.grid import (
     GridQuery,
     read_grid_runs,
@@ -157,3 +159,20 @@ def test_a_file_that_can_not_be_opened_is_an_engine_db_error(tmp_path: Path) -> 
         with pytest.raises(EngineDBError, match="unable to open database file"):
             with read() as conn:
                 conn.all("metadata_active_projects")
+
+
+def test_a_process_that_times_its_statements_reads_through_its_engine(
+    finished: tuple[ProjectOnDisk, int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, _, _ = finished
+    family = Histogram("statements", "Engine DB statements", ["statement"], registry=None)
+    monkeypatch.setattr(connection._timing, "family", family)
+    monkeypatch.setattr(connection._timing, "timers", {})
+
+    with project.engine.read_only() as conn:
+        assert isinstance(conn, EngineConnection)
+        codes = conn.all("metadata_active_projects")
+
+    assert [row["project_code"] for row in codes] == ["default"]
+    timed = {sample.labels["statement"] for metric in family.collect() for sample in metric.samples}
+    assert "metadata_active_projects" in timed
