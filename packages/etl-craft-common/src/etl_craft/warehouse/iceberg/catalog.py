@@ -14,6 +14,7 @@ from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.exceptions import NoSuchTableError
 from pyiceberg.table import Table
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 
 from etl_craft.config.sections import Warehouse
 from etl_craft.core.errors import ConfigurationError, WarehouseError
@@ -115,6 +116,18 @@ def _location(location: str | None, base: Path | None, catalog_file: Path | None
         path = base / path
     path.mkdir(parents=True, exist_ok=True)
     return path.resolve().as_uri()
+
+
+def ensure_namespace(catalog: Catalog, namespace: str) -> None:
+    """Create ``namespace`` unless the catalog has it. The SQL catalog looks, then inserts:
+    task processes that create one namespace at once (a pipeline's setup tasks, say) may all
+    find it missing, and all but the first insert then break the catalog's key, while the
+    namespace they wanted is there."""
+    try:
+        catalog.create_namespace_if_not_exists(namespace)
+    except IntegrityError:
+        if not catalog.namespace_exists(namespace):
+            raise
 
 
 def load(catalog: Catalog, schema: str, table: str) -> Table | None:

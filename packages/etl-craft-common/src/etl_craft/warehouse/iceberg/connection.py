@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import duckdb
 import psycopg
 import sqlglot
-from pyiceberg.exceptions import CommitFailedException, NamespaceAlreadyExistsError
+from pyiceberg.exceptions import CommitFailedException
 from pyiceberg.io.pyarrow import _check_pyarrow_schema_compatible, _dataframe_to_data_files
 from pyiceberg.table import Table, TableProperties, Transaction
 from pyiceberg.table.snapshots import ancestors_of
@@ -34,7 +34,7 @@ from etl_craft.core.errors import StaleTransitionError, WarehouseError
 from etl_craft.warehouse.connection import Row, WarehouseConnection, lock_key
 from etl_craft.warehouse.dialect import Capabilities, Publication, QueryCancel
 from etl_craft.warehouse.duckdb import DuckDBDialect
-from etl_craft.warehouse.iceberg.catalog import IcebergSettings, load
+from etl_craft.warehouse.iceberg.catalog import IcebergSettings, ensure_namespace, load
 from etl_craft.warehouse.iceberg.publisher import (
     ATTEMPT_ID,
     TASK_RUN_ID,
@@ -232,8 +232,7 @@ class IcebergConnection(WarehouseConnection):
             (statement.this.db or name).lower() if isinstance(statement.this, exp.Table) else ""
         )
         if namespace:
-            with contextlib.suppress(NamespaceAlreadyExistsError):
-                self.catalog.create_namespace_if_not_exists(namespace)
+            ensure_namespace(self.catalog, namespace)
 
     def _refresh(self, key: Key) -> None:
         """Make the engine's copy of ``key`` the catalog's current table (or none)."""
@@ -356,8 +355,7 @@ class IcebergConnection(WarehouseConnection):
             return
         schema = self._engine.sql(f"SELECT * FROM {_name(key)} LIMIT 0").to_arrow_table().schema
         if table is None:
-            with contextlib.suppress(NamespaceAlreadyExistsError):
-                self.catalog.create_namespace_if_not_exists(key[0])
+            ensure_namespace(self.catalog, key[0])
             transaction: Transaction = self.catalog.create_table_transaction(key, schema=schema)
             transaction.append(self._rows(key), snapshot_properties=properties)
         else:

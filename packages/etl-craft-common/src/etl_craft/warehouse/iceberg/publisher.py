@@ -21,6 +21,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from etl_craft.core.counts import Counts
 from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.dialect import Publication
+from etl_craft.warehouse.iceberg.catalog import ensure_namespace
 from etl_craft.warehouse.ledger import LedgerEntry
 from etl_craft.warehouse.publication import Fence, Publisher
 from etl_craft.warehouse.targets import TargetObject
@@ -99,7 +100,7 @@ LEDGER_TABLE = "attempt_ledger"
 
 def record_in_ledger(catalog: Catalog, ledger_schema: str, properties: dict[str, str]) -> None:
     schema = pa.schema([("attempt_id", pa.int64()), ("summary", pa.string())])
-    catalog.create_namespace_if_not_exists(ledger_schema)
+    ensure_namespace(catalog, ledger_schema)
     table = catalog.create_table_if_not_exists((ledger_schema, LEDGER_TABLE), schema=schema)
     row = {"attempt_id": [int(properties[ATTEMPT_ID])], "summary": [json.dumps(properties)]}
     table.append(pa.table(row, schema=schema))
