@@ -16,7 +16,7 @@ import pytest
 
 from etl_craft.config.connector import load_connector
 from etl_craft.enginedb.connection import EngineDB
-from etl_craft.operations.demo import DemoRequest, run_demo
+from etl_craft.operations.demo.project import DemoRequest, run_demo
 from tests.browser.test_catalog_browser import ARTIFACTS, CHROMIUM, _require_chromium
 from tests.browser.test_ui_browser import (
     SMALLEST_TASK_NAME,

@@ -1,7 +1,7 @@
 """The quick start as the README writes it, run with the installed etl-craft, and what to expect.
 
 What the pipelines must produce is derived from what the demo's sources wrote, batch by batch
-(etl_craft.operations.demo_sources describes every row of every batch).
+(etl_craft.operations.demo.sources describes every row of every batch).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from etl_craft.operations.demo_sources import CLIENTS, Interaction, batch_versions, source_rows
+from etl_craft.operations.demo.sources import CLIENTS, Interaction, batch_versions, source_rows
 from tests.fixtures.processes import ETL_CRAFT, clean_env
 
 README = Path(__file__).resolve().parents[3] / "README.md"

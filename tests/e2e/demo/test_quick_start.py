@@ -9,7 +9,7 @@ from typing import Any
 
 import duckdb
 
-from etl_craft.operations.demo_sources import CLIENTS, batch_versions, updated_numbers
+from etl_craft.operations.demo.sources import CLIENTS, batch_versions, updated_numbers
 from tests.e2e.demo.demo_site import (
     AREA_NAMES,
     PIPELINES,

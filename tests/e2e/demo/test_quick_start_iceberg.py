@@ -11,7 +11,7 @@ import pytest
 
 from etl_craft.config.rules import WarehouseType
 from etl_craft.config.sections import Warehouse
-from etl_craft.operations.demo_sources import CLIENTS
+from etl_craft.operations.demo.sources import CLIENTS
 from etl_craft.warehouse import connect
 from tests.e2e.demo.demo_site import PIPELINES, Expected, quick_start_arguments, run_etl_craft
 

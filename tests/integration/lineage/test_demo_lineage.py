@@ -10,7 +10,7 @@ from etl_craft.config.connector import load_connector
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.lineage import Direction, LineageGraph
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.demo import demo_source
+from etl_craft.operations.demo.project import demo_source
 from etl_craft.operations.lineage import project_lineage
 from etl_craft.operations.setup import init_db, migrate
 from tests.fixtures.metadata import TESTER, read_one

@@ -13,7 +13,7 @@ from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import MetadataError
 from etl_craft.enginedb.migrations import PendingMigrationsError
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.metadata_edits import (
+from etl_craft.operations.metadata.edits import (
     MetadataEdit,
     MigrationConflictError,
     apply_edit,

@@ -12,9 +12,9 @@ import duckdb
 from etl_craft.config.connector import load_connector
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.demo import DemoRequest, demo_source, prepare_folder, run_demo
+from etl_craft.operations.demo.project import DemoRequest, demo_source, prepare_folder, run_demo
 from etl_craft.operations.setup import init_db
-from etl_craft.operations.spec_plan import write_plan
+from etl_craft.operations.specs.plan import write_plan
 from tests.fixtures.metadata import TESTER
 
 # Columns whose values name a run, a time or an id the Engine DB gave: they differ between

@@ -14,9 +14,9 @@ import pytest
 from etl_craft.config.connector import load_connector
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.demo import demo_source
+from etl_craft.operations.demo.project import demo_source
 from etl_craft.operations.setup import init_db, migrate
-from etl_craft.operations.spec_plan import plan_specs, write_plan
+from etl_craft.operations.specs.plan import plan_specs, write_plan
 from tests.conftest import DIALECTS
 from tests.fixtures.databases import postgres_copy, sqlite_copy
 from tests.fixtures.metadata import TESTER, execute

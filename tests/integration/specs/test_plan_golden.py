@@ -20,7 +20,7 @@ from etl_craft.core.errors import MetadataError
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.lineage import project_lineage
 from etl_craft.operations.setup import migrate
-from etl_craft.operations.spec_plan import SpecPlan, plan_specs, write_plan
+from etl_craft.operations.specs.plan import SpecPlan, plan_specs, write_plan
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import make_project
 

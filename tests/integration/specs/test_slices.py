@@ -13,8 +13,8 @@ from etl_craft.cli.main import run as run_cli
 from etl_craft.core.errors import ExitCode, MetadataError
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.setup import migrate
-from etl_craft.operations.spec_plan import plan_specs, write_plan
-from etl_craft.operations.validate import validate
+from etl_craft.operations.specs.plan import plan_specs, write_plan
+from etl_craft.operations.validate.report import validate
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.projects import make_project
 

@@ -13,7 +13,7 @@ import pytest
 
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.setup import migrate
-from etl_craft.operations.spec_plan import SpecPlan, write_plan
+from etl_craft.operations.specs.plan import SpecPlan, write_plan
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.warehouse_sites import SITE_IDS, SITES, project_on_site
 from tests.integration.rehash.rehash_site import Site

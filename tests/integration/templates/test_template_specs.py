@@ -16,8 +16,8 @@ from etl_craft.lineage.build import build_lineage
 from etl_craft.operations.catalog.snapshot import read_catalog
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.setup import migrate
-from etl_craft.operations.spec_effects import spec_metadata
-from etl_craft.operations.spec_plan import write_plan
+from etl_craft.operations.specs.effects import spec_metadata
+from etl_craft.operations.specs.plan import write_plan
 from etl_craft.specs.loader import load_specs
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.warehouse_sites import SITE_IDS, SITES, project_on_site

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from etl_craft.core.enums import EditKind
-from etl_craft.operations.metadata_objects import pipeline_metadata
+from etl_craft.operations.metadata.objects import pipeline_metadata
 from etl_craft.operations.setup import migrate
-from etl_craft.operations.spec_plan import plan_specs
+from etl_craft.operations.specs.plan import plan_specs
 from etl_craft_ui.app import create_app
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.served import ROLES

@@ -15,7 +15,7 @@ from etl_craft.core.errors import NotFoundError
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.serialize import to_json
-from etl_craft.operations.validate import ValidateReport, validate
+from etl_craft.operations.validate.report import ValidateReport, validate
 from tests.fixtures.metadata import TESTER
 from tests.integration.validate.broken_project import (
     EXPECTED,

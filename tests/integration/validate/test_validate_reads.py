@@ -13,8 +13,8 @@ import pytest
 
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.setup import migrate
-from etl_craft.operations.spec_plan import write_plan
-from etl_craft.operations.validate import Finding, validate
+from etl_craft.operations.specs.plan import write_plan
+from etl_craft.operations.validate.report import Finding, validate
 from etl_craft.warehouse import connect
 from tests.fixtures.metadata import TESTER
 from tests.fixtures.warehouse_sites import SITE_IDS, SITES, project_on_site

@@ -7,7 +7,7 @@ import gzip
 import json
 from pathlib import Path
 
-from etl_craft.operations.demo_sources import (
+from etl_craft.operations.demo.sources import (
     CLIENTS,
     NEW_PER_BATCH,
     UPDATES_PER_BATCH,

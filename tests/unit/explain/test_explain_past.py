@@ -13,14 +13,14 @@ from etl_craft.core.time import utc_now
 from etl_craft.enginedb.controls import RunControls
 from etl_craft.enginedb.explain_reads import AttemptHistoryRow, InterventionRow, PauseSpan
 from etl_craft.enginedb.runs import PipelineShape, RunRow, TaskRow, TaskRunRow
-from etl_craft.operations.explain import explain
-from etl_craft.operations.explain_past import (
+from etl_craft.operations.explain.past import (
     RunHistory,
     parse_moment,
     records_at,
     refuse_future,
 )
-from etl_craft.operations.explain_snapshot import ExplainRecords, snapshot_of
+from etl_craft.operations.explain.snapshot import ExplainRecords, snapshot_of
+from etl_craft.operations.explain.task import explain
 from etl_craft.scheduling.shape import build_shape
 
 T0 = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)

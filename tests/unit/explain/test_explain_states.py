@@ -20,13 +20,13 @@ from etl_craft.enginedb.explain_reads import (
     InterventionRow,
 )
 from etl_craft.enginedb.runs import TaskRunRow
-from etl_craft.operations.explain import TaskState, explain
-from etl_craft.operations.explain_snapshot import (
+from etl_craft.operations.explain.snapshot import (
     DependencySnapshot,
     ExplainSnapshot,
     RunHeader,
     standing_mark,
 )
+from etl_craft.operations.explain.task import TaskState, explain
 from etl_craft.operations.serialize import to_json
 from etl_craft.scheduling.plan import RetryPolicy
 

@@ -9,7 +9,7 @@ import yaml
 
 from etl_craft.enginedb.metadata import ProjectMetadata
 from etl_craft.lineage.build import build_lineage
-from etl_craft.operations.spec_effects import spec_metadata
+from etl_craft.operations.specs.effects import spec_metadata
 from etl_craft.specs.inference import EdgeOutcome, TableUse, infer_edges
 from etl_craft.specs.templates import pipelines_of
 

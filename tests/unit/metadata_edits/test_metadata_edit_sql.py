@@ -8,8 +8,8 @@ import pytest
 
 from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.metadata_edit_checks import MetadataEdit, check_edit
-from etl_craft.operations.metadata_edit_sql import sql_literal
+from etl_craft.operations.metadata.edit_checks import MetadataEdit, check_edit
+from etl_craft.operations.metadata.edit_sql import sql_literal
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from etl_craft.core.enums import EditKind
+from etl_craft.operations.metadata.edit_checks import MetadataEdit
 from etl_craft.operations.metadata.spec_edits import NotInPlace, edited_text
-from etl_craft.operations.metadata_edit_checks import MetadataEdit
 from etl_craft.specs.loader import load_spec_file
 from etl_craft.specs.model import PipelineSpec
 

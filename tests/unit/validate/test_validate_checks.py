@@ -15,8 +15,8 @@ from etl_craft.enginedb.metadata import (
     ProjectMetadata,
     TaskRow,
 )
-from etl_craft.operations.validate import validate_metadata
-from etl_craft.operations.validate_findings import Subject
+from etl_craft.operations.validate.findings import Subject
+from etl_craft.operations.validate.report import validate_metadata
 
 
 def _task(task_id: int, code: str, **parameters: str) -> TaskRow:

@@ -18,8 +18,8 @@ from etl_craft.enginedb.metadata import (
     TaskRow,
 )
 from etl_craft.lineage.build import build_lineage
-from etl_craft.operations.validate import Finding, validate_metadata
-from etl_craft.operations.validate_findings import Subject
+from etl_craft.operations.validate.findings import Subject
+from etl_craft.operations.validate.report import Finding, validate_metadata
 
 PIPELINES = (
     PipelineRow(1, "load", None, None, None, True),

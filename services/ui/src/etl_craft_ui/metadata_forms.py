@@ -17,9 +17,9 @@ from etl_craft.core.errors import NotFoundError, UsageError
 from etl_craft.core.redaction import MASK
 from etl_craft.operations.audit import MetadataChangeEntry
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.metadata_edit_kinds import FieldSpec, FieldValue, spec_of
-from etl_craft.operations.metadata_edits import MetadataEdit
-from etl_craft.operations.metadata_objects import pipeline_metadata
+from etl_craft.operations.metadata.edit_kinds import FieldSpec, FieldValue, spec_of
+from etl_craft.operations.metadata.edits import MetadataEdit
+from etl_craft.operations.metadata.objects import pipeline_metadata
 
 MODES = ("add", "change", "remove")
 # Who changed a row and when is the audit trail's business, not the edit's.

@@ -20,7 +20,7 @@ from etl_craft.enginedb.migrations import PendingMigrationsError
 from etl_craft.operations.access.api_tokens import TokenNameTakenError
 from etl_craft.operations.access.ui_sessions import SignInThrottledError
 from etl_craft.operations.access.users import UserNameTakenError
-from etl_craft.operations.metadata_edits import MigrationConflictError
+from etl_craft.operations.metadata.edits import MigrationConflictError
 
 STATUSES: dict[type[EtlCraftError], int] = {
     UsageError: 400,

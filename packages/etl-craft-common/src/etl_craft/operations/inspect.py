@@ -24,9 +24,9 @@ from etl_craft.enginedb.metadata import (
     read_open_pauses,
     read_project_metadata,
 )
-from etl_craft.operations.blocking import NO_FINDINGS, blocking_findings
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.validate_findings import Finding
+from etl_craft.operations.validate.blocking import NO_FINDINGS, blocking_findings
+from etl_craft.operations.validate.findings import Finding
 
 
 @dataclass(frozen=True)

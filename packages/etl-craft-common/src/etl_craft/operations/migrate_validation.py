@@ -14,7 +14,7 @@ from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.metadata import ProjectMetadata, read_project_metadata
 from etl_craft.enginedb.migrations import MigrationFile
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.validate import (
+from etl_craft.operations.validate.report import (
     Finding,
     Severity,
     ValidateReport,

@@ -19,7 +19,7 @@ from etl_craft.core.enums import DependencyType, RunCondition
 from etl_craft.core.errors import OrchestratorUnsupportedError, RunStateError, UsageError
 from etl_craft.enginedb.metadata import PipelineRow, ProjectMetadata, TaskRow
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.validate_findings import Finding, Severity, Subject
+from etl_craft.operations.validate.findings import Finding, Severity, Subject
 
 ORCHESTRATOR = "the remote orchestrator (Airflow)"
 

@@ -26,7 +26,7 @@ from etl_craft.operations.interventions import Acting, task_codes
 from etl_craft.operations.lineage import sql_dialect
 from etl_craft.operations.project_files import files_if_reachable
 from etl_craft.operations.reruns import RerunRequest, to_redo
-from etl_craft.operations.spec_effects import downstream_columns
+from etl_craft.operations.specs.effects import downstream_columns
 from etl_craft.scheduling.shape import build_shape
 
 

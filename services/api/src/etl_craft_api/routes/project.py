@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from etl_craft.operations.audit import audit
-from etl_craft.operations.validate import validate
+from etl_craft.operations.validate.report import validate
 from etl_craft_api.auth import Viewer
 from etl_craft_api.bodies import CODE
 from etl_craft_api.documents import document

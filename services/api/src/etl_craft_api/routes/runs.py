@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from etl_craft.operations.explain import explain_task
-from etl_craft.operations.explain_past import parse_moment
+from etl_craft.operations.explain.past import parse_moment
+from etl_craft.operations.explain.task import explain_task
 from etl_craft.operations.history import pipeline_of_run, run_by_id, run_tasks
 from etl_craft.operations.interventions import MarkRequest, cancel, mark, reopen
 from etl_craft.operations.reruns import RerunRequest, queue_rerun, skip

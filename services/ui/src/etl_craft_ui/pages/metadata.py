@@ -19,13 +19,13 @@ from fastapi.responses import HTMLResponse
 
 from etl_craft.core.enums import EditKind
 from etl_craft.operations.inspect import list_pipelines
+from etl_craft.operations.metadata.edit_kinds import SPECS, FieldValue, spec_of
 from etl_craft.operations.metadata.editor import (
     apply_metadata_edit,
     defining_spec_file,
     preview_metadata_edit,
 )
-from etl_craft.operations.metadata_edit_kinds import SPECS, FieldValue, spec_of
-from etl_craft.operations.metadata_objects import pipeline_metadata
+from etl_craft.operations.metadata.objects import pipeline_metadata
 from etl_craft_ui.forms import Form
 from etl_craft_ui.metadata_forms import MODES, diff_rows, edits_of, kind_of
 from etl_craft_ui.rendering import render

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from etl_craft.cli.output import emit
 from etl_craft.core.errors import ExitCode
-from etl_craft.operations.demo import (
+from etl_craft.operations.demo.project import (
     DemoObserver,
     DemoReport,
     DemoRequest,

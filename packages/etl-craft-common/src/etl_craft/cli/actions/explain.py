@@ -6,9 +6,9 @@ import argparse
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
-from etl_craft.operations.blocking import describe
-from etl_craft.operations.explain import DependencyView, Explanation, explain_task
-from etl_craft.operations.explain_past import MOMENT_FORMAT, parse_moment
+from etl_craft.operations.explain.past import MOMENT_FORMAT, parse_moment
+from etl_craft.operations.explain.task import DependencyView, Explanation, explain_task
+from etl_craft.operations.validate.blocking import describe
 
 
 def handle(args: argparse.Namespace) -> int:

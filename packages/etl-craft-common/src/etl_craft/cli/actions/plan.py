@@ -9,8 +9,8 @@ from datetime import datetime
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.core.errors import ExitCode, UsageError
-from etl_craft.operations.spec_effects import AffectedTask, EdgeChange, PipelineTicks
-from etl_craft.operations.spec_plan import RowChange, SpecPlan, plan_specs, write_plan
+from etl_craft.operations.specs.effects import AffectedTask, EdgeChange, PipelineTicks
+from etl_craft.operations.specs.plan import RowChange, SpecPlan, plan_specs, write_plan
 from etl_craft.specs.inference import EdgeOutcome, InferredEdge
 
 

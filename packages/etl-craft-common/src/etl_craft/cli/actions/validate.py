@@ -6,7 +6,7 @@ import argparse
 
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
-from etl_craft.operations.validate import Finding, ValidateReport, validate
+from etl_craft.operations.validate.report import Finding, ValidateReport, validate
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -28,10 +28,10 @@ from etl_craft.enginedb.server_checks import (
     server_version,
 )
 from etl_craft.enginedb.watermarks import MIRRORED
-from etl_craft.operations.blocking import describe, project_blocking_findings
 from etl_craft.operations.doctor.connection_budget import REMEDY as BUDGET_REMEDY
 from etl_craft.operations.doctor.connection_budget import ConnectionBudget, connection_budget
 from etl_craft.operations.doctor.connection_budget import describe as describe_budget
+from etl_craft.operations.validate.blocking import describe, project_blocking_findings
 
 
 class CheckStatus(StrEnum):

@@ -17,14 +17,7 @@ from pathlib import Path
 
 from etl_craft.config.project import Project
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.metadata.spec_change import SpecChange
-from etl_craft.operations.metadata.spec_edits import (
-    NotInPlace,
-    edited_text,
-    load_edited,
-    spec_diff,
-)
-from etl_craft.operations.metadata_edits import (
+from etl_craft.operations.metadata.edits import (
     AppliedEdit,
     EditPreview,
     Edits,
@@ -37,7 +30,14 @@ from etl_craft.operations.metadata_edits import (
     preview_edit,
     written_aside,
 )
-from etl_craft.operations.spec_plan import plan_title, planned_edits
+from etl_craft.operations.metadata.spec_change import SpecChange
+from etl_craft.operations.metadata.spec_edits import (
+    NotInPlace,
+    edited_text,
+    load_edited,
+    spec_diff,
+)
+from etl_craft.operations.specs.plan import plan_title, planned_edits
 from etl_craft.specs.loader import load_specs
 from etl_craft.specs.model import PipelineSpec, SpecError
 

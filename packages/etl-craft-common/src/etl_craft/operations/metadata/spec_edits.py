@@ -20,8 +20,8 @@ import yaml
 
 from etl_craft.core.enums import EditKind, Handler
 from etl_craft.core.errors import MetadataError
-from etl_craft.operations.metadata_edit_checks import MetadataEdit
-from etl_craft.operations.metadata_edit_kinds import FieldValue
+from etl_craft.operations.metadata.edit_checks import MetadataEdit
+from etl_craft.operations.metadata.edit_kinds import FieldValue
 from etl_craft.specs.loader import load_spec_file
 from etl_craft.specs.model import (
     PIPELINE_SETTINGS,

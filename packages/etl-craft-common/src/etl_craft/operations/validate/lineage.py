@@ -13,7 +13,7 @@ from etl_craft.lineage.build import build_lineage
 from etl_craft.lineage.graph import LineageGraph, TaskLineage
 from etl_craft.lineage.slices import Slices
 from etl_craft.lineage.sources import name_key
-from etl_craft.operations.validate_findings import Finding, Subject
+from etl_craft.operations.validate.findings import Finding, Subject
 from etl_craft.warehouse.audit import MANAGED_NAMES
 
 _KEYED = ("SCD1_MERGE", "SCD2_MERGE", "DELETE_ROWS")

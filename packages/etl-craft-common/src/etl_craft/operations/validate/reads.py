@@ -21,7 +21,7 @@ from etl_craft.lineage.graph import LineageGraph, TaskLineage
 from etl_craft.lineage.model import ROWS
 from etl_craft.lineage.sources import task_sql
 from etl_craft.operations.lineage import known_columns, read_warehouse_columns
-from etl_craft.operations.validate_findings import Finding, Subject
+from etl_craft.operations.validate.findings import Finding, Subject
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.kinds import reach
 

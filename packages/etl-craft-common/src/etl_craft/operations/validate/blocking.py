@@ -18,9 +18,9 @@ from etl_craft.enginedb.metadata import (
     read_active_project_codes,
     read_project_metadata,
 )
-from etl_craft.operations.validate_findings import Finding, Severity, Subject
-from etl_craft.operations.validate_graph import check_graph
-from etl_craft.operations.validate_parameters import check_parameters
+from etl_craft.operations.validate.findings import Finding, Severity, Subject
+from etl_craft.operations.validate.graph import check_graph
+from etl_craft.operations.validate.parameters import check_parameters
 
 # A cycle or an inactive upstream leaves no graph; a bad run condition, cron or time zone, or
 # a parameter value outside its declaration (an unknown ACTION, RETRIES='x') no run settings.

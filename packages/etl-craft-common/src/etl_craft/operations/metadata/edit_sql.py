@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.metadata_edit_kinds import FieldValue, KindSpec, spec_of
+from etl_craft.operations.metadata.edit_kinds import FieldValue, KindSpec, spec_of
 
 
 def sql_literal(value: FieldValue) -> str:

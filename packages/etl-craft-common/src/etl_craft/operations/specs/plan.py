@@ -24,12 +24,12 @@ from etl_craft.lineage import LineageGraph
 from etl_craft.lineage.build import LineageBuild, build_lineage
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.lineage import sql_dialect
-from etl_craft.operations.metadata_edit_checks import MetadataEdit
-from etl_craft.operations.metadata_edit_kinds import FieldValue
-from etl_craft.operations.metadata_edits import preview_edit, write_new_file
+from etl_craft.operations.metadata.edit_checks import MetadataEdit
+from etl_craft.operations.metadata.edit_kinds import FieldValue
+from etl_craft.operations.metadata.edits import preview_edit, write_new_file
 from etl_craft.operations.migrate_validation import failures_of
-from etl_craft.operations.spec_diff import SWITCHED_OFF, PipelineRows, current_rows, edits_of
-from etl_craft.operations.spec_effects import (
+from etl_craft.operations.specs.diff import SWITCHED_OFF, PipelineRows, current_rows, edits_of
+from etl_craft.operations.specs.effects import (
     AffectedTask,
     EdgeChange,
     PipelineTicks,
@@ -38,10 +38,10 @@ from etl_craft.operations.spec_effects import (
     schedule_ticks,
     spec_metadata,
 )
-from etl_craft.operations.spec_findings import spec_refusal
-from etl_craft.operations.validate import subject_of
-from etl_craft.operations.validate_findings import Finding, Severity
-from etl_craft.operations.validate_sources import check_sources
+from etl_craft.operations.specs.findings import spec_refusal
+from etl_craft.operations.validate.findings import Finding, Severity
+from etl_craft.operations.validate.report import subject_of
+from etl_craft.operations.validate.sources import check_sources
 from etl_craft.specs.inference import InferredEdge, TableUse, infer_edges, written_edges
 from etl_craft.specs.loader import load_specs
 from etl_craft.specs.model import PipelineSpec

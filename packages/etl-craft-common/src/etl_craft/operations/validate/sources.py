@@ -21,8 +21,8 @@ from etl_craft.handlers.parameters import template_problem
 from etl_craft.handlers.scripts.runner import ENTRY_POINT
 from etl_craft.handlers.sql.spec import Action
 from etl_craft.lineage.sources import task_placeholders
-from etl_craft.operations.validate_findings import Finding, Subject
-from etl_craft.operations.validate_parameters import sql_action
+from etl_craft.operations.validate.findings import Finding, Subject
+from etl_craft.operations.validate.parameters import sql_action
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.parsing import ParsedSelect, parse_select
 from etl_craft.warehouse.substitution import parameters_used, substitute

@@ -15,13 +15,13 @@ from etl_craft.enginedb.metadata import ProjectMetadata, read_pipeline_edges, re
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.project_files import project_files
 from etl_craft.operations.remote_rules import check_remote, is_remote
-from etl_craft.operations.spec_findings import placed
-from etl_craft.operations.validate_findings import Finding, Severity, Subject
-from etl_craft.operations.validate_graph import check_graph
-from etl_craft.operations.validate_lineage import check_lineage
-from etl_craft.operations.validate_parameters import check_parameters
-from etl_craft.operations.validate_reads import check_reads
-from etl_craft.operations.validate_sources import check_sources
+from etl_craft.operations.specs.findings import placed
+from etl_craft.operations.validate.findings import Finding, Severity, Subject
+from etl_craft.operations.validate.graph import check_graph
+from etl_craft.operations.validate.lineage import check_lineage
+from etl_craft.operations.validate.parameters import check_parameters
+from etl_craft.operations.validate.reads import check_reads
+from etl_craft.operations.validate.sources import check_sources
 from etl_craft.specs.loader import load_specs
 from etl_craft.specs.model import PipelineSpec, SpecError
 from etl_craft.warehouse import SQL_DIALECTS

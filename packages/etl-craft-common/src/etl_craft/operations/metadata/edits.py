@@ -30,9 +30,9 @@ from etl_craft.enginedb.migrations import (
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.audit import MetadataChangeEntry, change_entry
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.metadata.edit_checks import MetadataEdit, check_edit, rows_problem
+from etl_craft.operations.metadata.edit_sql import delete_sql, insert_sql, update_sql
 from etl_craft.operations.metadata.spec_change import SpecChange
-from etl_craft.operations.metadata_edit_checks import MetadataEdit, check_edit, rows_problem
-from etl_craft.operations.metadata_edit_sql import delete_sql, insert_sql, update_sql
 from etl_craft.operations.migrate_validation import (
     failures_of,
     project_metadata_or_none,
@@ -40,7 +40,7 @@ from etl_craft.operations.migrate_validation import (
     validate_changed,
 )
 from etl_craft.operations.setup import migrate
-from etl_craft.operations.validate import ValidateReport
+from etl_craft.operations.validate.report import ValidateReport
 
 __all__ = [
     "AppliedEdit",

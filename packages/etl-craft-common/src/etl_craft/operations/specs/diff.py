@@ -15,8 +15,8 @@ from typing import Any
 from etl_craft.core.enums import EditKind
 from etl_craft.enginedb.connection import EngineConnection
 from etl_craft.enginedb.metadata_edits import read_editable_rows
-from etl_craft.operations.metadata_edit_checks import MetadataEdit
-from etl_craft.operations.metadata_edit_kinds import SPECS, FieldValue, spec_of
+from etl_craft.operations.metadata.edit_checks import MetadataEdit
+from etl_craft.operations.metadata.edit_kinds import SPECS, FieldValue, spec_of
 from etl_craft.specs.rows import KIND_ORDER, SpecRow
 
 Identity = tuple[str, tuple[tuple[str, str], ...]]

@@ -15,7 +15,7 @@ from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import UsageError
 from etl_craft.core.text import CODE_RULE, is_code
 from etl_craft.operations.audit import MetadataChangeEntry
-from etl_craft.operations.metadata_edit_kinds import FieldValue, KindSpec, spec_of
+from etl_craft.operations.metadata.edit_kinds import FieldValue, KindSpec, spec_of
 
 OPERATIONS = {"add": "INSERT", "change": "UPDATE", "remove": "DELETE"}
 

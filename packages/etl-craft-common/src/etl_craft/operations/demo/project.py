@@ -21,8 +21,8 @@ from etl_craft.config.project import CONNECTOR_FILE, PROJECT_FOLDER
 from etl_craft.core.errors import RunStateError, UsageError
 from etl_craft.enginedb.connection import safe_url
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
-from etl_craft.operations.demo_sources import BatchReport, write_next_batch
-from etl_craft.operations.demo_tables import LayerCount, count_layers
+from etl_craft.operations.demo.sources import BatchReport, write_next_batch
+from etl_craft.operations.demo.tables import LayerCount, count_layers
 from etl_craft.operations.run_requests import PausedPipeline, request_run
 from etl_craft.operations.run_views import RunView
 from etl_craft.operations.runs import RunRequest

@@ -10,7 +10,7 @@ from etl_craft.core.enums import DependencyType, Handler, RunCondition
 from etl_craft.core.graph import DependencyGraph, PipelineEdge, TaskEdge, TaskNode
 from etl_craft.core.text import CODE_RULE, is_code
 from etl_craft.enginedb.metadata import TaskDependencyRow, TaskRow
-from etl_craft.operations.validate_findings import Finding, Subject
+from etl_craft.operations.validate.findings import Finding, Subject
 from etl_craft.warehouse.literals import parameter_kind, value_problem
 
 # Handlers whose task runs never report rows written, so a HAS_DATA edge on them is never met.

@@ -24,16 +24,20 @@ from etl_craft.core.errors import MetadataError, RunStateError
 from etl_craft.core.graph import TaskOutcome, dependency_met
 from etl_craft.enginedb.explain_reads import GateDecisionRow, GateWaitRow
 from etl_craft.enginedb.runs import TaskRunRow
-from etl_craft.operations.blocking import NO_FINDINGS, project_blocking_findings, refusal_text
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.explain_past import read_explain_records_at, refuse_future
-from etl_craft.operations.explain_snapshot import (
+from etl_craft.operations.explain.past import read_explain_records_at, refuse_future
+from etl_craft.operations.explain.snapshot import (
     ExplainSnapshot,
     read_explain_snapshot,
     snapshot_of,
 )
 from etl_craft.operations.history import run_status
-from etl_craft.operations.validate_findings import Finding
+from etl_craft.operations.validate.blocking import (
+    NO_FINDINGS,
+    project_blocking_findings,
+    refusal_text,
+)
+from etl_craft.operations.validate.findings import Finding
 from etl_craft.scheduling.plan import retry_due, task_run_state
 
 

@@ -19,8 +19,8 @@ from etl_craft.enginedb.metadata import (
     TaskRow,
 )
 from etl_craft.lineage import Direction, LineageGraph
-from etl_craft.operations.metadata_edit_checks import MetadataEdit
-from etl_craft.operations.spec_diff import SWITCHED_OFF
+from etl_craft.operations.metadata.edit_checks import MetadataEdit
+from etl_craft.operations.specs.diff import SWITCHED_OFF
 from etl_craft.specs.model import PipelineSpec, RuleSpec
 
 NEXT_TICKS = 5

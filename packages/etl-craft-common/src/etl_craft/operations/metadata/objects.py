@@ -14,7 +14,7 @@ from etl_craft.core.enums import EditKind
 from etl_craft.core.errors import NotFoundError
 from etl_craft.enginedb.metadata_edits import read_editable_rows
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.metadata_edit_kinds import SPECS, FieldValue, KindSpec, spec_of
+from etl_craft.operations.metadata.edit_kinds import SPECS, FieldValue, KindSpec, spec_of
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from etl_craft.operations.validate_findings import Finding
+from etl_craft.operations.validate.findings import Finding
 from etl_craft.specs.model import PIPELINE_SETTINGS, RULES_TARGET, TASK_SHORTHANDS, PipelineSpec
 from etl_craft.specs.positions import KeyPath, dotted, file_key_lines, line_of, shown
 

@@ -12,7 +12,7 @@ from etl_craft.enginedb.metadata import TaskRow
 from etl_craft.handlers.files.spec import CSV_ONLY, FileFormat, shape_problems
 from etl_craft.handlers.parameters import ParameterDeclaration, declarations_for, value_problem
 from etl_craft.handlers.sql.spec import Action, ValidFrom
-from etl_craft.operations.validate_findings import Finding, Subject
+from etl_craft.operations.validate.findings import Finding, Subject
 from etl_craft.warehouse.targets import TARGET_FORM, TargetObject
 
 SOURCES = ("SOURCE_SQL", "SOURCE_SQL_FILE")

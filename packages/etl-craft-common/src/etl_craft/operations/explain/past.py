@@ -28,7 +28,7 @@ from etl_craft.enginedb.explain_reads import (
     read_pauses,
 )
 from etl_craft.enginedb.runs import RunRow, TaskRunRow
-from etl_craft.operations.explain_snapshot import ExplainRecords, read_explain_records
+from etl_craft.operations.explain.snapshot import ExplainRecords, read_explain_records
 
 MOMENT_FORMAT = "%Y-%m-%d %H:%M:%S UTC"
 

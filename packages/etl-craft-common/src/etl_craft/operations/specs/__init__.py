@@ -1,0 +1,1 @@
+"""Pipeline specs: what they would change in the Engine DB, and what validate finds in them."""
