@@ -24,7 +24,7 @@ from etl_craft.operations.dag_yaml import (
     dag_schema,
     require_airflow_templates,
 )
-from etl_craft.operations.remote_rules import require_supported, unsupported
+from etl_craft.operations.remote.rules import require_supported, unsupported
 
 Edge = tuple[str, str, DependencyType]  # downstream, upstream ("pipe.task" for another pipeline)
 

@@ -18,7 +18,7 @@ from httpx2 import Response
 
 from etl_craft.operations.access.api_tokens import TokenRequest, create_token
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
-from etl_craft.operations.interventions import MarkRequest, cancel, mark
+from etl_craft.operations.interventions.actions import MarkRequest, cancel, mark
 from etl_craft_api.app import create_app
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk

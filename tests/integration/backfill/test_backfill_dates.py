@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.backfills import MAX_DATES, backfill_dates
+from etl_craft.operations.runs.backfills import MAX_DATES, backfill_dates
 
 
 def test_a_range_gives_every_date_from_its_first_to_its_last() -> None:

@@ -9,10 +9,10 @@ import pytest
 
 from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import RunStateError, UsageError
-from etl_craft.operations.backfill_progress import backfill_progress, stop_backfill
-from etl_craft.operations.backfills import BackfillRequest, queue_backfill
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
-from etl_craft.operations.runs import RunRequest, run_pipeline
+from etl_craft.operations.runs.backfill_progress import backfill_progress, stop_backfill
+from etl_craft.operations.runs.backfills import BackfillRequest, queue_backfill
+from etl_craft.operations.runs.foreground import RunRequest, run_pipeline
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.running.test_ready_set import tasks_sql

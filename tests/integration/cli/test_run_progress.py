@@ -14,7 +14,7 @@ import termios
 from pathlib import Path
 
 from etl_craft.cli.actions.status import render_run
-from etl_craft.operations.run_views import read_run_view
+from etl_craft.operations.runs.views import read_run_view
 from tests.fixtures.processes import ETL_CRAFT, process_env, sqlite_project
 from tests.fixtures.projects import ProjectOnDisk
 from tests.fixtures.waiting import wait_for

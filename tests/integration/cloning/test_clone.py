@@ -15,7 +15,7 @@ from etl_craft.core.time import utc_now
 from etl_craft.enginedb.watermarks import MIRRORED, MIRRORED_TABLES
 from etl_craft.operations.cloning.clone import CloneView, clone
 from etl_craft.operations.cloning.masking import row_mask
-from etl_craft.operations.interventions import cancel
+from etl_craft.operations.interventions.actions import cancel
 from etl_craft.operations.retention.purge import PurgeRequest, purge
 from etl_craft.warehouse.connection import WarehouseConnection
 from tests.fixtures.metadata import TESTER

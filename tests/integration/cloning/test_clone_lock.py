@@ -21,7 +21,7 @@ from etl_craft.enginedb.watermarks import MIRRORED
 from etl_craft.operations.cloning.clone import clone
 from etl_craft.operations.cloning.masking import row_mask
 from etl_craft.operations.context import ContextRequest, build_context
-from etl_craft.operations.runs import RunRequest, run_pipeline
+from etl_craft.operations.runs.foreground import RunRequest, run_pipeline
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
 from tests.fixtures.metadata import TESTER

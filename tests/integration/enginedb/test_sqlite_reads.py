@@ -29,7 +29,7 @@ from etl_craft.enginedb.metadata import read_last_runs, read_project_metadata
 from etl_craft.enginedb.run_lists import newest_runs
 from etl_craft.operations.explain.past import read_explain_records_at
 from etl_craft.operations.explain.snapshot import read_explain_snapshot
-from etl_craft.operations.run_views import read_run_view
+from etl_craft.operations.runs.views import read_run_view
 from tests.fixtures.projects import ProjectOnDisk, make_project
 
 QUICK = """

@@ -12,8 +12,8 @@ from sqlalchemy import event
 
 from etl_craft.core.enums import RunStatus, TaskRunStatus, TriggerKind
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.run_detail import run_detail
-from etl_craft.operations.runs_grid import GridFilter, RunsGrid, parse_filter, runs_grid
+from etl_craft.operations.runs.detail import run_detail
+from etl_craft.operations.runs.grid import GridFilter, RunsGrid, parse_filter, runs_grid
 from tests.fixtures.run_history import FLAKY_ERROR, LIVE_RUN_DATE, RunHistory, run_history
 
 

@@ -13,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from etl_craft.operations.access.api_tokens import TokenRequest, create_token
-from etl_craft.operations.attempt_logs import whole_log
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
+from etl_craft.operations.logs.lines import whole_log
 from etl_craft.operations.masking import secrets_redactor
 from etl_craft.stores import StoreSettings, open_store
 from etl_craft_api.app import create_app

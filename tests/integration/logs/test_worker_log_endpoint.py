@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from etl_craft.core.errors import ConfigurationError, NotFoundError
-from etl_craft.operations.log_sources import WorkerLog
+from etl_craft.operations.logs.sources import WorkerLog
 from etl_craft_worker.log_server import LogServer
 
 TOKEN = "the-worker-token"

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from etl_craft.core.actor import Actor, ActorKind
 from etl_craft.operations.access.api_tokens import TokenRequest, create_token
 from etl_craft.operations.context import ContextRequest, build_context
-from etl_craft.operations.reruns import RerunRequest, queue_rerun
+from etl_craft.operations.runs.reruns import RerunRequest, queue_rerun
 from etl_craft_api.app import create_app
 from tests.chaos.harness import rows
 from tests.fixtures.processes import Processes

@@ -24,7 +24,7 @@ from etl_craft.cli.main import run as run_cli
 from etl_craft.config.connector import load_connector
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.operations.context import ContextRequest, build_context
-from etl_craft.operations.triggers import TriggerRequest, trigger_run
+from etl_craft.operations.runs.triggers import TriggerRequest, trigger_run
 from tests.chaos.harness import QUICK, rows
 from tests.fixtures.processes import Processes
 from tests.fixtures.projects import ProjectOnDisk

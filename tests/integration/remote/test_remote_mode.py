@@ -11,9 +11,9 @@ import pytest
 from etl_craft.core.enums import RunStatus, TaskRunStatus
 from etl_craft.core.errors import OrchestratorUnsupportedError, RunStateError, UsageError
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
-from etl_craft.operations.interventions import MarkRequest, cancel, mark
-from etl_craft.operations.remote import RemoteRequest, finalize_run, init_run, run_task
-from etl_craft.operations.run_views import RunView
+from etl_craft.operations.interventions.actions import MarkRequest, cancel, mark
+from etl_craft.operations.remote.mode import RemoteRequest, finalize_run, init_run, run_task
+from etl_craft.operations.runs.views import RunView
 from tests.conftest import DIALECTS
 from tests.fixtures.projects import ProjectOnDisk, make_project
 

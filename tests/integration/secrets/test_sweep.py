@@ -18,7 +18,7 @@ from etl_craft.config.connector import load_connector
 from etl_craft.core.actor import SYSTEM
 from etl_craft.enginedb.connection import EngineDB
 from etl_craft.enginedb.migrations import initialize
-from etl_craft.operations.runs import RunRequest, run_pipeline
+from etl_craft.operations.runs.foreground import RunRequest, run_pipeline
 from etl_craft_ui.app import create_app
 from tests.fixtures.projects import ProjectOnDisk
 from tests.integration.api.conftest import served

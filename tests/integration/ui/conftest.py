@@ -21,7 +21,7 @@ from httpx2 import Response
 
 from etl_craft.operations.access.api_tokens import TokenRequest, create_token
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import cancel
+from etl_craft.operations.interventions.actions import cancel
 from etl_craft_ui.app import create_app
 from etl_craft_ui.settings import UiSettings
 from tests.fixtures.metadata import TESTER, execute

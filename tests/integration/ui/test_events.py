@@ -22,8 +22,8 @@ import pytest
 import uvicorn
 
 from etl_craft.operations.changes import Change
-from etl_craft.operations.interventions import cancel
-from etl_craft.operations.triggers import TriggerRequest, trigger_run
+from etl_craft.operations.interventions.actions import cancel
+from etl_craft.operations.runs.triggers import TriggerRequest, trigger_run
 from etl_craft_ui.live import QUEUE_SIZE, Broadcaster, Changes
 from etl_craft_ui.pages import events
 from etl_craft_ui.sessions import SESSION_COOKIE

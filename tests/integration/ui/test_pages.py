@@ -20,7 +20,7 @@ from etl_craft.enginedb.transitions import (
 )
 from etl_craft.enginedb.workers import WorkerRegistration
 from etl_craft.operations.health.project import project_health
-from etl_craft.operations.interventions import MarkRequest, mark
+from etl_craft.operations.interventions.actions import MarkRequest, mark
 from etl_craft_ui.app import create_app
 from tests.fixtures.metadata import TESTER, execute
 from tests.fixtures.served import SECRET_PIPELINE_PASSWORD, SECRETS

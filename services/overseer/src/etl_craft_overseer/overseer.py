@@ -69,8 +69,8 @@ from etl_craft.enginedb.transitions import (
 from etl_craft.enginedb.workers import SILENT_INTERVALS
 from etl_craft.operations.alerts.raising import raise_alerts
 from etl_craft.operations.cloning.schedule import ScheduledClone
-from etl_craft.operations.downstream_reruns import carry_on_downstream_reruns
 from etl_craft.operations.retention.daily import DailyPurge
+from etl_craft.operations.runs.downstream_reruns import carry_on_downstream_reruns
 from etl_craft.operations.validate.blocking import BlockedPipeline, blocked_pipelines
 from etl_craft.pools.base import Pool
 from etl_craft.runtime.reconcile import LedgerLookup, reconcile

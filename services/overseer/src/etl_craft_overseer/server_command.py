@@ -21,7 +21,7 @@ from etl_craft.operations.cloning.clone import clone_project
 from etl_craft.operations.cloning.schedule import ScheduledClone
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.retention.daily import DailyPurge
-from etl_craft.operations.runs import ledger_lookup
+from etl_craft.operations.runs.foreground import ledger_lookup
 from etl_craft.pools.base import Pool
 from etl_craft.pools.local import LocalPool
 from etl_craft_overseer.overseer import Overseer

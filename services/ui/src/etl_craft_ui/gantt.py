@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from etl_craft.operations.run_detail import AttemptSummary, RunDetail
+from etl_craft.operations.runs.detail import AttemptSummary, RunDetail
 
 WIDTH = 1000.0  # the time axis, in drawing units; the SVG scales to its box
 LABEL = 180.0  # the task names' column

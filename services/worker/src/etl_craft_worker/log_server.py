@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from etl_craft.operations.log_sources import SIZE_HEADER
+from etl_craft.operations.logs.sources import SIZE_HEADER
 
 BEARER_PREFIX = "Bearer "
 ROUTE = re.compile(r"/attempts/(\d{1,19})/log")

@@ -21,9 +21,9 @@ from rich.text import Text
 
 from etl_craft.core.enums import TaskRunStatus
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_requests import Watch
-from etl_craft.operations.run_views import RunView, read_run_view
-from etl_craft.operations.watching import RunWatcher
+from etl_craft.operations.runs.requests import Watch
+from etl_craft.operations.runs.views import RunView, read_run_view
+from etl_craft.operations.runs.watching import RunWatcher
 
 REFRESHES_PER_SECOND = 4
 

@@ -14,7 +14,7 @@ from etl_craft.enginedb.interventions import audit_actions, audit_metadata_chang
 from etl_craft.enginedb.metadata import active_project_id
 from etl_craft.handlers.secrets import sensitive_names
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import pipeline_id_of
+from etl_craft.operations.runs.views import pipeline_id_of
 
 BEGINNING = datetime(1970, 1, 1, tzinfo=UTC)
 

@@ -23,7 +23,7 @@ from etl_craft.core.defaults import AIRFLOW_RANGE
 from etl_craft.core.enums import DependencyType, RunCondition
 from etl_craft.core.errors import OrchestratorUnsupportedError, UsageError
 from etl_craft.enginedb.metadata import PipelineRow, ProjectMetadata, TaskRow
-from etl_craft.operations.remote_rules import require_supported
+from etl_craft.operations.remote.rules import require_supported
 
 YAML_VERSION = 1
 INIT, FINALIZE = "__init__", "__finalize__"

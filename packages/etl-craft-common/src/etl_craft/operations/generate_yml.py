@@ -23,7 +23,7 @@ from etl_craft.operations.dag_yaml import (
     dag_document,
     dag_schema,
 )
-from etl_craft.operations.remote_rules import unsupported
+from etl_craft.operations.remote.rules import unsupported
 
 
 @dataclass(frozen=True)

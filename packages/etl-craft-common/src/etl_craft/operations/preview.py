@@ -28,7 +28,7 @@ from etl_craft.handlers.sql.rehearsal import ActionRehearsal, DuplicateKeys, Sam
 from etl_craft.handlers.sql.spec import Action, DeleteMode
 from etl_craft.handlers.sql_preview import SqlPreview, preview_sql_task
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.runs import new_run_date
+from etl_craft.operations.runs.foreground import new_run_date
 
 # The ids a preview's tokens and stamps get: no run exists, and real ids start at 1.
 NO_RUN = 0

@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from etl_craft.operations.attempt_logs import masked_chunks
-from etl_craft.operations.attempts import attempt, attempt_log
+from etl_craft.operations.logs.attempts import attempt, attempt_log
+from etl_craft.operations.logs.lines import masked_chunks
 from etl_craft.operations.masking import secrets_redactor
 from etl_craft.runtime.http_params import WholeNumber
 from etl_craft_api.auth import Viewer

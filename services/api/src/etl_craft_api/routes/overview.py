@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 
 from etl_craft.operations.alerts.deliveries import alert_deliveries
 from etl_craft.operations.health.project import project_health
-from etl_craft.operations.intervention_log import intervention_log
+from etl_craft.operations.interventions.log import intervention_log
 from etl_craft.operations.pools import pools
 from etl_craft_api.auth import Viewer
 from etl_craft_api.bodies import CODE

@@ -5,11 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from etl_craft.operations.backfills import BackfillRequest, queue_backfill
-from etl_craft.operations.history import history
 from etl_craft.operations.inspect import list_pipelines, pipeline_graph, pipeline_steps
-from etl_craft.operations.pauses import PauseRequest, pause, resume
-from etl_craft.operations.triggers import TriggerRequest, trigger_run
+from etl_craft.operations.interventions.pauses import PauseRequest, pause, resume
+from etl_craft.operations.runs.backfills import BackfillRequest, queue_backfill
+from etl_craft.operations.runs.history import history
+from etl_craft.operations.runs.triggers import TriggerRequest, trigger_run
 from etl_craft_api.auth import Operator, Viewer
 from etl_craft_api.bodies import BackfillDates, MaybeWhy, Trigger, Why
 from etl_craft_api.documents import document

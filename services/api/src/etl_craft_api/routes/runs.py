@@ -7,9 +7,9 @@ from fastapi.responses import JSONResponse
 
 from etl_craft.operations.explain.past import parse_moment
 from etl_craft.operations.explain.task import explain_task
-from etl_craft.operations.history import pipeline_of_run, run_by_id, run_tasks
-from etl_craft.operations.interventions import MarkRequest, cancel, mark, reopen
-from etl_craft.operations.reruns import RerunRequest, queue_rerun, skip
+from etl_craft.operations.interventions.actions import MarkRequest, cancel, mark, reopen
+from etl_craft.operations.runs.history import pipeline_of_run, run_by_id, run_tasks
+from etl_craft.operations.runs.reruns import RerunRequest, queue_rerun, skip
 from etl_craft_api.auth import Operator, Viewer
 from etl_craft_api.bodies import Rerun, RunMark, TaskMark, Why
 from etl_craft_api.documents import document

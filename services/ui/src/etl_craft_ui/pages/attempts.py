@@ -14,9 +14,9 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
 from etl_craft.core.errors import ConfigurationError, NotFoundError
-from etl_craft.operations.attempt_logs import LogRead, read_lines
-from etl_craft.operations.attempts import AttemptView, attempt, attempt_log
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.logs.attempts import AttemptView, attempt, attempt_log
+from etl_craft.operations.logs.lines import LogRead, read_lines
 from etl_craft.operations.masking import secrets_redactor
 from etl_craft.runtime.http_params import WholeNumber
 from etl_craft_ui.rendering import render

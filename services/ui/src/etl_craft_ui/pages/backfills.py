@@ -10,11 +10,11 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse
 
 from etl_craft.core.errors import EtlCraftError
-from etl_craft.operations.backfill_progress import backfill_progress, stop_backfill
-from etl_craft.operations.backfills import BackfillRequest, queue_backfill
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.http_statuses import status_of
 from etl_craft.operations.inspect import list_pipelines
+from etl_craft.operations.runs.backfill_progress import backfill_progress, stop_backfill
+from etl_craft.operations.runs.backfills import BackfillRequest, queue_backfill
 from etl_craft_ui.forms import Form
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import Operator, SignedIn, UiSession, Viewer

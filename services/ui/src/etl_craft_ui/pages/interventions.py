@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from etl_craft.operations.intervention_log import intervention_log
+from etl_craft.operations.interventions.log import intervention_log
 from etl_craft_ui.params import PipelineFilter
 from etl_craft_ui.rendering import render
 from etl_craft_ui.sessions import SignedIn, Viewer

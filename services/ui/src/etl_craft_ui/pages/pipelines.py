@@ -16,16 +16,16 @@ from etl_craft.operations.catalog.dag import pipeline_dag
 from etl_craft.operations.catalog.snapshot import read_catalog
 from etl_craft.operations.catalog.views import Catalog, PipelineEntry
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.history import run_by_id
 from etl_craft.operations.http_statuses import status_of
 from etl_craft.operations.inspect import PipelineSummary, list_pipelines
-from etl_craft.operations.intervention_log import intervention_log
-from etl_craft.operations.interventions import require_reason
-from etl_craft.operations.pauses import PauseRequest, pause, resume
-from etl_craft.operations.run_detail import run_detail
-from etl_craft.operations.run_views import RunView
-from etl_craft.operations.runs_grid import parse_day, parse_filter
-from etl_craft.operations.triggers import TriggerRequest, trigger_run
+from etl_craft.operations.interventions.actions import require_reason
+from etl_craft.operations.interventions.log import intervention_log
+from etl_craft.operations.interventions.pauses import PauseRequest, pause, resume
+from etl_craft.operations.runs.detail import run_detail
+from etl_craft.operations.runs.grid import parse_day, parse_filter
+from etl_craft.operations.runs.history import run_by_id
+from etl_craft.operations.runs.triggers import TriggerRequest, trigger_run
+from etl_craft.operations.runs.views import RunView
 from etl_craft_ui.flash import redirect_with_message
 from etl_craft_ui.forms import Form
 from etl_craft_ui.gantt import Timeline, timeline

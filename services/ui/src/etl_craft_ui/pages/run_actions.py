@@ -12,11 +12,11 @@ from fastapi.responses import Response
 
 from etl_craft.core.errors import EtlCraftError, UsageError
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.history import pipeline_of_run
 from etl_craft.operations.http_statuses import status_of
-from etl_craft.operations.interventions import MarkRequest, cancel, mark
-from etl_craft.operations.reruns import RerunRequest, queue_rerun
-from etl_craft.operations.run_detail import run_detail
+from etl_craft.operations.interventions.actions import MarkRequest, cancel, mark
+from etl_craft.operations.runs.detail import run_detail
+from etl_craft.operations.runs.history import pipeline_of_run
+from etl_craft.operations.runs.reruns import RerunRequest, queue_rerun
 from etl_craft_ui.flash import redirect_with_message
 from etl_craft_ui.forms import Form
 from etl_craft_ui.pages.runs import RunId

@@ -13,9 +13,9 @@ from fastapi.responses import HTMLResponse
 from etl_craft.core.enums import RunStatus, TriggerKind
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.explain.task import explain_task
-from etl_craft.operations.history import pipeline_of_run
-from etl_craft.operations.run_detail import run_detail
-from etl_craft.operations.runs_grid import DEFAULT_PAGE, GridFilter, parse_filter, runs_grid
+from etl_craft.operations.runs.detail import run_detail
+from etl_craft.operations.runs.grid import DEFAULT_PAGE, GridFilter, parse_filter, runs_grid
+from etl_craft.operations.runs.history import pipeline_of_run
 from etl_craft.runtime.http_params import WholeNumber
 from etl_craft_ui.flash import forget_message, message_for
 from etl_craft_ui.rendering import render

@@ -14,13 +14,19 @@ from etl_craft.cli.progress import live_progress
 from etl_craft.core.enums import TaskRunStatus
 from etl_craft.core.errors import ExitCode, UsageError
 from etl_craft.operations.audit import Audit, audit
-from etl_craft.operations.backfills import Backfill, BackfillRequest, backfill
-from etl_craft.operations.forcing import ForceRequest, force, ignore_dependencies
-from etl_craft.operations.interventions import Intervention, MarkRequest, cancel, mark, reopen
-from etl_craft.operations.pauses import Pause, PauseRequest, pause, resume
-from etl_craft.operations.remote import RemoteRequest, finalize_run, init_run
-from etl_craft.operations.reruns import Rerun, RerunRequest, rerun, skip
-from etl_craft.operations.run_plans import RunActionPlan, backfill_plan, rerun_plan
+from etl_craft.operations.interventions.actions import (
+    Intervention,
+    MarkRequest,
+    cancel,
+    mark,
+    reopen,
+)
+from etl_craft.operations.interventions.pauses import Pause, PauseRequest, pause, resume
+from etl_craft.operations.remote.mode import RemoteRequest, finalize_run, init_run
+from etl_craft.operations.runs.backfills import Backfill, BackfillRequest, backfill
+from etl_craft.operations.runs.forcing import ForceRequest, force, ignore_dependencies
+from etl_craft.operations.runs.plans import RunActionPlan, backfill_plan, rerun_plan
+from etl_craft.operations.runs.reruns import Rerun, RerunRequest, rerun, skip
 from etl_craft.runtime.stopping import stop_on_signals
 
 

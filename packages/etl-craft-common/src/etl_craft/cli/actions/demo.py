@@ -18,7 +18,7 @@ from etl_craft.operations.demo.project import (
     DemoRequest,
     run_demo,
 )
-from etl_craft.operations.run_views import RunView
+from etl_craft.operations.runs.views import RunView
 
 PROGRAM = "etl-craft"
 UV_RUN_VARIABLE = "UV_RUN_RECURSION_DEPTH"  # set by uv run for the command it starts

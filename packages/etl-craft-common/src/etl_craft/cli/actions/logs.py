@@ -9,9 +9,9 @@ import sys
 from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.core.errors import UsageError
-from etl_craft.operations.attempt_logs import follow_log, whole_log
-from etl_craft.operations.attempts import AttemptView, latest_attempt
 from etl_craft.operations.context import OperationContext
+from etl_craft.operations.logs.attempts import AttemptView, latest_attempt
+from etl_craft.operations.logs.lines import follow_log, whole_log
 from etl_craft.operations.masking import secrets_redactor
 from etl_craft.operations.serialize import to_json
 

@@ -11,10 +11,10 @@ from etl_craft.cli.progress import live_progress
 from etl_craft.core.enums import TaskRunStatus
 from etl_craft.core.errors import ExitCode, UsageError
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.remote import RemoteRequest, run_task
-from etl_craft.operations.remote_rules import is_remote
-from etl_craft.operations.run_requests import PausedPipeline, request_run
-from etl_craft.operations.runs import RunRequest, reconcile_requested
+from etl_craft.operations.remote.mode import RemoteRequest, run_task
+from etl_craft.operations.remote.rules import is_remote
+from etl_craft.operations.runs.foreground import RunRequest, reconcile_requested
+from etl_craft.operations.runs.requests import PausedPipeline, request_run
 from etl_craft.runtime.tracing import configure_tracing
 
 

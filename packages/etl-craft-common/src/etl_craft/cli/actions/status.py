@@ -8,8 +8,8 @@ from etl_craft.cli.context import operation_context
 from etl_craft.cli.output import emit
 from etl_craft.core.enums import RunStatus
 from etl_craft.core.errors import ExitCode
-from etl_craft.operations.history import History, history, run_status
-from etl_craft.operations.run_views import RunView
+from etl_craft.operations.runs.history import History, history, run_status
+from etl_craft.operations.runs.views import RunView
 
 
 def handle_status(args: argparse.Namespace) -> int:

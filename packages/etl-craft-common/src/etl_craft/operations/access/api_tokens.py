@@ -28,7 +28,7 @@ from etl_craft.enginedb.api_tokens import (
     token_by_sha256,
 )
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, perform
+from etl_craft.operations.interventions.actions import Acting, perform
 
 TOKEN_BYTES = 32
 # RFC 6750's b64token: what may follow "Bearer " (one space), and all a pasted token may hold.

@@ -32,7 +32,7 @@ from etl_craft.enginedb.users import (
 )
 from etl_craft.operations.access.api_tokens import TokenIdentity, role_of
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, perform
+from etl_craft.operations.interventions.actions import Acting, perform
 
 USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,127}")
 USER_NAME_RULE = (

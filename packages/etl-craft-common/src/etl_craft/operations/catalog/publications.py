@@ -24,7 +24,7 @@ from etl_craft.enginedb.publications import (
     replace_publication,
 )
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, perform
+from etl_craft.operations.interventions.actions import Acting, perform
 
 COMMAND = "catalog-publish"
 

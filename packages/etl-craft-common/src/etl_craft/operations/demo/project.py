@@ -23,11 +23,11 @@ from etl_craft.enginedb.connection import safe_url
 from etl_craft.operations.context import ContextRequest, OperationContext, build_context
 from etl_craft.operations.demo.sources import BatchReport, write_next_batch
 from etl_craft.operations.demo.tables import LayerCount, count_layers
-from etl_craft.operations.run_requests import PausedPipeline, request_run
-from etl_craft.operations.run_views import RunView
-from etl_craft.operations.runs import RunRequest
+from etl_craft.operations.runs.foreground import RunRequest
+from etl_craft.operations.runs.requests import PausedPipeline, request_run
+from etl_craft.operations.runs.views import RunView
+from etl_craft.operations.runs.watching import RunWatcher
 from etl_craft.operations.setup import init_db, migrate
-from etl_craft.operations.watching import RunWatcher
 
 SOURCES_FOLDER = "sources"
 # Dependency order: the transform's gate waits for a new run of each client pipeline.

@@ -31,7 +31,7 @@ from etl_craft.operations.explain.snapshot import (
     read_explain_snapshot,
     snapshot_of,
 )
-from etl_craft.operations.history import run_status
+from etl_craft.operations.runs.history import run_status
 from etl_craft.operations.validate.blocking import (
     NO_FINDINGS,
     project_blocking_findings,

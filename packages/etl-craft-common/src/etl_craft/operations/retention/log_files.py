@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
-from etl_craft.operations.log_sources import is_stored
+from etl_craft.operations.logs.sources import is_stored
 from etl_craft.runtime.handover import outcome_path
 from etl_craft.stores import ObjectStore
 

@@ -14,7 +14,7 @@ from etl_craft.config.rules import WarehouseType
 from etl_craft.enginedb.metadata import ProjectMetadata, read_pipeline_edges, read_project_metadata
 from etl_craft.operations.context import OperationContext
 from etl_craft.operations.project_files import project_files
-from etl_craft.operations.remote_rules import check_remote, is_remote
+from etl_craft.operations.remote.rules import check_remote, is_remote
 from etl_craft.operations.specs.findings import placed
 from etl_craft.operations.validate.findings import Finding, Severity, Subject
 from etl_craft.operations.validate.graph import check_graph

@@ -26,7 +26,7 @@ from etl_craft.core.errors import RunStateError
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run, read_task_runs
 from etl_craft.enginedb.transitions import create_task_run
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import (
+from etl_craft.operations.interventions.actions import (
     Acting,
     perform,
     refuse_live_attempt,
@@ -34,12 +34,12 @@ from etl_craft.operations.interventions import (
     task_id_of,
     view_of,
 )
-from etl_craft.operations.run_views import RunView, pipeline_id_of
-from etl_craft.operations.runs import (
+from etl_craft.operations.runs.foreground import (
     RunRequest,
     admitted_run,
     supervise_run,
 )
+from etl_craft.operations.runs.views import RunView, pipeline_id_of
 from etl_craft.scheduling.driver import queue_next_attempt
 from etl_craft.scheduling.gatekeeper import Bypass, Gatekeeper
 from etl_craft.scheduling.shape import build_shape

@@ -18,9 +18,9 @@ from etl_craft.enginedb.interventions import PauseRow, read_open_pause
 from etl_craft.enginedb.metadata import active_project_id
 from etl_craft.enginedb.run_lists import live_runs, run_id_by_key
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, perform
-from etl_craft.operations.run_views import RunView
-from etl_craft.operations.runs import RunRequest, find_and_hold_run, run_pipeline
+from etl_craft.operations.interventions.actions import Acting, perform
+from etl_craft.operations.runs.foreground import RunRequest, find_and_hold_run, run_pipeline
+from etl_craft.operations.runs.views import RunView
 
 # Given the run's id, a context in force while it is supervised: live progress, say.
 Watch = Callable[[int], AbstractContextManager[object]]

@@ -10,7 +10,7 @@ from etl_craft.core.errors import NotFoundError, RunStateError
 from etl_craft.enginedb.grid import RunFacts
 from etl_craft.enginedb.run_lists import live_runs, newest_runs, pipeline_code_of_run
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import RunView, TaskRunView, pipeline_id_of, read_run_view
+from etl_craft.operations.runs.views import RunView, TaskRunView, pipeline_id_of, read_run_view
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from etl_craft.core.errors import RunStateError
 from etl_craft.enginedb.grid import GridQuery, GridRunRow, read_grid_runs
 from etl_craft.enginedb.run_lists import live_runs
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Intervention, cancel, require_reason
-from etl_craft.operations.run_views import pipeline_id_of
+from etl_craft.operations.interventions.actions import Intervention, cancel, require_reason
+from etl_craft.operations.runs.views import pipeline_id_of
 
 RECENT_BACKFILL_RUNS = 400  # more than one backfill's most dates (366)
 LIVE = (RunStatus.QUEUED, RunStatus.IN_PROGRESS)

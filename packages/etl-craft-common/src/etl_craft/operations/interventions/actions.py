@@ -40,9 +40,9 @@ from etl_craft.enginedb.transitions import (
     skip_task_run,
 )
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.rejudging import rejudge_gated
-from etl_craft.operations.remote_rules import refuse_in_remote_mode
-from etl_craft.operations.run_views import RunView, pipeline_id_of, read_run_view
+from etl_craft.operations.interventions.rejudging import rejudge_gated
+from etl_craft.operations.remote.rules import refuse_in_remote_mode
+from etl_craft.operations.runs.views import RunView, pipeline_id_of, read_run_view
 
 T = TypeVar("T")
 REFUSALS = (NotFoundError, RunStateError, StaleTransitionError, UsageError)

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.overview import interventions, project_id_of
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import pipeline_id_of
+from etl_craft.operations.runs.views import pipeline_id_of
 
 DEFAULT_LIMIT = 100
 

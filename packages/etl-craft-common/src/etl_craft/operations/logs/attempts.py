@@ -15,7 +15,7 @@ from etl_craft.core.errors import NotFoundError
 from etl_craft.core.time import as_utc
 from etl_craft.enginedb.attempts import attempt_log_endpoint, attempt_record, latest_attempt_id
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.log_sources import (
+from etl_craft.operations.logs.sources import (
     LocalLog,
     LogSource,
     StoredLog,

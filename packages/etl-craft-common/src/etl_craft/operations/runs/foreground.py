@@ -25,7 +25,7 @@ from etl_craft.enginedb.run_lists import LiveRun, live_runs, lock_pipeline_runs,
 from etl_craft.enginedb.runs import RunRow, read_pipeline_shape, read_run
 from etl_craft.enginedb.transitions import claim_run_lease, create_run, release_run_lease
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import RunView, pipeline_id_of, read_run_view
+from etl_craft.operations.runs.views import RunView, pipeline_id_of, read_run_view
 from etl_craft.operations.validate.blocking import refuse_blocked
 from etl_craft.runtime.heartbeat import Heartbeat
 from etl_craft.runtime.reconcile import (

@@ -20,12 +20,12 @@ from etl_craft.enginedb.metadata import read_project_metadata
 from etl_craft.enginedb.runs import TaskRunRow, read_pipeline_shape, read_task_runs
 from etl_craft.lineage import LineageGraph
 from etl_craft.lineage.build import build_lineage
-from etl_craft.operations.backfills import backfill_dates
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, task_codes
+from etl_craft.operations.interventions.actions import Acting, task_codes
 from etl_craft.operations.lineage import sql_dialect
 from etl_craft.operations.project_files import files_if_reachable
-from etl_craft.operations.reruns import RerunRequest, to_redo
+from etl_craft.operations.runs.backfills import backfill_dates
+from etl_craft.operations.runs.reruns import RerunRequest, to_redo
 from etl_craft.operations.specs.effects import downstream_columns
 from etl_craft.scheduling.shape import build_shape
 

@@ -8,7 +8,7 @@ from typing import ClassVar
 from etl_craft.core.errors import NotFoundError
 from etl_craft.enginedb.grid import AttemptFacts, AttemptRow, read_run_attempts
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import RunView, read_run_view
+from etl_craft.operations.runs.views import RunView, read_run_view
 
 
 @dataclass(frozen=True)

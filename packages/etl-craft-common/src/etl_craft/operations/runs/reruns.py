@@ -37,7 +37,7 @@ from etl_craft.enginedb.runs import (
 )
 from etl_craft.enginedb.transitions import queue_attempt, skip_task_run
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import (
+from etl_craft.operations.interventions.actions import (
     Acting,
     Intervention,
     perform,
@@ -47,8 +47,8 @@ from etl_craft.operations.interventions import (
     task_codes,
     view_of,
 )
-from etl_craft.operations.run_views import RunView
-from etl_craft.operations.runs import RunRequest, run_pipeline
+from etl_craft.operations.runs.foreground import RunRequest, run_pipeline
+from etl_craft.operations.runs.views import RunView
 from etl_craft.scheduling.shape import RunShape, build_shape
 
 

@@ -22,10 +22,10 @@ from etl_craft.core.errors import RunStateError, UsageError
 from etl_craft.enginedb.run_lists import live_runs, lock_pipeline_runs
 from etl_craft.enginedb.transitions import create_run
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, perform, require_reason, view_of
-from etl_craft.operations.run_requests import Watch
-from etl_craft.operations.run_views import RunView
-from etl_craft.operations.runs import RunRequest, find_or_create_run, run_pipeline
+from etl_craft.operations.interventions.actions import Acting, perform, require_reason, view_of
+from etl_craft.operations.runs.foreground import RunRequest, find_or_create_run, run_pipeline
+from etl_craft.operations.runs.requests import Watch
+from etl_craft.operations.runs.views import RunView
 from etl_craft.runtime.stopping import active
 
 MAX_DATES = 366

@@ -26,16 +26,16 @@ from etl_craft.enginedb.transitions import (
     skip_task_run,
 )
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.forcing import queue_task_attempt
-from etl_craft.operations.interventions import Acting, perform
-from etl_craft.operations.remote_rules import require_remote, require_supported
-from etl_craft.operations.run_views import RunView, read_run_view
-from etl_craft.operations.runs import (
+from etl_craft.operations.interventions.actions import Acting, perform
+from etl_craft.operations.remote.rules import require_remote, require_supported
+from etl_craft.operations.runs.forcing import queue_task_attempt
+from etl_craft.operations.runs.foreground import (
     RunRequest,
     find_or_create_run,
     reconcile_now,
     supervise_run,
 )
+from etl_craft.operations.runs.views import RunView, read_run_view
 from etl_craft.runtime.stopping import active
 from etl_craft.scheduling.gatekeeper import Bypass, Gatekeeper
 

@@ -22,7 +22,7 @@ from etl_craft.enginedb.interventions import (
 from etl_craft.enginedb.metadata import active_project_id, read_pipelines
 from etl_craft.enginedb.run_lists import live_runs
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, perform, require_reason
+from etl_craft.operations.interventions.actions import Acting, perform, require_reason
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from etl_craft.core.redaction import Redactor
-from etl_craft.operations.attempts import AttemptView, attempt, attempt_log
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.log_sources import LogSource
+from etl_craft.operations.logs.attempts import AttemptView, attempt, attempt_log
+from etl_craft.operations.logs.sources import LogSource
 
 CHUNK = 64 * 1024
 FOLLOW_POLL_SECONDS = 0.2

@@ -12,9 +12,9 @@ from datetime import date
 
 from etl_craft.core.errors import RunStateError
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.interventions import Acting, perform, view_of
-from etl_craft.operations.run_views import RunView
-from etl_craft.operations.runs import RunRequest, find_or_create_run
+from etl_craft.operations.interventions.actions import Acting, perform, view_of
+from etl_craft.operations.runs.foreground import RunRequest, find_or_create_run
+from etl_craft.operations.runs.views import RunView
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from etl_craft.core.errors import EtlCraftError
 from etl_craft.enginedb.connection import EngineConnection, EngineDB
 from etl_craft.enginedb.run_lists import run_id_by_key
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.run_views import RunView, pipeline_id_of, read_run_view
+from etl_craft.operations.runs.views import RunView, pipeline_id_of, read_run_view
 
 WATCH_SECONDS = 0.25
 

@@ -23,7 +23,7 @@ from etl_craft.enginedb.downstream_reruns import (
 )
 from etl_craft.enginedb.runs import read_run
 from etl_craft.operations.context import OperationContext
-from etl_craft.operations.reruns import next_stage
+from etl_craft.operations.runs.reruns import next_stage
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""Remote mode: an external orchestrator decides, etl-craft executes and records."""

@@ -1,0 +1,2 @@
+"""Runs: starting them (in the foreground, as triggers, reruns, backfills), reading them
+and watching them."""
