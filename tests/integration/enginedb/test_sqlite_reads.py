@@ -123,9 +123,11 @@ def written_after_first(conn: EngineReads) -> list[Row]:
 
 @pytest.mark.parametrize("read", list(READS))
 def test_a_read_through_sqlite3_gives_what_sqlalchemy_gives(
-    finished: tuple[ProjectOnDisk, int, int], read: str
+    finished: tuple[ProjectOnDisk, int, int], read: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project, run_id, pipeline_id = finished
+    # As in a command's own process: an API started in this one would have it time statements.
+    monkeypatch.setattr(connection._timing, "family", None)
     with project.engine.read() as through_sqlalchemy:
         expected = READS[read](through_sqlalchemy, run_id, pipeline_id)
     with project.engine.read_only() as through_sqlite3:
@@ -138,14 +140,20 @@ def test_a_read_through_sqlite3_gives_what_sqlalchemy_gives(
     assert got == expected
 
 
-def test_an_empty_in_list_matches_no_row(finished: tuple[ProjectOnDisk, int, int]) -> None:
+def test_an_empty_in_list_matches_no_row(
+    finished: tuple[ProjectOnDisk, int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     project, _, _ = finished
+    monkeypatch.setattr(connection._timing, "family", None)
     with project.engine.read_only() as conn:
         assert conn.all("grid_task_runs", run_id_list=[]) == []
         assert len(conn.all("grid_task_runs", run_id_list=[1, 2])) == 4
 
 
-def test_a_file_with_no_schema_is_refused_as_sqlalchemy_refuses_it(tmp_path: Path) -> None:
+def test_a_file_with_no_schema_is_refused_as_sqlalchemy_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection._timing, "family", None)
     url = f"sqlite:///{tmp_path / 'empty.db'}"
     for read in (EngineDB(url).read, EngineDB(url).read_only):
         with pytest.raises(MigrationError, match="has no table CFG_PROJECTS.*init-db"):
@@ -153,7 +161,10 @@ def test_a_file_with_no_schema_is_refused_as_sqlalchemy_refuses_it(tmp_path: Pat
                 conn.all("metadata_active_projects")
 
 
-def test_a_file_that_can_not_be_opened_is_an_engine_db_error(tmp_path: Path) -> None:
+def test_a_file_that_can_not_be_opened_is_an_engine_db_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection._timing, "family", None)
     url = f"sqlite:///{tmp_path / 'no-such-folder' / 'engine.db'}"
     for read in (EngineDB(url).read, EngineDB(url).read_only):
         with pytest.raises(EngineDBError, match="unable to open database file"):
