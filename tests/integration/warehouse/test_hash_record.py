@@ -9,13 +9,16 @@ from typing import Any
 import pytest
 
 from etl_craft.core.counts import Counts
-from etl_craft.handlers.sql import Action
+from etl_craft.core.errors import WarehouseError
+from etl_craft.core.time import utc_now
+from etl_craft.handlers.sql import Action, run_sql_action
 from etl_craft.handlers.sql.spec import MissingKeys
-from etl_craft.warehouse import hash_record
+from etl_craft.warehouse import hash_record, ledger
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.hash_record import Proof
+from etl_craft.warehouse.ledger import LedgerEntry
 from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject
-from tests.integration.warehouse.helpers import needs, rows, run, table
+from tests.integration.warehouse.helpers import needs, next_attempt, rows, run, spec, table
 
 TZ = "TIMESTAMP WITH TIME ZONE"
 COLUMNS = f"id INTEGER, t VARCHAR(20), b BOOLEAN, d DECIMAL(12,2), ts {TZ}, dt DATE, n INTEGER"
@@ -243,3 +246,36 @@ def test_stage_types_other_than_the_targets_clear_the_record(
 
     assert counts.changed_keys == 0
     assert record(warehouse, target) is None
+
+
+def test_a_failed_attempt_leaves_the_record_and_its_retry_writes_the_same_rows(
+    warehouse: WarehouseConnection, schema: str
+) -> None:
+    table(warehouse, f"{schema}.src", COLUMNS, FIRST)
+    source, target, hashed = SELECT.format(schema), f"{schema}.h", f"{schema}.hashed"
+    for name in (target, hashed):
+        run(warehouse, Action.SETUP_TABLE, name, source, history=True)
+        run(warehouse, Action.SCD2_MERGE, name, source, key=("id",))
+    proven = record(warehouse, target)
+    fill(warehouse, schema, SECOND)
+    before = content(warehouse, target, Action.SCD2_MERGE)
+    # Each attempt's ledger row is taken already: its last statement fails, after every write,
+    # the clearing of the record by the append included.
+    for action, options in ((Action.APPEND_TABLE, {}), (Action.SCD2_MERGE, {"key": ("id",)})):
+        attempt = next_attempt()
+        with warehouse.transaction():
+            ledger.record(warehouse, LedgerEntry(attempt, 1, "OTHER", None, Counts(), utc_now()))
+        failing = spec(action, target, source, attempt_id=attempt, **options)  # type: ignore[arg-type]
+
+        with pytest.raises(WarehouseError, match="(?i)duplicate|constraint"):
+            run_sql_action(warehouse, failing)
+
+        assert record(warehouse, target) == proven
+    assert content(warehouse, target, Action.SCD2_MERGE) == before
+    retried = run(warehouse, Action.SCD2_MERGE, target, source, key=("id",))
+    forget(warehouse, hashed)
+    assert run(warehouse, Action.SCD2_MERGE, hashed, source, key=("id",)) == retried
+    assert content(warehouse, target, Action.SCD2_MERGE) == content(
+        warehouse, hashed, Action.SCD2_MERGE
+    )
+    assert record(warehouse, target) == proven
