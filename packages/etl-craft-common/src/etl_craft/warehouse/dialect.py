@@ -244,7 +244,8 @@ class Dialect(ABC):
 
 
 # Types whose values are equal exactly when their canonical texts are: integers, dates,
-# booleans (and DECIMAL(p,s), whose scale is fixed).
+# booleans, timestamps to the microsecond (a zoned one's text is its instant's, in UTC), and
+# DECIMAL(p,s), whose scale is fixed.
 _EXACT_TYPES = frozenset(
     {
         "smallint",
@@ -263,6 +264,10 @@ _EXACT_TYPES = frozenset(
         "date",
         "boolean",
         "bool",
+        "timestamp",
+        "timestamp without time zone",
+        "timestamp with time zone",
+        "timestamptz",
     }
 )
 _TEXT_TYPES = frozenset({"varchar", "text", "character varying", "string"})
