@@ -40,7 +40,7 @@ STAGE_COLUMNS = (
     "etl_craft_rank",
     "etl_craft_row_hash",
     "etl_craft_valid_from",
-    "etl_craft_same",
+    "etl_craft_match",
 )
 
 

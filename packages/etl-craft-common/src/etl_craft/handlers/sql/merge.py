@@ -10,7 +10,7 @@ from etl_craft.core.counts import Counts
 from etl_craft.handlers.sql.context import Context, require_columns
 from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
 from etl_craft.handlers.sql.phases import Phase
-from etl_craft.handlers.sql.proof import SAME, plan_hashing
+from etl_craft.handlers.sql.proof import MATCH, NEW, SAME, plan_hashing
 from etl_craft.handlers.sql.stage import Stage, fill_stage, probe_stage, refuse_nulls, refuse_ties
 from etl_craft.handlers.sql.writers import counts, insert_stage
 from etl_craft.warehouse import statements
@@ -53,7 +53,7 @@ class Merge:
         if starts is not None:
             computed[VALID_FROM] = (dialect.render_type(TIMESTAMP), starts(stage))
         if self.hashing.compare:
-            computed[SAME] = ("INTEGER", self.hashing.same())
+            computed[MATCH] = ("INTEGER", self.hashing.match())
         self.stage: Stage = fill_stage(ctx, stage, computed, self.hashing.stored_rows())
         with ctx.phases.of(Phase.CHECKS):
             self.kept, most = self._check_keys()
@@ -121,7 +121,7 @@ class Merge:
         statement = statements.differing(self.changes, delta, ctx.target, ctx.spec.merge_key, same)
         if self.hashing.compare:
             # The stage already knows, from comparing each row with its key's stored row.
-            statement = statements.kept_where(self.changes, delta, f"d.{SAME} = 0")
+            statement = statements.kept_where(self.changes, delta, f"d.{MATCH} <> {SAME}")
         with ctx.phases.of(Phase.HASH):
             ctx.run("keep the staged rows that differ from the target", statement)
             self._index(delta)
@@ -146,6 +146,10 @@ class Merge:
     def insert_missing(self, *, current_only: bool, stamps: dict[str, Value] | None = None) -> int:
         ctx = self.ctx
         where = statements.absent_from(ctx.target, ctx.spec.merge_key, current_only=current_only)
+        if self.hashing.compare:
+            # Known from the comparison: a key with no stored row has none now, and (SCD2) a
+            # key whose stored current version differs had it closed by the update before.
+            where = "" if current_only else f"d.{MATCH} = {NEW}"
         staged = statements.staged_hash().sql
         return insert_stage(
             ctx, self.changes, self.stage.columns, self.present, staged, where, stamps

@@ -18,8 +18,10 @@ log = logging.getLogger("etl_craft.handlers.sql")
 
 # The target's rows a staged row is compared with, as the merge's own narrowing compares them.
 STORED = "etl_t"
-# A staged row that its key's stored row already has, not soft-deleted: the merge leaves it.
-SAME = "etl_craft_same"
+# What comparing a staged row with its key's stored row found: NEW (no stored row in scope),
+# SAME (the stored row has its values and isn't soft-deleted: the merge leaves it) or DIFFERS.
+MATCH = "etl_craft_match"
+NEW, SAME, DIFFERS = 0, 1, 2
 
 
 class Outcome(Enum):
@@ -45,12 +47,14 @@ class HashPlan:
             return change_hash
         return f"CASE WHEN {self._equal()} THEN {STORED}.HASH_KEY ELSE {change_hash} END"
 
-    def same(self) -> str:
-        """Whether the staged row's key has a stored row in scope with its values and not
-        soft-deleted: what the merge's narrowing would find by HASH_KEY."""
+    def match(self) -> str:
+        """NEW, SAME or DIFFERS: SAME is what the merge's narrowing would find by HASH_KEY."""
         live = [f"({STORED}.DELETE_FLAG IS NULL OR {STORED}.DELETE_FLAG <> 'Y')"]
         condition = " AND ".join([self._equal(), *(live if self.soft_deletes else [])])
-        return f"CASE WHEN {condition} THEN 1 ELSE 0 END"
+        return (
+            f"CASE WHEN {STORED}.HASH_KEY IS NULL THEN {NEW} WHEN {condition} THEN {SAME} "
+            f"ELSE {DIFFERS} END"
+        )
 
     def _equal(self) -> str:
         dialect = self.ctx.conn.dialect
