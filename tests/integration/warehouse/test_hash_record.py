@@ -279,3 +279,21 @@ def test_a_failed_attempt_leaves_the_record_and_its_retry_writes_the_same_rows(
         warehouse, hashed, Action.SCD2_MERGE
     )
     assert record(warehouse, target) == proven
+
+
+def test_a_stored_hash_of_other_values_than_the_row_has_is_found_stale(
+    warehouse: WarehouseConnection, schema: str
+) -> None:
+    table(warehouse, f"{schema}.src", COLUMNS, FIRST)
+    source, target = SELECT.format(schema), f"{schema}.h"
+    run(warehouse, Action.SETUP_TABLE, target, source, history=True)
+    run(warehouse, Action.SCD2_MERGE, target, source, key=("id",))
+    # A value changed without its HASH_KEY, which still hashes what the source returns.
+    forget(warehouse, target)
+    warehouse.execute("change a value", f"UPDATE {target} SET t = 'zz' WHERE id = 1")
+
+    counts = run(warehouse, Action.SCD2_MERGE, target, source, key=("id",))
+
+    assert counts.changed_keys == 0  # hashing every row sees no change, as before
+    assert proof(warehouse, target) is Proof.STALE
+    assert rows(warehouse, target, "t", "id = 1") == [("zz",)]

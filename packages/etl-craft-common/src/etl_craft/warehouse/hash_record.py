@@ -124,15 +124,31 @@ def forget(conn: WarehouseConnection, schema: str, key: str) -> None:
     conn.execute(f"clear the hash record of {key}", sql, [key])
 
 
-def check(target: str, contract: Contract, hash_expression: str, scope: Sequence[str]) -> Statement:
+def check(
+    target: str,
+    contract: Contract,
+    hash_expression: str,
+    scope: Sequence[str],
+    staged: tuple[str, str],
+) -> Statement:
     """In the contract's scope: the keys with more than one row, and the rows whose HASH_KEY
-    is not ``hash_expression`` over their own values (alias t)."""
+    is not ``hash_expression`` over their own values (alias t).
+
+    ``staged`` is a table with one row per key (alias d) and its rows' change hashes in
+    etl_craft_hash, and a condition that t and d have the same compared values: a stored row
+    with its staged row's values and hash needs no hash of its own computed.
+    """
+    stage, same = staged
     keys = ", ".join(f"t.{key}" for key in contract.keys)
     where = " AND ".join([*scope, *(f"t.{key} IS NOT NULL" for key in contract.keys)])
+    on = " AND ".join(f"t.{key} = d.{key}" for key in contract.keys)
     return Statement(
         "SELECT COALESCE(SUM(CASE WHEN etl_craft_rows > 1 THEN 1 ELSE 0 END), 0),\n"
         "  COALESCE(SUM(etl_craft_stale), 0)\n"
-        f"FROM (SELECT COUNT(*) AS etl_craft_rows, SUM(CASE WHEN t.HASH_KEY IS DISTINCT FROM "
-        f"{hash_expression} THEN 1 ELSE 0 END) AS etl_craft_stale\n"
-        f"  FROM {target} t WHERE {where} GROUP BY {keys}) v"
+        "FROM (SELECT COUNT(*) AS etl_craft_rows, SUM(CASE\n"
+        f"    WHEN t.HASH_KEY = d.etl_craft_hash AND {same} THEN 0\n"
+        f"    WHEN t.HASH_KEY IS DISTINCT FROM {hash_expression} THEN 1 ELSE 0 END\n"
+        "  ) AS etl_craft_stale\n"
+        f"  FROM {target} t LEFT JOIN {stage} d ON {on}\n"
+        f"  WHERE {where} GROUP BY {keys}) v"
     )

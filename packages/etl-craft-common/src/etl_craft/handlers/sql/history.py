@@ -61,7 +61,7 @@ def scd2_merge(ctx: Context) -> Counts:
     changed, closed, opened = _apply_changes(ctx, merge, soft, bounds)
     with ctx.phases.of(Phase.WRITE):
         deletions, gone = _close_missing(ctx, merge, missing)
-    merge.hashing.settle()
+    merge.hashing.settle(merge.deduped)
     written = counts(
         ctx,
         merge.stage.rows,

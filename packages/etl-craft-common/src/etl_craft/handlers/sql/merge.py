@@ -173,7 +173,7 @@ def scd1_merge(ctx: Context) -> Counts:
     merge.narrow(current_only=False)
     updated = merge.update("update changed rows", assignments, merge.changed())
     inserted = merge.insert_missing(current_only=False)
-    merge.hashing.settle()
+    merge.hashing.settle(merge.deduped)
     written = counts(
         ctx, merge.stage.rows, inserted=inserted, updated=updated, duplicates=merge.duplicates
     )

@@ -79,8 +79,9 @@ class HashPlan:
             f"\nLEFT JOIN (SELECT {listed} FROM {self.ctx.target} t WHERE {where}) {STORED} ON {on}"
         )
 
-    def settle(self) -> None:
-        """After the merge's writes, in its transaction: what the record says from now on."""
+    def settle(self, deduped: str) -> None:
+        """After the merge's writes, in its transaction: what the record says from now on.
+        ``deduped`` holds the merge's staged rows, one per key, with their change hashes."""
         ctx, schema = self.ctx, self.ctx.spec.ledger_schema
         if self.outcome is Outcome.KEEP:
             return
@@ -91,16 +92,22 @@ class HashPlan:
         proof = Proof.PROVEN
         if self.outcome is Outcome.PROVE:
             with ctx.phases.of(Phase.HASH):
-                proof = self._check()
+                proof = self._check(deduped)
         with ctx.phases.of(Phase.BOOKKEEPING):
             hash_record.write(
                 ctx.conn, schema, self.key, self.contract, proof, ctx.spec.attempt_id, ctx.now
             )
 
-    def _check(self) -> Proof:
-        ctx = self.ctx
-        expression = ctx.conn.dialect.change_hash("t", self.contract.columns)
-        statement = hash_record.check(ctx.target, self.contract, expression, _scope(self.contract))
+    def _check(self, deduped: str) -> Proof:
+        ctx, dialect = self.ctx, self.ctx.conn.dialect
+        expression = dialect.change_hash("t", self.contract.columns)
+        same = " AND ".join(
+            dialect.same_hashed(f"t.{column.name}", f"d.{column.name}", column)
+            for column in self.contract.columns
+        )
+        scope = _scope(self.contract)
+        staged = (deduped, same or "1 = 1")
+        statement = hash_record.check(ctx.target, self.contract, expression, scope, staged)
         row = ctx.conn.fetch_all(f"check the stored hashes ({ctx.target})", statement.sql)[0]
         repeated, stale = int(row[0]), int(row[1])
         if not repeated and not stale:
