@@ -142,13 +142,12 @@ def check(
     keys = ", ".join(f"t.{key}" for key in contract.keys)
     where = " AND ".join([*scope, *(f"t.{key} IS NOT NULL" for key in contract.keys)])
     on = " AND ".join(f"t.{key} = d.{key}" for key in contract.keys)
+    # Two scans rather than one grouped one: the hash comparison needs no grouping.
     return Statement(
-        "SELECT COALESCE(SUM(CASE WHEN etl_craft_rows > 1 THEN 1 ELSE 0 END), 0),\n"
-        "  COALESCE(SUM(etl_craft_stale), 0)\n"
-        "FROM (SELECT COUNT(*) AS etl_craft_rows, SUM(CASE\n"
+        f"SELECT (SELECT COUNT(*) FROM (SELECT {keys} FROM {target} t WHERE {where}\n"
+        f"    GROUP BY {keys} HAVING COUNT(*) > 1) r),\n"
+        "  (SELECT COALESCE(SUM(CASE\n"
         f"    WHEN t.HASH_KEY = d.etl_craft_hash AND {same} THEN 0\n"
-        f"    WHEN t.HASH_KEY IS DISTINCT FROM {hash_expression} THEN 1 ELSE 0 END\n"
-        "  ) AS etl_craft_stale\n"
-        f"  FROM {target} t LEFT JOIN {stage} d ON {on}\n"
-        f"  WHERE {where} GROUP BY {keys}) v"
+        f"    WHEN t.HASH_KEY IS DISTINCT FROM {hash_expression} THEN 1 ELSE 0 END), 0)\n"
+        f"  FROM {target} t LEFT JOIN {stage} d ON {on} WHERE {where})"
     )
