@@ -54,14 +54,16 @@ from etl_craft.config.sections import Warehouse
 from etl_craft.handlers.sql import Action, SqlActionSpec, run_sql_action
 from etl_craft.handlers.sql.phases import Phase
 from etl_craft.handlers.sql.spec import DeleteMode, MissingKeys
-from etl_craft.warehouse import connect
+from etl_craft.warehouse import connect, hash_record
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.duckdb import DuckDBConnection
 from etl_craft.warehouse.postgresql import PostgreSQLConnection
-from etl_craft.warehouse.targets import TargetObject
+from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject
 
 BUSINESS = ("id", "name", "email", "city", "balance", "segment")
 TARGET, FLOOR = "bench.target", "bench.floor"
+_TARGET = TargetObject.parse(TARGET)
+LEDGER = DEFAULT_LEDGER_SCHEMA
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 _attempts = iter(range(1, 10**6))
 
@@ -188,7 +190,8 @@ def attempt(action: Action, source: str, **options: object) -> SqlActionSpec:
 
 
 def build_bases(conn: WarehouseConnection) -> None:
-    """The starting targets: a plain table, an SCD1 table and an SCD2 history of batch 1."""
+    """The starting targets: a plain table, an SCD1 table and an SCD2 history of batch 1, each
+    with the hash record its last action left (warehouse.hash_record), restored beside it."""
     bases: tuple[tuple[str, list[tuple[Action, dict[str, object]]]], ...] = (
         ("bench.plain", [(Action.CREATE_TABLE, {})]),
         ("bench.scd1", [(Action.SETUP_TABLE, {}), (Action.SCD1_MERGE, {})]),
@@ -202,6 +205,34 @@ def build_bases(conn: WarehouseConnection) -> None:
         for action, options in actions:
             run_sql_action(conn, attempt(action, "bench.batch1", **options))
         conn.execute("keep the base", f"CREATE TABLE {base} AS SELECT * FROM {TARGET}")
+        _RECORDS[conn.dialect.name, base] = _read_record(conn)
+
+
+# The hash record each base was left with: a copy of the table is the table the action left.
+_RECORDS: dict[tuple[str, str], tuple[str, str] | None] = {}
+
+
+def _read_record(conn: WarehouseConnection) -> tuple[str, str] | None:
+    if not conn.dialect.capabilities.hash_record:
+        return None
+    found = hash_record.read(conn, LEDGER, hash_record.record_key(conn, _TARGET))
+    return None if found is None else (found[0], found[1].value)
+
+
+def restore_record(conn: WarehouseConnection, base: str | None) -> None:
+    if not conn.dialect.capabilities.hash_record:
+        return
+    key = hash_record.record_key(conn, _TARGET)
+    hash_record.forget(conn, LEDGER, key)
+    found = _RECORDS.get((conn.dialect.name, base)) if base is not None else None
+    if found is not None:
+        mark = conn.dialect.placeholder
+        conn.execute(
+            "restore the base's hash record",
+            f"INSERT INTO {hash_record.record_table(LEDGER).sql} (target_object, hash_contract, "
+            f"proof, recorded_at) VALUES ({mark}, {mark}, {mark}, CURRENT_TIMESTAMP)",
+            [key, *found],
+        )
 
 
 # -- the floors: what a person would write for the same rows ----------------------------------
@@ -435,6 +466,7 @@ def run_case(conn: WarehouseConnection, case: Case) -> tuple[Measure, Measure]:
         if case.base is not None:
             conn.execute("reset", f"CREATE TABLE {table} AS SELECT * FROM {case.base}")
             analyze(conn, table)
+    restore_record(conn, case.base)
     request = attempt(case.action, case.source, **case.options)
     settle(conn)
     with sampled() as craft:
@@ -528,6 +560,7 @@ def run_action(conn: WarehouseConnection, case: Case) -> Measure:
     conn.execute("reset", f"DROP TABLE IF EXISTS {TARGET}")
     if case.base is not None:
         conn.execute("reset", f"CREATE TABLE {TARGET} AS SELECT * FROM {case.base}")
+    restore_record(conn, case.base)
     request = attempt(case.action, case.source, **case.options)
     with sampled() as measure:
         run_sql_action(conn, request)

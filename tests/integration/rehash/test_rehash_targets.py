@@ -7,6 +7,9 @@ import json
 import pytest
 
 from etl_craft.core.errors import ExitCode, MetadataError
+from etl_craft.warehouse import hash_record
+from etl_craft.warehouse.hash_record import Proof
+from etl_craft.warehouse.targets import TargetObject
 from tests.integration.rehash.rehash_site import (
     SOURCE,
     TARGET,
@@ -242,3 +245,28 @@ def test_rehash_of_a_target_no_task_merges_into_is_refused(
     assert code == ExitCode.METADATA
     assert "no active SCD1_MERGE or SCD2_MERGE task" in err
     assert "dm.elsewhere" in err
+
+
+def test_rehash_clears_the_warehouse_record_and_the_next_merge_proves_it_again(
+    site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    load(site)
+    ledger = site.project.connector.warehouse.ledger_schema
+
+    def record() -> tuple[str, Proof] | None:
+        with site.warehouse() as conn:
+            key = hash_record.record_key(conn, TargetObject.parse(TARGET))
+            return hash_record.read(conn, ledger, key)
+
+    proven = record()
+    assert proven is not None
+    assert proven[1] is Proof.PROVEN
+
+    code, _, _ = site.cli("rehash", "--target", TARGET, capsys=capsys)
+
+    # The values now hash the compare columns rehash found, whatever the record said before.
+    assert code == 0
+    assert record() is None
+    counts = site.run_task("customers", "merge")
+    assert (counts.updated, counts.inserted) == (0, 0)
+    assert record() == proven

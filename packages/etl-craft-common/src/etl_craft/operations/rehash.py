@@ -27,7 +27,7 @@ from etl_craft.enginedb.metadata import ProjectMetadata, TaskRow, read_project_m
 from etl_craft.handlers.sql.spec import Action, ValidFrom
 from etl_craft.handlers.sql_task import MERGES, hashed_target, parameter_columns
 from etl_craft.operations.context import OperationContext
-from etl_craft.warehouse import connect, statements
+from etl_craft.warehouse import connect, hash_record, statements
 from etl_craft.warehouse.audit import MANAGED_NAMES
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import CHANGE_HASH_VERSION, Column
@@ -74,7 +74,8 @@ def rehash(ctx: OperationContext, target_text: str, *, dry_run: bool = False) ->
         with ctx.engine.read() as conn:
             version_from = recorded_version(conn, hashed)
         action_id = None if dry_run else _record_request(ctx, target_text)
-        scanned, changed = _rewrite(warehouse, target, expression, dry_run=dry_run)
+        ledger = connector.warehouse.ledger_schema
+        scanned, changed = _rewrite(warehouse, target, expression, ledger, dry_run=dry_run)
     if not dry_run:
         # After the warehouse commit: a failure here is repaired by running rehash again.
         with ctx.engine.transaction(ctx.actor) as conn:
@@ -217,7 +218,12 @@ def _record_request(ctx: OperationContext, target_text: str) -> int:
 
 
 def _rewrite(
-    warehouse: WarehouseConnection, target: TargetObject, expression: str, *, dry_run: bool
+    warehouse: WarehouseConnection,
+    target: TargetObject,
+    expression: str,
+    ledger_schema: str,
+    *,
+    dry_run: bool,
 ) -> tuple[int, int]:
     """Count the rows and, unless a dry run, rewrite the HASH_KEY values that differ."""
     table = target.sql
@@ -231,4 +237,14 @@ def _rewrite(
         if changed and not dry_run:
             rewrite = statements.rewrite_hash_keys(table, expression)
             warehouse.execute(f"recompute HASH_KEY of {table}", rewrite.sql, rewrite.params)
+        if not dry_run:
+            # The values now hash these compare columns; the next merge checks and records it.
+            _forget_record(warehouse, target, ledger_schema)
     return scanned, changed
+
+
+def _forget_record(warehouse: WarehouseConnection, target: TargetObject, schema: str) -> None:
+    if not warehouse.dialect.capabilities.hash_record:
+        return
+    if warehouse.exists(hash_record.record_table(schema)):
+        hash_record.forget(warehouse, schema, hash_record.record_key(warehouse, target))

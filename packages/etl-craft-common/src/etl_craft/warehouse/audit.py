@@ -35,7 +35,13 @@ HISTORY_COLUMNS = (
 )
 
 # Names the stage uses for its own bookkeeping.
-STAGE_COLUMNS = ("etl_craft_hash", "etl_craft_rank", "etl_craft_row_hash", "etl_craft_valid_from")
+STAGE_COLUMNS = (
+    "etl_craft_hash",
+    "etl_craft_rank",
+    "etl_craft_row_hash",
+    "etl_craft_valid_from",
+    "etl_craft_match",
+)
 
 
 def written_columns(*, history: bool) -> tuple[Column, ...]:

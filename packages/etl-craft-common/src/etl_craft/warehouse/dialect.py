@@ -90,6 +90,10 @@ class Capabilities:
     identity_columns: bool = False
     query_cancel: QueryCancel = QueryCancel.NONE
     upsert: Upsert = Upsert.ON_CONFLICT
+    # Whether the ledger keeps a record per merge target of what its HASH_KEY values are proven
+    # to hash (warehouse.hash_record), so a merge compares columns and hashes only the rows
+    # that differ; without it every staged row is hashed.
+    hash_record: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,29 @@ class Dialect(ABC):
             return f"CASE WHEN {expression} THEN 'true' ELSE 'false' END"
         return f"CAST({expression} AS VARCHAR)"
 
+    def same_hashed(self, left: str, right: str, column: Column) -> str:
+        """True when two values of ``column``'s type give its part of the change hash the same
+        text (NULL only with NULL): compared as values where that says the same, which is
+        cheaper than rendering both."""
+        text = " ".join(column.type.lower().split())
+        if text in _EXACT_TYPES or _DECIMAL.fullmatch(text):
+            return f"{left} IS NOT DISTINCT FROM {right}"
+        if text in _TEXT_TYPES or text.startswith(_TEXT_PREFIXES):
+            return self.same_text(left, right)
+        # The canonical text of a value is never NULL (a boolean's is never NULL at all).
+        compared = self.same_text(
+            self.canonical_text(left, column), self.canonical_text(right, column)
+        )
+        return (
+            f"(CASE WHEN {left} IS NULL THEN {right} IS NULL "
+            f"ELSE {right} IS NOT NULL AND {compared} END)"
+        )
+
+    def same_text(self, left: str, right: str) -> str:
+        """Two texts (NULL only with NULL) equal byte for byte, whatever collation their
+        columns have."""
+        return f"{left} IS NOT DISTINCT FROM {right}"
+
     def change_hash(self, alias: str, columns: tuple[Column, ...], *, strict: bool = True) -> str:
         """Version CHANGE_HASH_VERSION: MD5 over NULL-marked, length-prefixed canonical values."""
         parts = []
@@ -215,6 +242,36 @@ class Dialect(ABC):
             )
         return f"MD5({_concat(parts)})" if parts else "MD5('')"
 
+
+# Types whose values are equal exactly when their canonical texts are: integers, dates,
+# booleans, timestamps to the microsecond (a zoned one's text is its instant's, in UTC), and
+# DECIMAL(p,s), whose scale is fixed.
+_EXACT_TYPES = frozenset(
+    {
+        "smallint",
+        "integer",
+        "int",
+        "bigint",
+        "int2",
+        "int4",
+        "int8",
+        "tinyint",
+        "hugeint",
+        "utinyint",
+        "usmallint",
+        "uinteger",
+        "ubigint",
+        "date",
+        "boolean",
+        "bool",
+        "timestamp",
+        "timestamp without time zone",
+        "timestamp with time zone",
+        "timestamptz",
+    }
+)
+_TEXT_TYPES = frozenset({"varchar", "text", "character varying", "string"})
+_TEXT_PREFIXES = ("varchar(", "character varying(")
 
 # PostgreSQL passes a function at most 100 arguments; a wider table concatenates in groups.
 _CONCAT_ARGUMENTS = 50

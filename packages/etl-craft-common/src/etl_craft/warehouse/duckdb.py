@@ -42,6 +42,7 @@ class DuckDBDialect(Dialect):
         index_stage=False,
         cross_database=True,
         query_cancel=QueryCancel.CONNECTION,
+        hash_record=True,
     )
 
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:

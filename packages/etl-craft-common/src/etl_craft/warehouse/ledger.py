@@ -14,6 +14,7 @@ from etl_craft.core.counts import Counts
 from etl_craft.core.errors import ConfigurationError, WarehouseError
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.hash_record import RECORD_COLUMNS, record_table
 from etl_craft.warehouse.statements import add_column, bound, create_schema, create_table
 from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject, is_identifier
 
@@ -80,7 +81,9 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
     """Create the ledger's tables, each in its own transaction, so concurrent first writers
     don't race. Each is created where it is missing: a warehouse whose ledger predates the fence
     table gets it on its next write, and a ledger that predates a count column gets that."""
-    tables = ((ledger_table(schema), LEDGER_COLUMNS), (fence_table(schema), FENCE_COLUMNS))
+    tables = [(ledger_table(schema), LEDGER_COLUMNS), (fence_table(schema), FENCE_COLUMNS)]
+    if conn.dialect.capabilities.hash_record:
+        tables.append((record_table(_checked(schema)), RECORD_COLUMNS))
     # Every action but a warehouse's first finds both complete: a read of each, with no lock
     # and no transaction of its own, says so. Columns are only ever added, so what is present
     # now stays present, and the locked path below settles anything missing.

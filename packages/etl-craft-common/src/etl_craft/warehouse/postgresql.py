@@ -39,6 +39,7 @@ class PostgreSQLDialect(Dialect):
         index_stage=True,
         cross_database=False,
         query_cancel=QueryCancel.CONNECTION,
+        hash_record=True,
     )
 
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:
@@ -91,6 +92,10 @@ class PostgreSQLDialect(Dialect):
 
     def date_text(self, expression: str) -> str:
         return f"to_char({expression}, 'YYYY-MM-DD')"
+
+    def same_text(self, left: str, right: str) -> str:
+        # "C" compares bytes; a column's own collation may be case-insensitive.
+        return f'{left} COLLATE "C" IS NOT DISTINCT FROM {right} COLLATE "C"'
 
 
 class PostgreSQLConnection(WarehouseConnection):

@@ -54,14 +54,15 @@ def create_stage(stage: str, select_sql: str, *, empty: bool = False) -> Stateme
     )
 
 
-def fill_stage(stage: str, select_sql: str, computed: Sequence[str]) -> Statement:
-    """The SELECT's rows into the empty stage, widened by the ``computed`` expressions.
+def fill_stage(stage: str, select_sql: str, computed: Sequence[str], joined: str = "") -> Statement:
+    """The SELECT's rows into the empty stage, widened by the ``computed`` expressions, which
+    may read what ``joined`` (a LEFT JOIN bringing at most one row each) adds to a row.
 
     No parameters: a driver would read a % in the SELECT's own text as a placeholder.
     """
     extra = "".join(f", {expression}" for expression in computed)
     return Statement(
-        f"INSERT INTO {stage}\nSELECT etl_src.*{extra} FROM (\n{select_sql}\n) etl_src"
+        f"INSERT INTO {stage}\nSELECT etl_src.*{extra} FROM (\n{select_sql}\n) etl_src{joined}"
     )
 
 
@@ -151,6 +152,13 @@ def differing(
         f"CREATE TEMPORARY TABLE {delta} AS\nSELECT * FROM {changes} d WHERE NOT EXISTS (\n"
         f"  SELECT 1 FROM {target} t WHERE {keys_match(keys)}\n"
         f"    AND t.HASH_KEY = d.etl_craft_hash{also}\n)"
+    )
+
+
+def kept_where(changes: str, delta: str, condition: str) -> Statement:
+    """The staged rows (alias d) meeting ``condition``."""
+    return Statement(
+        f"CREATE TEMPORARY TABLE {delta} AS\nSELECT * FROM {changes} d WHERE {condition}"
     )
 
 

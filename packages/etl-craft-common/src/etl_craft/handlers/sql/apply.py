@@ -23,7 +23,7 @@ from etl_craft.handlers.sql.writers import (
     overwrite_table,
     setup_table,
 )
-from etl_craft.warehouse import statements
+from etl_craft.warehouse import hash_record, statements
 from etl_craft.warehouse.connection import WarehouseConnection
 from etl_craft.warehouse.ledger import LedgerEntry
 from etl_craft.warehouse.parsing import parse_select
@@ -42,6 +42,14 @@ ACTIONS: dict[Action, Callable[[Context], Counts]] = {
     Action.DROP_TABLE: drop_table,
 }
 
+# Actions that write HASH_KEY values no merge contract describes, or drop the table: a merge's
+# record of its target's hashes ends with them. SETUP_TABLE only creates an empty table or adds
+# etl-craft's own columns, DELETE_ROWS only removes or flags rows, and the merges settle their
+# record themselves (handlers.sql.proof).
+REHASHES = frozenset(
+    {Action.CREATE_TABLE, Action.OVERWRITE_TABLE, Action.APPEND_TABLE, Action.DROP_TABLE}
+)
+
 
 def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
     """Apply the action; its data and its ledger entry are published together or not at all.
@@ -53,6 +61,7 @@ def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
     if spec.source_sql is not None:
         select = parse_select(spec.source_sql, conn.dialect.sqlglot_name)
     ctx = Context(conn, spec, utc_now(), secrets.token_hex(3), select)
+    ctx.hash_records = conn.dialect.capabilities.hash_record
     fence = Fence(spec.task_run_id, spec.attempt_id, spec.ledger_schema)
     log.info("%s into %s (attempt %s)", spec.action, spec.target, spec.attempt_id)
     fault_point("sql_before_target_lock")
@@ -60,6 +69,9 @@ def run_sql_action(conn: WarehouseConnection, spec: SqlActionSpec) -> Counts:
         with conn.publisher.publishing(conn, spec.target, fence):
             fault_point("sql_after_target_lock")
             counts = ACTIONS[spec.action](ctx)
+            if ctx.hash_records and spec.action in REHASHES:
+                key = hash_record.record_key(conn, spec.target)
+                hash_record.forget(conn, spec.ledger_schema, key)
             entry = LedgerEntry(
                 spec.attempt_id,
                 spec.task_run_id,

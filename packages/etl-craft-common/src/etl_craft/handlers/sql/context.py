@@ -24,6 +24,9 @@ class Context:
     select: ParsedSelect | None  # parsed before the target lock is taken
     scratch: list[str] = field(default_factory=list)
     phases: Phases = field(default_factory=Phases)
+    # Whether the target's hash record is read and kept (warehouse.hash_record): a published
+    # attempt's, on a warehouse that keeps one; never a rehearsal's, which has no ledger.
+    hash_records: bool = False
 
     @property
     def target(self) -> str:

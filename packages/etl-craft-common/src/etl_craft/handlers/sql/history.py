@@ -49,6 +49,7 @@ def scd2_merge(ctx: Context) -> Counts:
         NEEDED,
         "SCD2_MERGE keeps history in versions marked by ACTIVE_FLAG, VALID_FROM and VALID_TO",
         partial(_starts, ctx),
+        current_only=True,
     )
     merge.present = add_missing(ctx, merge.present, CLOSING_COLUMNS)
     soft = "delete_flag" in merge.present
@@ -60,6 +61,7 @@ def scd2_merge(ctx: Context) -> Counts:
     changed, closed, opened = _apply_changes(ctx, merge, soft, bounds)
     with ctx.phases.of(Phase.WRITE):
         deletions, gone = _close_missing(ctx, merge, missing)
+    merge.hashing.settle(merge.deduped)
     written = counts(
         ctx,
         merge.stage.rows,

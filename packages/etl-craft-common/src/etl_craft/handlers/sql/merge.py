@@ -10,6 +10,7 @@ from etl_craft.core.counts import Counts
 from etl_craft.handlers.sql.context import Context, require_columns
 from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
 from etl_craft.handlers.sql.phases import Phase
+from etl_craft.handlers.sql.proof import MATCH, NEW, SAME, plan_hashing
 from etl_craft.handlers.sql.stage import Stage, fill_stage, probe_stage, refuse_nulls, refuse_ties
 from etl_craft.handlers.sql.writers import counts, insert_stage
 from etl_craft.warehouse import statements
@@ -29,7 +30,13 @@ class Merge:
     """
 
     def __init__(
-        self, ctx: Context, needed: tuple[str, ...], why: str, starts: Starts | None = None
+        self,
+        ctx: Context,
+        needed: tuple[str, ...],
+        why: str,
+        starts: Starts | None = None,
+        *,
+        current_only: bool,
     ) -> None:
         self.ctx = ctx
         stage = probe_stage(ctx)
@@ -38,13 +45,16 @@ class Merge:
         require_columns(ctx, self.present, needed, why)
         stage.require("MERGE_KEY", ctx.spec.merge_key)
         stage.require("MERGE_DEDUPE_ORDER", ctx.spec.dedupe_order.columns)
-        names = self._compared(stage)
-        change_hash = ctx.conn.dialect.change_hash("etl_src", typed(target, stage, names))
+        columns = typed(target, stage, self._compared(stage))
         dialect = ctx.conn.dialect
+        self.hashing = plan_hashing(ctx, stage, target, columns, current_only=current_only)
+        change_hash = self.hashing.staged_hash(dialect.change_hash("etl_src", columns))
         computed = {"etl_craft_hash": (dialect.render_type(HASH_TYPE), change_hash)}
         if starts is not None:
             computed[VALID_FROM] = (dialect.render_type(TIMESTAMP), starts(stage))
-        self.stage: Stage = fill_stage(ctx, stage, computed)
+        if self.hashing.compare:
+            computed[MATCH] = ("INTEGER", self.hashing.match())
+        self.stage: Stage = fill_stage(ctx, stage, computed, self.hashing.stored_rows())
         with ctx.phases.of(Phase.CHECKS):
             self.kept, most = self._check_keys()
         additions = plan_additions(ctx, self.stage, target)
@@ -109,6 +119,9 @@ class Merge:
         if "delete_flag" in self.present:
             same.append(statements.not_soft_deleted())
         statement = statements.differing(self.changes, delta, ctx.target, ctx.spec.merge_key, same)
+        if self.hashing.compare:
+            # The stage already knows, from comparing each row with its key's stored row.
+            statement = statements.kept_where(self.changes, delta, f"d.{MATCH} <> {SAME}")
         with ctx.phases.of(Phase.HASH):
             ctx.run("keep the staged rows that differ from the target", statement)
             self._index(delta)
@@ -133,6 +146,10 @@ class Merge:
     def insert_missing(self, *, current_only: bool, stamps: dict[str, Value] | None = None) -> int:
         ctx = self.ctx
         where = statements.absent_from(ctx.target, ctx.spec.merge_key, current_only=current_only)
+        if self.hashing.compare:
+            # Known from the comparison: a key with no stored row has none now, and (SCD2) a
+            # key whose stored current version differs had it closed by the update before.
+            where = "" if current_only else f"d.{MATCH} = {NEW}"
         staged = statements.staged_hash().sql
         return insert_stage(
             ctx, self.changes, self.stage.columns, self.present, staged, where, stamps
@@ -140,7 +157,9 @@ class Merge:
 
 
 def scd1_merge(ctx: Context) -> Counts:
-    merge = Merge(ctx, ("HASH_KEY",), "SCD1_MERGE compares HASH_KEY to find changed rows")
+    merge = Merge(
+        ctx, ("HASH_KEY",), "SCD1_MERGE compares HASH_KEY to find changed rows", current_only=False
+    )
     keys = {key.lower() for key in ctx.spec.merge_key}
     assignments = {
         column.name: statements.stage_value(column.name)
@@ -154,6 +173,7 @@ def scd1_merge(ctx: Context) -> Counts:
     merge.narrow(current_only=False)
     updated = merge.update("update changed rows", assignments, merge.changed())
     inserted = merge.insert_missing(current_only=False)
+    merge.hashing.settle(merge.deduped)
     written = counts(
         ctx, merge.stage.rows, inserted=inserted, updated=updated, duplicates=merge.duplicates
     )

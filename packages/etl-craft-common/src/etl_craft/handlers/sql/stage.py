@@ -50,15 +50,19 @@ def probe_stage(ctx: Context) -> Stage:
     return Stage(name, columns, 0)
 
 
-def fill_stage(ctx: Context, stage: Stage, computed: dict[str, tuple[str, str]]) -> Stage:
+def fill_stage(
+    ctx: Context, stage: Stage, computed: dict[str, tuple[str, str]], joined: str = ""
+) -> Stage:
     """Stage the SELECT's rows, with each ``computed`` column (its type and its expression over
-    the SELECT's row as etl_src) worked out in the same scan."""
+    the SELECT's row as etl_src, and over what ``joined`` brings each row) worked out in the
+    same scan."""
     sql = _select(ctx)
     with ctx.phases.of(Phase.STAGE):
         for name, (sql_type, _) in computed.items():
             ctx.run("add a stage column", statements.add_column(stage.name, Column(name, sql_type)))
         expressions = [expression for _, expression in computed.values()]
-        rows = ctx.run("stage the SELECT", statements.fill_stage(stage.name, sql, expressions))
+        statement = statements.fill_stage(stage.name, sql, expressions, joined)
+        rows = ctx.run("stage the SELECT", statement)
     return replace(stage, rows=rows)
 
 
