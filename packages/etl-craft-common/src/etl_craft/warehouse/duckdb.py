@@ -22,6 +22,7 @@ from etl_craft.warehouse.dialect import (
     QueryCancel,
     ReplaceStrategy,
     UpdateStrategy,
+    Upsert,
 )
 from etl_craft.warehouse.fence import TransactionalPublisher
 from etl_craft.warehouse.targets import TargetObject
@@ -42,6 +43,7 @@ class DuckDBDialect(Dialect):
         index_stage=False,
         cross_database=True,
         query_cancel=QueryCancel.CONNECTION,
+        upsert=Upsert.INSERT_THEN_UPDATE,
     )
 
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:
@@ -67,7 +69,10 @@ class DuckDBDialect(Dialect):
         return sql, [*names, *names]
 
     def stage_columns_query(self, stage: str) -> tuple[str, list[object]]:
-        return self.columns_query(TargetObject("main", stage, "temp"))
+        # The stage was just created, so DESCRIBE can't miss it; duckdb_columns() would scan
+        # every column of every table in the catalog for the same answer, at several times
+        # the cost. The types read the same in both.
+        return f"SELECT column_name, column_type FROM (DESCRIBE temp.main.{stage})", []
 
     def render_type(self, generic: str) -> str:
         return generic  # etl-craft's own types are written in this warehouse's terms

@@ -39,6 +39,7 @@ class PostgreSQLDialect(Dialect):
         index_stage=True,
         cross_database=False,
         query_cancel=QueryCancel.CONNECTION,
+        writable_ctes=True,
     )
 
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:
