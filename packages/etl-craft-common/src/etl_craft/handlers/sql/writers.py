@@ -9,7 +9,7 @@ from etl_craft.handlers.sql.context import Context, require_columns
 from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
 from etl_craft.handlers.sql.phases import Phase
 from etl_craft.handlers.sql.spec import DeleteMode
-from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys
+from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys, refuse_nulls
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.audit import HISTORY_COLUMNS, declared, written_columns
 from etl_craft.warehouse.dialect import Column
@@ -162,14 +162,16 @@ def append_table(ctx: Context) -> Counts:
 def delete_rows(ctx: Context) -> Counts:
     stage = build_stage(ctx)
     present = {column.key for column in ctx.target_columns()}
-    with ctx.phases.of(Phase.CHECKS):
-        refuse_null_keys(ctx, stage)
     match = statements.matching(stage.name, ctx.spec.merge_key)
     if ctx.spec.delete_mode is DeleteMode.HARD:
+        with ctx.phases.of(Phase.CHECKS):
+            before = _refuse_null_keys_and_count(ctx, stage)
         statement = statements.delete_where(ctx.conn.dialect, ctx.target, match)
         with ctx.phases.of(Phase.WRITE):
             deleted = ctx.run("delete matching rows", statement)
-        return counts(ctx, stage.rows, deleted=deleted)
+        return counts(ctx, stage.rows, deleted=deleted, target=before - deleted)
+    with ctx.phases.of(Phase.CHECKS):
+        refuse_null_keys(ctx, stage)
     require_columns(ctx, present, ("DELETE_FLAG",), "a SOFT delete flags rows")
     # Already-deleted rows keep their flag, stamps and run ids: a repeat changes nothing.
     condition = f"{match} AND {statements.not_soft_deleted()}"
@@ -180,6 +182,23 @@ def delete_rows(ctx: Context) -> Counts:
     with ctx.phases.of(Phase.WRITE):
         deleted = ctx.run("flag matching rows deleted", statement)
     return counts(ctx, stage.rows, deleted=deleted)
+
+
+def _refuse_null_keys_and_count(ctx: Context, stage: Stage) -> int:
+    """Refuse NULL merge keys and count the target's rows, in one statement: the rows there
+    before a HARD delete, which leaves that many less the rows it deletes. Counted before,
+    because a count after the delete reads past the rows it deleted, which on DuckDB costs
+    several times a plain count."""
+    keys = ctx.spec.merge_key
+    stage.require("MERGE_KEY", keys)
+    nulls = statements.null_keys(stage.name, keys)
+    target = statements.count_rows(ctx.target)
+    [(null_rows, rows)] = ctx.conn.fetch_all(
+        f"count NULL merge keys and the target's rows ({ctx.target})",
+        f"SELECT ({nulls.sql}), ({target.sql})",
+    )
+    refuse_nulls(ctx, int(null_rows or 0))
+    return int(rows or 0)
 
 
 def drop_table(ctx: Context) -> Counts:
