@@ -18,6 +18,7 @@ from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.connection import Row, WarehouseConnection, lock_key
 from etl_craft.warehouse.dialect import (
     Capabilities,
+    Column,
     Dialect,
     QueryCancel,
     ReplaceStrategy,
@@ -106,6 +107,15 @@ class DuckDBConnection(WarehouseConnection):
 
     def current_database(self) -> str:
         return self._database
+
+    def describe_select(self, sql: str) -> tuple[Column, ...] | None:
+        # DESCRIBE binds the query without running it, and names the types a CREATE TABLE AS
+        # of it gives its columns.
+        rows = self.fetch_all(
+            "describe the SELECT",
+            f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM (\n{sql}\n) etl_src)",
+        )
+        return tuple(Column(str(name), str(kind)) for name, kind in rows)
 
     def interrupt(self) -> str:
         # DuckDB runs in this process: the interrupted statement ends before this returns its
