@@ -198,6 +198,7 @@ def test_delete_rows_hard(
     kept = ALL_ROWS[:1] + ([] if refresh is RefreshType.FULL else ALL_ROWS[2:])
     assert rows(warehouse, target, DATA) == kept
     assert counts.deleted == 3 - len(kept)
+    assert counts.target == len(kept)  # the rows the delete leaves, as the ledger records them
 
 
 @REFRESH

@@ -99,6 +99,12 @@ class WarehouseConnection(ABC):
         rows = self.fetch_all(f"read the columns of {stage}", sql, params)
         return tuple(Column(str(name), str(kind)) for name, kind in rows)
 
+    def describe_select(self, sql: str) -> tuple[Column, ...] | None:
+        """The columns ``sql`` returns, with the types a table created from it would get, read
+        without running it or creating anything; None where the warehouse can't tell them
+        exactly that way (the caller stages the SELECT and reads the stage's columns)."""
+        return None
+
     def numbered_columns(self, target: TargetObject) -> frozenset[str]:
         """Lower-case names of the columns the warehouse numbers itself (identity columns):
         inserts leave them out. Only warehouses with Capabilities.identity_columns have any."""

@@ -61,6 +61,10 @@ class Upsert(StrEnum):
     # UPDATE, then INSERT ... WHERE NOT EXISTS: for a warehouse that enforces the key's
     # uniqueness, so two first inserts can't both commit.
     UPDATE_THEN_INSERT = "UPDATE_THEN_INSERT"
+    # INSERT ... WHERE NOT EXISTS, then UPDATE only where the row was already there: for a
+    # warehouse where one writer publishes at a time and the key's uniqueness fails a second
+    # first insert (DuckDB, whose ON CONFLICT costs several times the two plain statements).
+    INSERT_THEN_UPDATE = "INSERT_THEN_UPDATE"
 
 
 class IdentifierCase(StrEnum):
@@ -94,6 +98,9 @@ class Capabilities:
     # to hash (warehouse.hash_record), so a merge compares columns and hashes only the rows
     # that differ; without it every staged row is hashed.
     hash_record: bool = False
+    # Whether a WITH may hold an INSERT whose RETURNING rows feed the statement's own INSERT:
+    # the fence claim and the ledger row then go to the warehouse as one statement.
+    writable_ctes: bool = False
 
 
 @dataclass(frozen=True)

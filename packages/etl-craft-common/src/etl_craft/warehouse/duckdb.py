@@ -18,10 +18,12 @@ from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.connection import Row, WarehouseConnection, lock_key
 from etl_craft.warehouse.dialect import (
     Capabilities,
+    Column,
     Dialect,
     QueryCancel,
     ReplaceStrategy,
     UpdateStrategy,
+    Upsert,
 )
 from etl_craft.warehouse.fence import TransactionalPublisher
 from etl_craft.warehouse.targets import TargetObject
@@ -43,6 +45,7 @@ class DuckDBDialect(Dialect):
         cross_database=True,
         query_cancel=QueryCancel.CONNECTION,
         hash_record=True,
+        upsert=Upsert.INSERT_THEN_UPDATE,
     )
 
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:
@@ -68,7 +71,10 @@ class DuckDBDialect(Dialect):
         return sql, [*names, *names]
 
     def stage_columns_query(self, stage: str) -> tuple[str, list[object]]:
-        return self.columns_query(TargetObject("main", stage, "temp"))
+        # The stage was just created, so DESCRIBE can't miss it; duckdb_columns() would scan
+        # every column of every table in the catalog for the same answer, at several times
+        # the cost. The types read the same in both.
+        return f"SELECT column_name, column_type FROM (DESCRIBE temp.main.{stage})", []
 
     def render_type(self, generic: str) -> str:
         return generic  # etl-craft's own types are written in this warehouse's terms
@@ -102,6 +108,15 @@ class DuckDBConnection(WarehouseConnection):
 
     def current_database(self) -> str:
         return self._database
+
+    def describe_select(self, sql: str) -> tuple[Column, ...] | None:
+        # DESCRIBE binds the query without running it, and names the types a CREATE TABLE AS
+        # of it gives its columns.
+        rows = self.fetch_all(
+            "describe the SELECT",
+            f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM (\n{sql}\n) etl_src)",
+        )
+        return tuple(Column(str(name), str(kind)) for name, kind in rows)
 
     def interrupt(self) -> str:
         # DuckDB runs in this process: the interrupted statement ends before this returns its

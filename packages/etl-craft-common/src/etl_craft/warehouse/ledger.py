@@ -13,9 +13,15 @@ from datetime import datetime
 from etl_craft.core.counts import Counts
 from etl_craft.core.errors import ConfigurationError, WarehouseError
 from etl_craft.warehouse.connection import WarehouseConnection
-from etl_craft.warehouse.dialect import Column
+from etl_craft.warehouse.dialect import Column, Dialect
 from etl_craft.warehouse.hash_record import RECORD_COLUMNS, record_table
-from etl_craft.warehouse.statements import add_column, bound, create_schema, create_table
+from etl_craft.warehouse.statements import (
+    Value,
+    add_column,
+    bound,
+    create_schema,
+    create_table,
+)
 from etl_craft.warehouse.targets import DEFAULT_LEDGER_SCHEMA, TargetObject, is_identifier
 
 LEDGER_TABLE = "attempt_ledger"
@@ -84,10 +90,12 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
     tables = [(ledger_table(schema), LEDGER_COLUMNS), (fence_table(schema), FENCE_COLUMNS)]
     if conn.dialect.capabilities.hash_record:
         tables.append((record_table(_checked(schema)), RECORD_COLUMNS))
-    # Every action but a warehouse's first finds both complete: a read of each, with no lock
-    # and no transaction of its own, says so. Columns are only ever added, so what is present
-    # now stays present, and the locked path below settles anything missing.
-    if all(_complete(conn, table, columns) for table, columns in tables):
+    # Every action but a warehouse's first finds them complete: one statement naming every
+    # column of each, with no lock and no transaction of its own, says so, where reading each
+    # table's columns from the catalog costs a read per table that grows with the catalog.
+    # Columns are only ever added, so what is present now stays present, and the locked path
+    # below settles anything missing.
+    if _complete(conn, tuple(tables)):
         return
     for table, columns in tables:
         with conn.mutation(table):
@@ -106,9 +114,25 @@ def ensure_ledger(conn: WarehouseConnection, schema: str = DEFAULT_LEDGER_SCHEMA
                     raise
 
 
-def _complete(conn: WarehouseConnection, table: TargetObject, columns: tuple[Column, ...]) -> bool:
-    present = {column.key for column in conn.columns(table)}
-    return all(column.key in present for column in columns)
+def _complete(
+    conn: WarehouseConnection, tables: tuple[tuple[TargetObject, tuple[Column, ...]], ...]
+) -> bool:
+    """Whether every table is there with every column: the probe fails to bind otherwise."""
+    probes = ", ".join(
+        f"(SELECT {', '.join(column.name for column in columns)} FROM {table.sql} WHERE 1 = 0) "
+        f"p{index}"
+        for index, (table, columns) in enumerate(tables)
+    )
+    try:
+        conn.fetch_all("check the ledger's tables", f"SELECT 1 FROM {probes}")
+    except WarehouseError:
+        # Missing, or unreadable for a reason the catalog reads below will meet and report.
+        return all(
+            column.key in {present.key for present in conn.columns(table)}
+            for table, columns in tables
+            for column in columns
+        )
+    return True
 
 
 def _add_missing(
@@ -124,8 +148,20 @@ def record(
     conn: WarehouseConnection, entry: LedgerEntry, schema: str = DEFAULT_LEDGER_SCHEMA
 ) -> None:
     """Insert the attempt's row; the caller's transaction commits it together with the data."""
-    dialect = conn.dialect
-    values = [
+    values = row_values(conn.dialect, entry)
+    sql = f"{insert_into(schema)}\nVALUES ({', '.join(value.sql for value in values)})"
+    conn.execute(f"record attempt {entry.attempt_id} in the ledger", sql, [v.param for v in values])
+
+
+def insert_into(schema: str = DEFAULT_LEDGER_SCHEMA) -> str:
+    """INSERT INTO the ledger, its columns listed in the order of ``row_values``."""
+    names = ", ".join(column.name for column in LEDGER_COLUMNS)
+    return f"INSERT INTO {ledger_table(schema).sql} ({names})"
+
+
+def row_values(dialect: Dialect, entry: LedgerEntry) -> list[Value]:
+    """The entry's values, one bound parameter each, in the order of LEDGER_COLUMNS."""
+    return [
         bound(dialect, entry.attempt_id, "BIGINT"),
         bound(dialect, entry.task_run_id, "BIGINT"),
         bound(dialect, entry.action, "VARCHAR"),
@@ -133,12 +169,6 @@ def record(
         *(bound(dialect, getattr(entry.counts, field), "BIGINT") for _, field in _COUNT_COLUMNS),
         bound(dialect, entry.committed_at, "TIMESTAMP WITH TIME ZONE"),
     ]
-    names = ", ".join(column.name for column in LEDGER_COLUMNS)
-    sql = (
-        f"INSERT INTO {ledger_table(schema).sql} ({names})\n"
-        f"VALUES ({', '.join(value.sql for value in values)})"
-    )
-    conn.execute(f"record attempt {entry.attempt_id} in the ledger", sql, [v.param for v in values])
 
 
 def applied(

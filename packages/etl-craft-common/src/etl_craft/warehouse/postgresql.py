@@ -40,6 +40,7 @@ class PostgreSQLDialect(Dialect):
         cross_database=False,
         query_cancel=QueryCancel.CONNECTION,
         hash_record=True,
+        writable_ctes=True,
     )
 
     def columns_query(self, target: TargetObject) -> tuple[str, list[object]]:

@@ -242,8 +242,9 @@ def fence_upsert(
     """Claim a task run's fence row for an attempt, unless a later attempt holds it.
 
     ``values`` are the task run's id, the attempt's id and the time. INSERT ... ON CONFLICT
-    returns the claimed id, and no row when refused; the other forms return nothing, so the
-    caller reads the row back in the same transaction.
+    returns the claimed id, and no row when refused; INSERT_THEN_UPDATE's statements each
+    count one row when they claim it, and the second runs only when the first claimed none; the
+    other forms return nothing, so the caller reads the row back in the same transaction.
     """
     names = "task_run_id, attempt_id, fenced_at"
     listed, params = _render(values)
@@ -263,6 +264,22 @@ def fence_upsert(
                 "VALUES (e.task_run_id, e.attempt_id, e.fenced_at)",
                 params,
             )
+        ]
+    if upsert is Upsert.INSERT_THEN_UPDATE:
+        mark = dialect.placeholder
+        _, attempt, stamp = listed
+        _, attempt_id, fenced_at = params
+        return [
+            Statement(
+                f"INSERT INTO {table} ({names})\nSELECT {', '.join(listed)}\n"
+                f"WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE task_run_id = {mark})",
+                [*params, task_run_id],
+            ),
+            Statement(
+                f"UPDATE {table} SET attempt_id = {attempt}, fenced_at = {stamp}\n"
+                f"WHERE task_run_id = {mark} AND attempt_id <= {attempt}",
+                [attempt_id, fenced_at, task_run_id, attempt_id],
+            ),
         ]
     if upsert is Upsert.UPDATE_THEN_INSERT:
         mark = dialect.placeholder

@@ -1,3 +1,5 @@
+SELECT 1 FROM (SELECT attempt_id, task_run_id, action, target_object, source_count, target_count, insert_count, update_count, delete_count, duplicate_count, rows_written, new_key_count, changed_key_count, unchanged_key_count, stale_key_count, same_time_key_count, reopened_key_count, committed_at FROM etl_craft.attempt_ledger WHERE 1 = 0) p0, (SELECT task_run_id, attempt_id, fenced_at FROM etl_craft.task_run_fence WHERE 1 = 0) p1
+;
 SELECT CURRENT_DATABASE()
 ;
 SELECT COLUMN_NAME, DATA_TYPE FROM <database>.INFORMATION_SCHEMA.COLUMNS

@@ -45,9 +45,14 @@ def probe_stage(ctx: Context) -> Stage:
     with ctx.phases.of(Phase.STAGE):
         ctx.run("prepare the stage", statements.create_stage(name, _select(ctx), empty=True))
         columns = ctx.conn.stage_columns(name)
+    refuse_unwritable(ctx, columns)
+    return Stage(name, columns, 0)
+
+
+def refuse_unwritable(ctx: Context, columns: tuple[Column, ...]) -> None:
+    """Refuse output names etl-craft can't write: its own columns', and names needing quotes."""
     _refuse_managed(columns)
     _refuse_quoted(ctx, columns)
-    return Stage(name, columns, 0)
 
 
 def fill_stage(

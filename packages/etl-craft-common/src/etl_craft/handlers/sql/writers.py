@@ -9,7 +9,13 @@ from etl_craft.handlers.sql.context import Context, require_columns
 from etl_craft.handlers.sql.evolution import add_columns, plan_additions, typed
 from etl_craft.handlers.sql.phases import Phase
 from etl_craft.handlers.sql.spec import DeleteMode
-from etl_craft.handlers.sql.stage import Stage, build_stage, refuse_null_keys
+from etl_craft.handlers.sql.stage import (
+    Stage,
+    build_stage,
+    refuse_null_keys,
+    refuse_nulls,
+    refuse_unwritable,
+)
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.audit import HISTORY_COLUMNS, declared, written_columns
 from etl_craft.warehouse.dialect import Column
@@ -66,7 +72,7 @@ def _plain_hash(ctx: Context, stage: Stage, target: tuple[Column, ...]) -> str:
     return ctx.conn.dialect.change_hash("d", columns, strict=False)
 
 
-def _table_columns(ctx: Context, stage: Stage) -> tuple[Column, ...]:
+def _table_columns(ctx: Context, selected: tuple[Column, ...]) -> tuple[Column, ...]:
     dialect = ctx.conn.dialect
     written = declared(dialect, written_columns(history=ctx.spec.history_columns))
     if dialect.capabilities.identity_columns:
@@ -77,11 +83,11 @@ def _table_columns(ctx: Context, stage: Stage) -> tuple[Column, ...]:
             else column
             for column in written
         )
-    return stage.columns + written
+    return selected + written
 
 
-def _create(ctx: Context, stage: Stage) -> set[str]:
-    columns = _table_columns(ctx, stage)
+def _create(ctx: Context, selected: tuple[Column, ...]) -> set[str]:
+    columns = _table_columns(ctx, selected)
     ctx.conn.lock_schema(ctx.spec.target.schema)
     ctx.run("create the schema", statements.create_schema(ctx.spec.target.schema))
     ctx.run("create the table", statements.create_table(ctx.target, columns))
@@ -91,21 +97,33 @@ def _create(ctx: Context, stage: Stage) -> set[str]:
 def create_table(ctx: Context) -> Counts:
     stage = build_stage(ctx)
     ctx.run("drop the old table", statements.drop_table(ctx.target))
-    present = _create(ctx, stage)
+    present = _create(ctx, stage.columns)
     inserted = insert_stage(ctx, stage.name, stage.columns, present, _plain_hash(ctx, stage, ()))
     return counts(ctx, stage.rows, inserted=inserted, target=inserted)
 
 
 def setup_table(ctx: Context) -> Counts:
-    stage = build_stage(ctx, empty=True)
+    selected = _selected_columns(ctx)
     if not ctx.conn.exists(ctx.spec.target):
-        _create(ctx, stage)
+        _create(ctx, selected)
         return counts(ctx, 0, target=0)
     if ctx.spec.history_columns:
         # A history table of an older etl-craft gets the columns an SCD2_MERGE now writes.
         present = {column.key for column in ctx.target_columns()}
         add_missing(ctx, present, HISTORY_COLUMNS)
     return counts(ctx, 0)
+
+
+def _selected_columns(ctx: Context) -> tuple[Column, ...]:
+    """The SELECT's columns, checked, with no row read: described where the warehouse can,
+    else from an empty stage."""
+    if ctx.select is not None:
+        with ctx.phases.of(Phase.STAGE):
+            described = ctx.conn.describe_select(ctx.select.sql)
+        if described is not None:
+            refuse_unwritable(ctx, described)
+            return described
+    return build_stage(ctx, empty=True).columns
 
 
 def add_missing(ctx: Context, present: set[str], managed: tuple[Column, ...]) -> set[str]:
@@ -162,14 +180,16 @@ def append_table(ctx: Context) -> Counts:
 def delete_rows(ctx: Context) -> Counts:
     stage = build_stage(ctx)
     present = {column.key for column in ctx.target_columns()}
-    with ctx.phases.of(Phase.CHECKS):
-        refuse_null_keys(ctx, stage)
     match = statements.matching(stage.name, ctx.spec.merge_key)
     if ctx.spec.delete_mode is DeleteMode.HARD:
+        with ctx.phases.of(Phase.CHECKS):
+            before = _refuse_null_keys_and_count(ctx, stage)
         statement = statements.delete_where(ctx.conn.dialect, ctx.target, match)
         with ctx.phases.of(Phase.WRITE):
             deleted = ctx.run("delete matching rows", statement)
-        return counts(ctx, stage.rows, deleted=deleted)
+        return counts(ctx, stage.rows, deleted=deleted, target=before - deleted)
+    with ctx.phases.of(Phase.CHECKS):
+        refuse_null_keys(ctx, stage)
     require_columns(ctx, present, ("DELETE_FLAG",), "a SOFT delete flags rows")
     # Already-deleted rows keep their flag, stamps and run ids: a repeat changes nothing.
     condition = f"{match} AND {statements.not_soft_deleted()}"
@@ -180,6 +200,23 @@ def delete_rows(ctx: Context) -> Counts:
     with ctx.phases.of(Phase.WRITE):
         deleted = ctx.run("flag matching rows deleted", statement)
     return counts(ctx, stage.rows, deleted=deleted)
+
+
+def _refuse_null_keys_and_count(ctx: Context, stage: Stage) -> int:
+    """Refuse NULL merge keys and count the target's rows, in one statement: the rows there
+    before a HARD delete, which leaves that many less the rows it deletes. Counted before,
+    because a count after the delete reads past the rows it deleted, which on DuckDB costs
+    several times a plain count."""
+    keys = ctx.spec.merge_key
+    stage.require("MERGE_KEY", keys)
+    nulls = statements.null_keys(stage.name, keys)
+    target = statements.count_rows(ctx.target)
+    [(null_rows, rows)] = ctx.conn.fetch_all(
+        f"count NULL merge keys and the target's rows ({ctx.target})",
+        f"SELECT ({nulls.sql}), ({target.sql})",
+    )
+    refuse_nulls(ctx, int(null_rows or 0))
+    return int(rows or 0)
 
 
 def drop_table(ctx: Context) -> Counts:
