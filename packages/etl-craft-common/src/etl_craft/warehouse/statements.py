@@ -265,38 +265,21 @@ def fence_upsert(
                 params,
             )
         ]
-    if upsert is Upsert.INSERT_THEN_UPDATE:
+    if upsert in (Upsert.INSERT_THEN_UPDATE, Upsert.UPDATE_THEN_INSERT):
         mark = dialect.placeholder
         _, attempt, stamp = listed
         _, attempt_id, fenced_at = params
-        return [
-            Statement(
-                f"INSERT INTO {table} ({names})\nSELECT {', '.join(listed)}\n"
-                f"WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE task_run_id = {mark})",
-                [*params, task_run_id],
-            ),
-            Statement(
-                f"UPDATE {table} SET attempt_id = {attempt}, fenced_at = {stamp}\n"
-                f"WHERE task_run_id = {mark} AND attempt_id <= {attempt}",
-                [attempt_id, fenced_at, task_run_id, attempt_id],
-            ),
-        ]
-    if upsert is Upsert.UPDATE_THEN_INSERT:
-        mark = dialect.placeholder
-        _, attempt, stamp = listed
-        _, attempt_id, fenced_at = params
-        return [
-            Statement(
-                f"UPDATE {table} SET attempt_id = {attempt}, fenced_at = {stamp}\n"
-                f"WHERE task_run_id = {mark} AND attempt_id <= {attempt}",
-                [attempt_id, fenced_at, task_run_id, attempt_id],
-            ),
-            Statement(
-                f"INSERT INTO {table} ({names})\nSELECT {', '.join(listed)}\n"
-                f"WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE task_run_id = {mark})",
-                [*params, task_run_id],
-            ),
-        ]
+        insert = Statement(
+            f"INSERT INTO {table} ({names})\nSELECT {', '.join(listed)}\n"
+            f"WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE task_run_id = {mark})",
+            [*params, task_run_id],
+        )
+        update = Statement(
+            f"UPDATE {table} SET attempt_id = {attempt}, fenced_at = {stamp}\n"
+            f"WHERE task_run_id = {mark} AND attempt_id <= {attempt}",
+            [attempt_id, fenced_at, task_run_id, attempt_id],
+        )
+        return [insert, update] if upsert is Upsert.INSERT_THEN_UPDATE else [update, insert]
     # The conflicting row is locked even where the WHERE refuses the update, so a later writer
     # waits for this transaction and then reads the id it leaves.
     return [
