@@ -100,3 +100,24 @@ def test_statements_logged_with_count_and_duration(
     assert debug[: 1 if rewrites else None] == [
         f"insert two:\nINSERT INTO {schema}.t VALUES (1), (2)"
     ]
+
+
+def test_described_select_has_the_columns_a_table_made_of_it_gets(
+    warehouse: WarehouseConnection, warehouse_kind: str, schema: str
+) -> None:
+    # SETUP_TABLE creates its target from these, and the stage of every other action is
+    # checked with them before a row is read.
+    if warehouse_kind not in ("duckdb", "postgresql"):
+        pytest.skip(f"{warehouse_kind} stages the SELECT to learn its columns")
+    select = (
+        "SELECT CAST(1 AS INTEGER) AS id, CAST(2.5 AS DECIMAL(12,2)) AS amount, "
+        "CAST('x' AS VARCHAR(7)) AS code, CURRENT_DATE AS day, 'free' AS note, "
+        "1.5 AS ratio, CAST(NULL AS BIGINT) AS missing, "
+        "CAST('2024-01-02 03:04:05+00' AS TIMESTAMP WITH TIME ZONE) AS seen_at"
+    )
+    described = warehouse.describe_select(select)
+    warehouse.execute("create", f"CREATE TABLE {schema}.made AS {select}")
+    assert described == warehouse.columns(TargetObject(schema, "made"))
+    assert [column.key for column in described] == [
+        "id", "amount", "code", "day", "note", "ratio", "missing", "seen_at"
+    ]  # fmt: skip

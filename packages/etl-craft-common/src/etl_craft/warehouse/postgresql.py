@@ -8,12 +8,14 @@ from contextlib import contextmanager
 from typing import Any, ClassVar
 
 import psycopg
+from psycopg.pq.abc import PGresult
 from sqlalchemy.engine import make_url
 
 from etl_craft.core.errors import WarehouseError
 from etl_craft.warehouse.connection import Row, WarehouseConnection, lock_key, schema_lock_key
 from etl_craft.warehouse.dialect import (
     Capabilities,
+    Column,
     Dialect,
     IdentifierCase,
     QueryCancel,
@@ -111,9 +113,30 @@ class PostgreSQLConnection(WarehouseConnection):
             raise WarehouseError(f"can't connect to the PostgreSQL warehouse: {error}") from error
         # Pinned so timestamps read and hashed the same whatever the server's default zone.
         self._conn.execute("SET TIME ZONE 'UTC'")
+        # The result of the last read, whose columns describe_select names.
+        self._described: PGresult | None = None
 
     def current_database(self) -> str:
         return str(self._conn.info.dbname)
+
+    def describe_select(self, sql: str) -> tuple[Column, ...] | None:
+        # Planned and stopped at LIMIT 0: its result names each column's type and modifier,
+        # which a CREATE TABLE AS of the SELECT gives its columns, with no temporary table
+        # written to the catalog and dropped again.
+        self.fetch_all("describe the SELECT", f"SELECT * FROM (\n{sql}\n) etl_src LIMIT 0")
+        result = self._described
+        if result is None:
+            return None
+        fields = range(result.nfields)
+        names = [(result.fname(index) or b"").decode() for index in fields]
+        rows = self.fetch_all(
+            "name the SELECT's column types",
+            "SELECT format_type(t.type, t.modifier)\n"
+            "FROM unnest(%s::oid[], %s::int[]) WITH ORDINALITY AS t(type, modifier, position)\n"
+            "ORDER BY t.position",
+            [[result.ftype(index) for index in fields], [result.fmod(index) for index in fields]],
+        )
+        return tuple(Column(name, str(kind)) for name, (kind,) in zip(names, rows, strict=True))
 
     def interrupt(self) -> str:
         backend = self._conn.info.backend_pid
@@ -135,7 +158,9 @@ class PostgreSQLConnection(WarehouseConnection):
         return self._run(sql, params).rowcount
 
     def _fetch_all(self, sql: str, params: Sequence[object]) -> list[Row]:
-        return self._run(sql, params).fetchall()
+        cursor = self._run(sql, params)
+        self._described = cursor.pgresult
+        return cursor.fetchall()
 
     def _run(self, sql: str, params: Sequence[object]) -> psycopg.Cursor[Row]:
         # Without parameters psycopg leaves '%' alone, which a user's SELECT may contain.

@@ -33,10 +33,22 @@ class Stage:
             )
 
 
-def build_stage(ctx: Context, *, empty: bool = False) -> Stage:
-    """Run the SELECT into a temporary table and refuse output names etl-craft can't write."""
-    stage = probe_stage(ctx)
-    return stage if empty else fill_stage(ctx, stage, {})
+def build_stage(ctx: Context) -> Stage:
+    """Run the SELECT into a temporary table and refuse output names etl-craft can't write.
+
+    Where the warehouse describes a SELECT without running it, the names are checked before a
+    row is read and the rows are staged in the statement that creates the stage; elsewhere an
+    empty stage is created first, checked, then filled."""
+    sql = _select(ctx)
+    with ctx.phases.of(Phase.STAGE):
+        columns = ctx.conn.describe_select(sql)
+    if columns is None:
+        return fill_stage(ctx, probe_stage(ctx), {})
+    refuse_unwritable(ctx, columns)
+    name = ctx.scratch_name("stage")
+    with ctx.phases.of(Phase.STAGE):
+        rows = ctx.run("stage the SELECT", statements.create_stage(name, sql))
+    return Stage(name, columns, rows)
 
 
 def probe_stage(ctx: Context) -> Stage:

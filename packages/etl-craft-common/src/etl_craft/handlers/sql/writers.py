@@ -12,6 +12,7 @@ from etl_craft.handlers.sql.spec import DeleteMode
 from etl_craft.handlers.sql.stage import (
     Stage,
     build_stage,
+    probe_stage,
     refuse_null_keys,
     refuse_nulls,
     refuse_unwritable,
@@ -88,9 +89,10 @@ def _table_columns(ctx: Context, selected: tuple[Column, ...]) -> tuple[Column, 
 
 def _create(ctx: Context, selected: tuple[Column, ...]) -> set[str]:
     columns = _table_columns(ctx, selected)
-    ctx.conn.lock_schema(ctx.spec.target.schema)
-    ctx.run("create the schema", statements.create_schema(ctx.spec.target.schema))
-    ctx.run("create the table", statements.create_table(ctx.target, columns))
+    with ctx.phases.of(Phase.WRITE):
+        ctx.conn.lock_schema(ctx.spec.target.schema)
+        ctx.run("create the schema", statements.create_schema(ctx.spec.target.schema))
+        ctx.run("create the table", statements.create_table(ctx.target, columns))
     return {column.key for column in columns}
 
 
@@ -123,7 +125,7 @@ def _selected_columns(ctx: Context) -> tuple[Column, ...]:
         if described is not None:
             refuse_unwritable(ctx, described)
             return described
-    return build_stage(ctx, empty=True).columns
+    return probe_stage(ctx).columns
 
 
 def add_missing(ctx: Context, present: set[str], managed: tuple[Column, ...]) -> set[str]:
