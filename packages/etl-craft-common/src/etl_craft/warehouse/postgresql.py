@@ -113,7 +113,7 @@ class PostgreSQLConnection(WarehouseConnection):
             raise WarehouseError(f"can't connect to the PostgreSQL warehouse: {error}") from error
         # Pinned so timestamps read and hashed the same whatever the server's default zone.
         self._conn.execute("SET TIME ZONE 'UTC'")
-        # The result of the last read, whose columns describe_select names.
+        # The last read's result when it had no rows: describe_select names its columns.
         self._described: PGresult | None = None
 
     def current_database(self) -> str:
@@ -128,7 +128,8 @@ class PostgreSQLConnection(WarehouseConnection):
         if result is None:
             return None
         fields = range(result.nfields)
-        names = [(result.fname(index) or b"").decode() for index in fields]
+        encoding = self._conn.info.encoding
+        names = [(result.fname(index) or b"").decode(encoding) for index in fields]
         rows = self.fetch_all(
             "name the SELECT's column types",
             "SELECT format_type(t.type, t.modifier)\n"
@@ -159,7 +160,9 @@ class PostgreSQLConnection(WarehouseConnection):
 
     def _fetch_all(self, sql: str, params: Sequence[object]) -> list[Row]:
         cursor = self._run(sql, params)
-        self._described = cursor.pgresult
+        result = cursor.pgresult
+        # Only a result with no rows is kept: it holds no data, and describe_select reads it.
+        self._described = result if result is not None and result.ntuples == 0 else None
         return cursor.fetchall()
 
     def _run(self, sql: str, params: Sequence[object]) -> psycopg.Cursor[Row]:
