@@ -101,6 +101,15 @@ def merge(conn: WarehouseConnection, target: str, source: str, action: Action) -
     return run(conn, action, target, source, **options)
 
 
+def merged_history(conn: WarehouseConnection, schema: str) -> tuple[str, str]:
+    """The source of the FIRST rows and a history merged from it once: (SELECT, target)."""
+    table(conn, f"{schema}.src", COLUMNS, FIRST)
+    source, target = SELECT.format(schema), f"{schema}.h"
+    run(conn, Action.SETUP_TABLE, target, source, history=True)
+    run(conn, Action.SCD2_MERGE, target, source, key=("id",))
+    return source, target
+
+
 @pytest.mark.parametrize("action", [Action.SCD1_MERGE, Action.SCD2_MERGE])
 def test_comparing_columns_writes_the_rows_hashing_every_row_writes(
     warehouse: WarehouseConnection, schema: str, action: Action
@@ -159,10 +168,7 @@ def test_a_record_of_other_compare_columns_hashes_every_row(
 def test_a_column_added_by_evolution_hashes_every_row_then_is_proven_again(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
-    table(warehouse, f"{schema}.src", COLUMNS, FIRST)
-    source, target = SELECT.format(schema), f"{schema}.h"
-    run(warehouse, Action.SETUP_TABLE, target, source, history=True)
-    run(warehouse, Action.SCD2_MERGE, target, source, key=("id",))
+    _, target = merged_history(warehouse, schema)
     assert record(warehouse, target) is not None
     wider = f"SELECT id, t, b, d, ts, dt, n, CAST(n AS VARCHAR(10)) AS label FROM {schema}.src"
 
@@ -178,10 +184,7 @@ def test_a_column_added_by_evolution_hashes_every_row_then_is_proven_again(
 def test_stale_stored_hashes_are_found_and_merges_keep_hashing_every_row(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
-    table(warehouse, f"{schema}.src", COLUMNS, FIRST)
-    source, target = SELECT.format(schema), f"{schema}.h"
-    run(warehouse, Action.SETUP_TABLE, target, source, history=True)
-    run(warehouse, Action.SCD2_MERGE, target, source, key=("id",))
+    source, target = merged_history(warehouse, schema)
     # As an older etl-craft would have left it: no record, and one key's hash of other values.
     forget(warehouse, target)
     stale = "'0123456789abcdef0123456789abcdef'"
@@ -284,10 +287,7 @@ def test_a_failed_attempt_leaves_the_record_and_its_retry_writes_the_same_rows(
 def test_a_stored_hash_of_other_values_than_the_row_has_is_found_stale(
     warehouse: WarehouseConnection, schema: str
 ) -> None:
-    table(warehouse, f"{schema}.src", COLUMNS, FIRST)
-    source, target = SELECT.format(schema), f"{schema}.h"
-    run(warehouse, Action.SETUP_TABLE, target, source, history=True)
-    run(warehouse, Action.SCD2_MERGE, target, source, key=("id",))
+    source, target = merged_history(warehouse, schema)
     # A value changed without its HASH_KEY, which still hashes what the source returns.
     forget(warehouse, target)
     warehouse.execute("change a value", f"UPDATE {target} SET t = 'zz' WHERE id = 1")
