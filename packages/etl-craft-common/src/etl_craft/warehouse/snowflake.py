@@ -8,7 +8,7 @@ Three things shape this module:
   commits the open one explicitly (what Snowflake would do anyway) so the next DML opens another.
   The SQL actions put their DDL (stages, schema evolution) before their writes to the target,
   and the publisher checks the fence in the same transaction as those writes, just before the
-  ledger row (see SnowflakePublisher).
+  ledger row (see SnowflakeConnection.publisher).
 * Unquoted names fold to upper case: the catalog is asked with upper-cased names, and the
   columns are read with DESCRIBE TABLE, which also reports a temporary table's and a timestamp's
   precision.
@@ -38,9 +38,7 @@ from etl_craft.warehouse.dialect import (
     UpdateStrategy,
     Upsert,
 )
-from etl_craft.warehouse.fence import TransactionalPublisher, take_fence
-from etl_craft.warehouse.ledger import LedgerEntry, ensure_ledger, record
-from etl_craft.warehouse.publication import Fence
+from etl_craft.warehouse.fence import TransactionalPublisher
 from etl_craft.warehouse.targets import TargetObject
 
 log = logging.getLogger("etl_craft.warehouse")
@@ -192,33 +190,6 @@ def _described(field: Any) -> str:
     return name
 
 
-class SnowflakePublisher(TransactionalPublisher):
-    """Publication.TRANSACTION on Snowflake: the fence, the data and the ledger row commit together.
-
-    An action's fence is taken just before its ledger row, after its writes: its stages and
-    schema changes are DDL, which Snowflake commits on its own, so a fence taken first would be
-    committed by the first stage. Taken last, in the transaction of the writes, a refused fence
-    rolls the writes back, and a later attempt whose writes wait on this one's table locks reads
-    the fence this one leaves. A script's own writes (no target) take it first, as elsewhere.
-    """
-
-    @contextmanager
-    def publishing(
-        self, conn: WarehouseConnection, target: TargetObject | None, fence: Fence
-    ) -> Iterator[None]:
-        if target is None:
-            with super().publishing(conn, target, fence):
-                yield
-            return
-        ensure_ledger(conn, fence.ledger_schema)
-        with conn.mutation(target):
-            yield
-
-    def record(self, conn: WarehouseConnection, entry: LedgerEntry, fence: Fence) -> None:
-        take_fence(conn, fence.task_run_id, fence.attempt_id, fence.ledger_schema)
-        record(conn, entry, fence.ledger_schema)
-
-
 def connect_arguments(
     options: Mapping[str, str], secrets: Mapping[str, str], url: str | None = None
 ) -> dict[str, Any]:
@@ -259,7 +230,12 @@ def connect_arguments(
 
 
 class SnowflakeConnection(WarehouseConnection):
-    publisher = SnowflakePublisher()
+    # An action's fence is taken with its ledger row, after its writes (warehouse.fence): its
+    # stages and schema changes are DDL, which Snowflake commits on its own, so a fence taken
+    # first would be committed by the first stage. Taken last, in the transaction of the writes,
+    # a refused fence rolls them back, and a later attempt whose writes wait on this one's table
+    # locks reads the fence this one leaves.
+    publisher = TransactionalPublisher()
 
     def __init__(self, driver: Any, arguments: Mapping[str, Any]) -> None:
         self._driver = driver

@@ -39,16 +39,23 @@ def build_stage(ctx: Context) -> Stage:
     Where the warehouse describes a SELECT without running it, the names are checked before a
     row is read and the rows are staged in the statement that creates the stage; elsewhere an
     empty stage is created first, checked, then filled."""
-    sql = _select(ctx)
-    with ctx.phases.of(Phase.STAGE):
-        columns = ctx.conn.describe_select(sql)
+    columns = described_columns(ctx)
     if columns is None:
         return fill_stage(ctx, probe_stage(ctx), {})
-    refuse_unwritable(ctx, columns)
     name = ctx.scratch_name("stage")
     with ctx.phases.of(Phase.STAGE):
-        rows = ctx.run("stage the SELECT", statements.create_stage(name, sql))
+        rows = ctx.run("stage the SELECT", statements.create_stage(name, _select(ctx)))
     return Stage(name, columns, rows)
+
+
+def described_columns(ctx: Context) -> tuple[Column, ...] | None:
+    """The SELECT's columns, checked, as the warehouse describes them without running it; None
+    where it can't."""
+    with ctx.phases.of(Phase.STAGE):
+        columns = ctx.conn.describe_select(_select(ctx))
+    if columns is not None:
+        refuse_unwritable(ctx, columns)
+    return columns
 
 
 def probe_stage(ctx: Context) -> Stage:

@@ -12,10 +12,10 @@ from etl_craft.handlers.sql.spec import DeleteMode
 from etl_craft.handlers.sql.stage import (
     Stage,
     build_stage,
+    described_columns,
     probe_stage,
     refuse_null_keys,
     refuse_nulls,
-    refuse_unwritable,
 )
 from etl_craft.warehouse import statements
 from etl_craft.warehouse.audit import HISTORY_COLUMNS, declared, written_columns
@@ -119,13 +119,8 @@ def setup_table(ctx: Context) -> Counts:
 def _selected_columns(ctx: Context) -> tuple[Column, ...]:
     """The SELECT's columns, checked, with no row read: described where the warehouse can,
     else from an empty stage."""
-    if ctx.select is not None:
-        with ctx.phases.of(Phase.STAGE):
-            described = ctx.conn.describe_select(ctx.select.sql)
-        if described is not None:
-            refuse_unwritable(ctx, described)
-            return described
-    return probe_stage(ctx).columns
+    described = described_columns(ctx)
+    return probe_stage(ctx).columns if described is None else described
 
 
 def add_missing(ctx: Context, present: set[str], managed: tuple[Column, ...]) -> set[str]:
